@@ -1,0 +1,171 @@
+"""Criterion and Scale: what "good" means, and the values a judgement may take."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+ScaleKind = Literal["binary", "range", "labels"]
+Granularity = Literal["response", "dialogue"]
+
+
+class Level(BaseModel):
+    """One value of a scale with its definition and examples."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    value: int | str = Field(description="The score or label this level stands for.")
+    name: str | None = Field(default=None, description="A short name, e.g. 'Good'.")
+    definition: str = Field(description="When a response earns this level.")
+    examples: tuple[str, ...] = Field(default=(), description="Example responses at this level.")
+
+
+class Scale(BaseModel):
+    """The values a judgement may take.
+
+    * ``binary``: two labels (``labels`` gives them, positive first), stored as 1 / 0.
+    * ``range``: integers from ``minimum`` to ``maximum``.
+    * ``labels``: a closed set of labels, stored as text.
+
+    ``allow_idk`` adds an "I don't know" answer, which becomes an unscored verdict
+    (``unscored_reason='idk'``), never a value.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: ScaleKind
+    minimum: int | None = None
+    maximum: int | None = None
+    labels: tuple[str, ...] = ()
+    allow_idk: bool = False
+
+    @model_validator(mode="after")
+    def _check(self) -> Scale:
+        if self.kind == "range":
+            if self.minimum is None or self.maximum is None:
+                raise ValueError("a range scale needs both 'minimum' and 'maximum'")
+            if self.maximum <= self.minimum:
+                raise ValueError("a range scale needs maximum > minimum")
+            if self.maximum - self.minimum > 100:
+                raise ValueError("a range scale may span at most 100 steps")
+        elif self.kind == "binary":
+            if len(self.labels) not in (0, 2):
+                raise ValueError("a binary scale takes exactly two labels (positive first)")
+        elif self.kind == "labels":
+            if len(self.labels) < 2:
+                raise ValueError("a labels scale needs at least two labels")
+            if len(set(self.labels)) != len(self.labels):
+                raise ValueError("scale labels must be distinct")
+        return self
+
+    @property
+    def binary_labels(self) -> tuple[str, str]:
+        """The positive and the negative label of a binary scale."""
+        if self.labels:
+            return (self.labels[0], self.labels[1])
+        return ("yes", "no")
+
+    def values(self) -> list[int | str]:
+        """All admissible stored values, in scale order."""
+        if self.kind == "range":
+            assert self.minimum is not None and self.maximum is not None
+            return list(range(self.minimum, self.maximum + 1))
+        if self.kind == "binary":
+            return [1, 0]
+        return list(self.labels)
+
+    def is_numeric(self) -> bool:
+        return self.kind in ("range", "binary")
+
+    def coerce(self, raw: object) -> int | str | None:
+        """Map a raw model answer onto a stored value, or None when it is not on the scale."""
+        if raw is None or isinstance(raw, bool) and self.kind != "binary":
+            return None
+        if self.kind == "binary":
+            return _coerce_binary(raw, self.binary_labels)
+        if self.kind == "range":
+            number = _as_number(raw)
+            if number is None or not float(number).is_integer():
+                return None
+            value = int(number)
+            assert self.minimum is not None and self.maximum is not None
+            return value if self.minimum <= value <= self.maximum else None
+        text = str(raw).strip().lower()
+        for label in self.labels:
+            if label.lower() == text:
+                return label
+        return None
+
+
+def _as_number(raw: object) -> float | None:
+    if isinstance(raw, int | float) and not isinstance(raw, bool):
+        return float(raw)
+    try:
+        return float(str(raw).strip())
+    except ValueError:
+        return None
+
+
+_TRUE_WORDS = {"yes", "true", "1", "present", "positive", "fulfilled", "pass", "relevant"}
+_FALSE_WORDS = {"no", "false", "0", "absent", "negative", "not fulfilled", "fail", "not relevant"}
+
+
+def _coerce_binary(raw: object, labels: tuple[str, str]) -> int | None:
+    if isinstance(raw, bool):
+        return int(raw)
+    number = _as_number(raw)
+    if number is not None:
+        return int(number) if number in (0.0, 1.0) else None
+    text = str(raw).strip().lower()
+    if text == labels[0].lower() or text in _TRUE_WORDS:
+        return 1
+    if text == labels[1].lower() or text in _FALSE_WORDS:
+        return 0
+    return None
+
+
+class ExplanationOption(BaseModel):
+    """A reason a rater may tick beside a score, e.g. 'genericness'."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    description: str
+
+
+class Criterion(BaseModel):
+    """A question a judge answers about an item, with its scale and rubric."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_\-]*$", description="Identifier, e.g. 'effort'.")
+    suite: str | None = Field(default=None, description="The suite it belongs to.")
+    question: str = Field(description="The question put to the rater.")
+    definition: str = Field(description="What the criterion measures, in a few sentences.")
+    granularity: Granularity = "response"
+    scale: Scale
+    levels: tuple[Level, ...] = Field(default=(), description="Rubric: one entry per scale value.")
+    options: tuple[ExplanationOption, ...] = Field(
+        default=(), description="Explanation options a rater may choose (multi-select)."
+    )
+    ask_reason: bool = Field(default=True, description="Ask for a free-text reason.")
+    ask_relevance: bool = Field(
+        default=False, description="Ask whether the criterion applies to the item at all (KPIs)."
+    )
+    higher_is_better: bool = Field(
+        default=True, description="False for issue labels, where 1 means a problem is present."
+    )
+    instructions: str | None = Field(default=None, description="Extra guidance for the judge.")
+
+    @model_validator(mode="after")
+    def _levels_match_scale(self) -> Criterion:
+        allowed = self.scale.values()
+        if self.scale.kind == "binary":
+            allowed = [*allowed, *self.scale.binary_labels]
+        for level in self.levels:
+            if level.value not in allowed:
+                raise ValueError(
+                    f"level value {level.value!r} is not on the scale (allowed: {allowed})"
+                )
+        return self

@@ -1,0 +1,54 @@
+"""Verdict: one row for every judgement, by a model, a panel or a person."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+UnscoredReason = Literal[
+    "parse_failure",  # the output could not be read as an answer on the scale
+    "refusal",  # the model declined to judge
+    "idk",  # the rater answered "I don't know"
+    "model_error",  # the backend failed after all retries
+    "no_quorum",  # a panel had too few scored members to pool
+    "not_applicable",  # the criterion does not apply to this kind of item
+]
+
+
+class Verdict(BaseModel):
+    """The result of applying one criterion to one item by one rater.
+
+    ``value`` is None exactly when the verdict is unscored; ``unscored_reason`` then says why and
+    ``raw`` keeps what the model said. Humans and models write the same table.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    item_id: str
+    criterion: str
+    rater: str = Field(description="'model:<name>', 'panel:<rule>:<members>' or 'human:<id>'.")
+    value: int | str | None
+    unscored_reason: UnscoredReason | None = None
+    reason: str | None = Field(default=None, description="The rater's explanation.")
+    options: tuple[str, ...] = Field(default=(), description="Explanation options chosen.")
+    relevant: bool | None = Field(default=None, description="Does the criterion apply? (KPIs)")
+    expected_value: float | None = Field(
+        default=None, description="Probability-weighted score from token log-probabilities."
+    )
+    distribution: dict[str, float] | None = Field(
+        default=None, description="Probability of each scale value, where the backend gave it."
+    )
+    raw: str | None = Field(default=None, description="The raw model output.")
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    latency_s: float | None = None
+    cached: bool = False
+    run_id: str | None = None
+    language: str | None = None
+    system: str | None = None
+
+    @property
+    def scored(self) -> bool:
+        return self.value is not None

@@ -1,0 +1,89 @@
+"""The one interface every language-model backend implements."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class GenerateRequest(BaseModel):
+    """A request to a model. Either ``messages`` (chat) or ``prompt`` (raw completion) is set.
+
+    ``json_schema`` asks for structured output where the backend supports it.
+    ``next_token_candidates`` asks for the log-probability of each candidate string as the next
+    token right after the prompt (used to score with tiny base models); backends that cannot
+    answer leave ``Generation.next_token_logprobs`` as None.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    messages: tuple[Message, ...] | None = None
+    prompt: str | None = None
+    json_schema: dict[str, Any] | None = None
+    max_tokens: int = 512
+    temperature: float = 0.0
+    stop: tuple[str, ...] = ()
+    next_token_candidates: tuple[str, ...] = ()
+    seed: int | None = 0
+
+
+class Generation(BaseModel):
+    """What a model returned, with usage accounting."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str
+    model: str
+    next_token_logprobs: dict[str, float] | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    cached: bool = False
+    finish_reason: str | None = None
+    cost: float | None = None
+
+
+class ModelError(RuntimeError):
+    """The backend failed for good (after retries), or was misconfigured."""
+
+
+@runtime_checkable
+class Model(Protocol):
+    """A language model. One async method; implementations must be safe to call concurrently."""
+
+    @property
+    def name(self) -> str:
+        """A stable identity: everything about the backend that changes its output."""
+        ...
+
+    async def generate(self, request: GenerateRequest) -> Generation: ...
+
+    async def aclose(self) -> None: ...
+
+
+class UsageTotals(BaseModel):
+    """Per-run accounting, summed over every call."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    errors: int = 0
+
+    def add(self, generation: Generation) -> None:
+        if generation.cached:
+            self.cache_hits += 1
+        else:
+            self.calls += 1
+            self.prompt_tokens += generation.prompt_tokens
+            self.completion_tokens += generation.completion_tokens
+            self.cost += generation.cost or 0.0
