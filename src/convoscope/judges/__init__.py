@@ -1,5 +1,32 @@
 """Judges, panels and the Verdict they produce."""
 
+from convoscope.judges._judge import Judge, JudgeMode, RubricJudge, judge_key
+from convoscope.judges._panel import Panel, PoolRule, TieRule, pool_values
+from convoscope.judges._parse import Answer, parse_answer, score_distribution
+from convoscope.judges._prompt import (
+    build_request,
+    render_completion_prompt,
+    render_item,
+    render_messages,
+)
 from convoscope.judges._verdict import UnscoredReason, Verdict
 
-__all__ = ["UnscoredReason", "Verdict"]
+__all__ = [
+    "Answer",
+    "Judge",
+    "JudgeMode",
+    "Panel",
+    "PoolRule",
+    "RubricJudge",
+    "TieRule",
+    "UnscoredReason",
+    "Verdict",
+    "build_request",
+    "judge_key",
+    "parse_answer",
+    "pool_values",
+    "render_completion_prompt",
+    "render_item",
+    "render_messages",
+    "score_distribution",
+]

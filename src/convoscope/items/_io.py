@@ -1,0 +1,204 @@
+"""Read items from JSONL, CSV or Parquet and write verdicts to JSONL or CSV.
+
+Every reader validates the whole file before anything is judged, and a bad row fails with an
+:class:`ItemError` that names the file, the line (or row) and the field.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from convoscope.items._model import Item
+
+
+class ItemError(ValueError):
+    """A malformed input row. The message names file, line and field."""
+
+    def __init__(self, path: Path | str, line: int | None, field_name: str | None, problem: str):
+        self.path, self.line, self.field, self.problem = str(path), line, field_name, problem
+        where = f"{path}" + (f", line {line}" if line is not None else "")
+        where += f", field '{field_name}'" if field_name else ""
+        super().__init__(f"{where}: {problem}")
+
+
+@dataclass(frozen=True)
+class ColumnMap:
+    """Which CSV / Parquet columns hold which item fields.
+
+    ``context`` may be a column holding a JSON list of turns, or plain text (one turn per line,
+    optionally ``speaker: text``). Unmapped columns go into ``meta``.
+    """
+
+    id: str = "id"
+    question: str = "question"
+    context: str = "context"
+    response: str = "response"
+    reference: str = "reference"
+    language: str = "language"
+    system: str = "system"
+    meta_columns: tuple[str, ...] | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def field_of(self) -> dict[str, str]:
+        names = ("id", "question", "context", "response", "reference", "language", "system")
+        return {getattr(self, name): name for name in names}
+
+
+def read_items(path: str | Path, *, columns: ColumnMap | None = None) -> list[Item]:
+    """Read and validate every item in a .jsonl, .json, .csv, .tsv or .parquet file."""
+    path = Path(path)
+    if not path.exists():
+        raise ItemError(path, None, None, "file not found")
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        rows: Iterable[tuple[int, dict[str, Any]]] = _jsonl_rows(path)
+    elif suffix == ".json":
+        rows = _json_rows(path)
+    elif suffix in (".csv", ".tsv"):
+        rows = _table_rows(_csv_rows(path, delimiter="\t" if suffix == ".tsv" else ","), columns)
+    elif suffix == ".parquet":
+        rows = _table_rows(_parquet_rows(path), columns)
+    else:
+        raise ItemError(path, None, None, f"unknown file type '{suffix}' (use .jsonl, .csv, .parquet)")
+    items: list[Item] = []
+    seen: dict[str, int] = {}
+    for line, row in rows:
+        item = _validate(path, line, row)
+        if item.id in seen:
+            raise ItemError(path, line, "id", f"duplicate id {item.id!r} (first on line {seen[item.id]})")
+        seen[item.id] = line
+        items.append(item)
+    if not items:
+        raise ItemError(path, None, None, "no items in file")
+    return items
+
+
+def _validate(path: Path, line: int, row: dict[str, Any]) -> Item:
+    try:
+        return Item.model_validate(row)
+    except ValidationError as error:
+        first = error.errors()[0]
+        location = ".".join(str(part) for part in first["loc"]) or None
+        message = first["msg"]
+        if first["type"] == "extra_forbidden":
+            message = "unknown field (put free-form data under 'meta')"
+        raise ItemError(path, line, location, message) from None
+
+
+def _jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with path.open(encoding="utf-8") as handle:
+        for number, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            try:
+                row = json.loads(text)
+            except json.JSONDecodeError as error:
+                raise ItemError(path, number, None, f"not valid JSON ({error.msg})") from None
+            if not isinstance(row, dict):
+                raise ItemError(path, number, None, "each line must be a JSON object")
+            yield number, row
+
+
+def _json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ItemError(path, error.lineno, None, f"not valid JSON ({error.msg})") from None
+    if not isinstance(data, list):
+        raise ItemError(path, None, None, "a .json file must hold a list of item objects")
+    for index, row in enumerate(data, start=1):
+        if not isinstance(row, dict):
+            raise ItemError(path, index, None, "each entry must be an object (line = entry number)")
+        yield index, row
+
+
+def _csv_rows(path: Path, *, delimiter: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.DictReader(handle, delimiter=delimiter)
+        for row in reader:
+            # The header is line 1; a quoted field may span lines, so ask the reader.
+            yield reader.line_num, {key: value for key, value in row.items() if key is not None}
+
+
+def _parquet_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ItemError(path, None, None, "reading Parquet needs pyarrow: pip install 'convoscope[parquet]'") from None
+    table = pq.read_table(path)
+    for index, row in enumerate(table.to_pylist(), start=1):
+        yield index, row
+
+
+def _table_rows(
+    rows: Iterable[tuple[int, dict[str, Any]]], columns: ColumnMap | None
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    columns = columns or ColumnMap()
+    mapping = columns.field_of()
+    for line, row in rows:
+        item: dict[str, Any] = {}
+        meta: dict[str, Any] = {}
+        for key, value in row.items():
+            target = mapping.get(key)
+            if target is None:
+                if columns.meta_columns is None or key in columns.meta_columns:
+                    meta[key] = value
+                continue
+            if value is None or value == "":
+                continue
+            item[target] = _parse_context(value) if target == "context" else value
+        if meta:
+            item["meta"] = meta
+        yield line, item
+
+
+def _parse_context(value: Any) -> Any:
+    if isinstance(value, list):
+        return value
+    text = str(value).strip()
+    if text.startswith("["):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            pass
+    turns = []
+    for index, line in enumerate(part for part in text.splitlines() if part.strip()):
+        speaker, sep, said = line.partition(":")
+        if sep and speaker.strip() and len(speaker.strip()) <= 20 and " " not in speaker.strip():
+            turns.append({"speaker": speaker.strip(), "text": said.strip()})
+        else:
+            turns.append({"speaker": "A" if index % 2 == 0 else "B", "text": line.strip()})
+    return turns
+
+
+def write_jsonl(records: Iterable[BaseModel | Mapping[str, Any]], path: str | Path) -> int:
+    """Write pydantic models or mappings as JSON lines; returns the count written."""
+    count = 0
+    with Path(path).open("w", encoding="utf-8") as handle:
+        for record in records:
+            data = record.model_dump(mode="json") if isinstance(record, BaseModel) else dict(record)
+            handle.write(json.dumps(data, ensure_ascii=False) + "\n")
+            count += 1
+    return count
+
+
+def write_csv(records: Iterable[BaseModel | Mapping[str, Any]], path: str | Path) -> int:
+    """Write records as CSV; nested values are JSON-encoded. Returns the count written."""
+    rows = [r.model_dump(mode="json") if isinstance(r, BaseModel) else dict(r) for r in records]
+    header: list[str] = []
+    for row in rows:
+        header.extend(key for key in row if key not in header)
+    with Path(path).open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=header)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: json.dumps(v, ensure_ascii=False) if isinstance(v, list | dict) else v
+                             for k, v in row.items()})
+    return len(rows)

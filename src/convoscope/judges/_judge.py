@@ -1,0 +1,121 @@
+"""Judges: the Protocol, the rubric judge, and the registry of judge factories."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from convoscope.criteria import Criterion
+from convoscope.items import Item
+from convoscope.judges._parse import parse_answer, score_distribution
+from convoscope.judges._prompt import build_request
+from convoscope.judges._verdict import Verdict
+from convoscope.models import Generation, Model, ModelError
+
+JudgeMode = Literal["chat", "completion"]
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Anything that applies a criterion to an item. Must be safe to call concurrently."""
+
+    @property
+    def rater(self) -> str:
+        """The rater id written into every verdict, e.g. ``model:openai:gpt-4o``."""
+        ...
+
+    def identity(self) -> dict[str, Any]:
+        """Everything about the judge that can change its verdicts (for resume keys)."""
+        ...
+
+    async def __call__(self, item: Item, criterion: Criterion) -> Verdict: ...
+
+
+@dataclass(frozen=True)
+class RubricJudge:
+    """Asks a model to place an item on a criterion's scale, following the rubric.
+
+    In ``chat`` mode the model answers in JSON (score, reason, options, relevant); when the
+    backend returns next-token probabilities they are recorded too. In ``completion`` mode (for
+    tiny base models) the score is read from the next-token distribution over the scale values
+    after a few-shot prompt: ``value`` is the most probable value, ``expected_value`` the
+    probability-weighted mean. Failures become unscored verdicts, never default scores.
+    """
+
+    model: Model
+    mode: JudgeMode = "chat"
+    persona: str | None = None
+    persona_name: str | None = None
+    max_tokens: int = 400
+
+    @property
+    def rater(self) -> str:
+        suffix = f"#{self.persona_name or _short_hash(self.persona)}" if self.persona else ""
+        mode = "" if self.mode == "chat" else f"[{self.mode}]"
+        return f"model:{self.model.name}{mode}{suffix}"
+
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "rubric", "model": self.model.name, "mode": self.mode,
+                "persona": self.persona, "max_tokens": self.max_tokens}
+
+    async def __call__(self, item: Item, criterion: Criterion) -> Verdict:
+        request = build_request(criterion, item, mode=self.mode, persona=self.persona,
+                                max_tokens=self.max_tokens)
+        started = time.perf_counter()
+        try:
+            generation = await self.model.generate(request)
+        except ModelError as error:
+            return self._verdict(item, criterion, value=None, unscored_reason="model_error",
+                                 raw=str(error), latency_s=time.perf_counter() - started)
+        if self.mode == "completion":
+            return self._from_distribution(item, criterion, generation)
+        return self._from_text(item, criterion, generation)
+
+    def _from_text(self, item: Item, criterion: Criterion, generation: Generation) -> Verdict:
+        answer = parse_answer(generation.text, criterion)
+        extra: dict[str, Any] = {}
+        if generation.next_token_logprobs:
+            scored = score_distribution(generation.next_token_logprobs, criterion)
+            if scored is not None:
+                extra = {"distribution": scored[0], "expected_value": scored[1]}
+        return self._verdict(
+            item, criterion, value=answer.value, unscored_reason=answer.unscored_reason,
+            reason=answer.reason, options=answer.options, relevant=answer.relevant,
+            raw=generation.text, **extra, **_usage(generation),
+        )
+
+    def _from_distribution(self, item: Item, criterion: Criterion, generation: Generation) -> Verdict:
+        scored = score_distribution(generation.next_token_logprobs or {}, criterion)
+        if scored is None:
+            return self._verdict(item, criterion, value=None, unscored_reason="parse_failure",
+                                 raw=generation.text or "no scale value among next tokens",
+                                 **_usage(generation))
+        distribution, expected, mode_value = scored
+        return self._verdict(item, criterion, value=mode_value, distribution=distribution,
+                             expected_value=expected, raw=generation.text, **_usage(generation))
+
+    def _verdict(self, item: Item, criterion: Criterion, **fields: Any) -> Verdict:
+        return Verdict(item_id=item.id, criterion=criterion.name, rater=self.rater,
+                       language=item.language, system=item.system, **fields)
+
+
+def _usage(generation: Generation) -> dict[str, Any]:
+    return {"prompt_tokens": generation.prompt_tokens,
+            "completion_tokens": generation.completion_tokens, "cost": generation.cost,
+            "latency_s": generation.latency_s, "cached": generation.cached}
+
+
+def _short_hash(text: str | None) -> str:
+    return hashlib.sha256((text or "").encode()).hexdigest()[:8]
+
+
+def judge_key(judge: Judge, item: Item, criterion: Criterion) -> str:
+    """A key that is equal exactly when a judgement would be the same work (for resume)."""
+    payload = {"judge": judge.identity(), "item_id": item.id, "item": item.content_key(),
+               "criterion": criterion.model_dump(mode="json")}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+

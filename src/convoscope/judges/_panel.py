@@ -1,0 +1,125 @@
+"""Panels: several judges on the same item, pooled into one verdict."""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from convoscope.criteria import Criterion
+from convoscope.items import Item
+from convoscope.judges._judge import Judge
+from convoscope.judges._verdict import Verdict
+
+PoolRule = Literal["majority", "mean", "median"]
+TieRule = Literal["low", "high", "unscored"]
+
+
+def pool_values(
+    values: list[int | str],
+    criterion: Criterion,
+    *,
+    rule: PoolRule = "majority",
+    ties: TieRule = "low",
+) -> int | float | str | None:
+    """Pool scored member values into one.
+
+    ``majority`` (the max-vote of InCA): the most frequent value. When several values share the
+    top count, ``ties`` decides: ``low`` takes the one earliest in scale order (for numeric
+    scales the smallest number, so a 1-1 split on a binary KPI is "not fulfilled" and on an
+    issue label "absent"), ``high`` the latest, ``unscored`` returns None.
+    ``mean`` / ``median`` need a numeric scale and return a float (median of an even count is
+    the midpoint). Returns None for an empty list.
+    """
+    if not values:
+        return None
+    if rule == "majority":
+        counts = Counter(values)
+        top = max(counts.values())
+        tied = [value for value in criterion.scale.values() if counts.get(value) == top]
+        if len(tied) == 1:
+            return tied[0]
+        if ties == "unscored":
+            return None
+        return tied[0] if ties == "low" else tied[-1]
+    if not criterion.scale.is_numeric():
+        raise ValueError(f"'{rule}' pooling needs a numeric scale; {criterion.name} has labels")
+    numbers = [float(value) for value in values]  # type: ignore[arg-type]
+    return statistics.fmean(numbers) if rule == "mean" else float(statistics.median(numbers))
+
+
+@dataclass(frozen=True)
+class Panel:
+    """Several judges pooled by a rule. Members run concurrently.
+
+    The panel's own verdict carries the pooled value (unscored with ``no_quorum`` when fewer than
+    ``quorum`` members scored), summed usage, and the member verdicts' values in
+    ``distribution`` (the share of members per value). Member verdicts are returned too, via
+    :meth:`judge_all`, so that each judge can be meta-evaluated on its own.
+    """
+
+    members: tuple[Judge, ...]
+    rule: PoolRule = "majority"
+    ties: TieRule = "low"
+    quorum: int = 1
+    name: str | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.members) < 2:
+            raise ValueError("a panel needs at least two judges")
+        if not 1 <= self.quorum <= len(self.members):
+            raise ValueError(f"quorum must be between 1 and {len(self.members)}")
+
+    @property
+    def rater(self) -> str:
+        return f"panel:{self.name or self.rule}"
+
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "panel", "rule": self.rule, "ties": self.ties, "quorum": self.quorum,
+                "members": [member.identity() for member in self.members]}
+
+    async def __call__(self, item: Item, criterion: Criterion) -> Verdict:
+        pooled, _ = await self.judge_all(item, criterion)
+        return pooled
+
+    async def judge_all(self, item: Item, criterion: Criterion) -> tuple[Verdict, list[Verdict]]:
+        """The pooled verdict and each member's verdict."""
+        members = list(await asyncio.gather(*(judge(item, criterion) for judge in self.members)))
+        return self.pool(item, criterion, members), members
+
+    def pool(self, item: Item, criterion: Criterion, members: list[Verdict]) -> Verdict:
+        scored = [verdict.value for verdict in members if verdict.value is not None]
+        value = None
+        reason = None
+        if len(scored) >= self.quorum:
+            pooled = pool_values(scored, criterion, rule=self.rule, ties=self.ties)
+            value, expected = _split_pooled(pooled, criterion)
+        else:
+            expected = None
+        if value is None:
+            reason = "no_quorum"
+        shares = Counter(str(v) for v in scored)
+        return Verdict(
+            item_id=item.id, criterion=criterion.name, rater=self.rater, value=value,
+            unscored_reason=reason, expected_value=expected,
+            distribution={key: count / len(scored) for key, count in shares.items()} or None,
+            reason=f"{len(scored)} of {len(members)} judges scored: "
+            + ", ".join(f"{v.rater}={v.value}" for v in members),
+            prompt_tokens=sum(v.prompt_tokens for v in members),
+            completion_tokens=sum(v.completion_tokens for v in members),
+            cost=sum(v.cost or 0.0 for v in members) or None,
+            latency_s=max((v.latency_s or 0.0) for v in members),
+            cached=all(v.cached for v in members),
+            language=item.language, system=item.system,
+        )
+
+
+def _split_pooled(pooled: int | float | str | None, criterion: Criterion) -> tuple[Any, float | None]:
+    """A mean or median may fall between scale values: keep it exact in ``expected_value`` and
+    store the nearest scale value (halves round up) in ``value``."""
+    if pooled is None or isinstance(pooled, str) or isinstance(pooled, int):
+        return pooled, None
+    nearest = int(pooled + 0.5) if pooled >= 0 else -int(-pooled + 0.5)
+    return nearest, pooled

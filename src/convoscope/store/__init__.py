@@ -1,0 +1,5 @@
+"""Where verdicts and runs are kept: SQLite by default, PostgreSQL by URL."""
+
+from convoscope.store._store import DEFAULT_STORE, Store, store_url
+
+__all__ = ["DEFAULT_STORE", "Store", "store_url"]

@@ -1,0 +1,168 @@
+"""The verdict store: every verdict is written as it is produced, so a run can resume.
+
+SQLite by default (a file path), PostgreSQL by URL (``postgresql+psycopg://…``); the same
+SQLAlchemy Core code serves both. Schema changes go through numbered migrations.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+
+from convoscope.judges import Verdict
+
+DEFAULT_STORE = "convoscope.db"
+
+metadata = sa.MetaData()
+runs = sa.Table(
+    "runs", metadata,
+    sa.Column("run_id", sa.String(64), primary_key=True),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("finished_at", sa.Float),
+    sa.Column("spec", sa.Text, nullable=False),
+    sa.Column("summary", sa.Text),
+)
+verdicts = sa.Table(
+    "verdicts", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("run_id", sa.String(64), nullable=False, index=True),
+    sa.Column("task_key", sa.String(64), nullable=False),
+    sa.Column("item_id", sa.Text, nullable=False),
+    sa.Column("criterion", sa.Text, nullable=False),
+    sa.Column("rater", sa.Text, nullable=False),
+    sa.Column("value", sa.Text),
+    sa.Column("unscored_reason", sa.String(32)),
+    sa.Column("data", sa.Text, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.UniqueConstraint("run_id", "task_key", name="uq_verdict_task"),
+)
+schema_version = sa.Table(
+    "schema_version", metadata, sa.Column("version", sa.Integer, nullable=False)
+)
+
+# Each migration takes the schema from version i to i + 1. Append, never edit.
+MIGRATIONS: list[Any] = [
+    lambda connection: metadata.create_all(connection, tables=[runs, verdicts]),
+]
+
+
+def store_url(target: str | Path) -> str:
+    """A SQLAlchemy URL for a file path or a database URL."""
+    text = str(target)
+    if "://" in text:
+        return text.replace("postgresql://", "postgresql+psycopg://", 1)
+    return f"sqlite:///{Path(text).expanduser().resolve()}"
+
+
+class Store:
+    """Verdicts and runs in one database. Use one Store per process (one writer)."""
+
+    def __init__(self, target: str | Path = DEFAULT_STORE):
+        self.url = store_url(target)
+        self.engine = _engine(self.url)
+        self._migrate()
+
+    def __repr__(self) -> str:
+        return f"Store({self.engine.url.render_as_string(hide_password=True)!r})"
+
+    @property
+    def location(self) -> str:
+        """Where the data lives, as shown to users (a file path for SQLite)."""
+        url = self.engine.url
+        return str(url.database) if url.get_backend_name() == "sqlite" else url.render_as_string()
+
+    def _migrate(self) -> None:
+        with self.engine.begin() as connection:
+            metadata.create_all(connection, tables=[schema_version])
+            current = connection.execute(sa.select(sa.func.max(schema_version.c.version))).scalar()
+            for version in range(current or 0, len(MIGRATIONS)):
+                MIGRATIONS[version](connection)
+                connection.execute(schema_version.delete())
+                connection.execute(schema_version.insert().values(version=version + 1))
+
+    def start_run(self, run_id: str, spec: dict[str, Any]) -> bool:
+        """Record a run; returns False when it already exists (a resumed run)."""
+        with self.engine.begin() as connection:
+            insert = self._insert(runs).values(run_id=run_id, created_at=time.time(),
+                                               spec=json.dumps(spec, sort_keys=True))
+            result = connection.execute(insert.on_conflict_do_nothing(index_elements=["run_id"]))
+            return bool(result.rowcount)
+
+    def finish_run(self, run_id: str, summary: dict[str, Any]) -> None:
+        with self.engine.begin() as connection:
+            connection.execute(runs.update().where(runs.c.run_id == run_id).values(
+                finished_at=time.time(), summary=json.dumps(summary, sort_keys=True)))
+
+    def done_keys(self, run_id: str) -> set[str]:
+        """Task keys already judged in this run."""
+        with self.engine.connect() as connection:
+            query = sa.select(verdicts.c.task_key).where(verdicts.c.run_id == run_id)
+            return {row[0] for row in connection.execute(query)}
+
+    def add(self, run_id: str, task_key: str, verdict: Verdict) -> None:
+        """Write one verdict now (committed at once, so a kill loses nothing written)."""
+        self.add_many(run_id, [(task_key, verdict)])
+
+    def add_many(self, run_id: str, rows: list[tuple[str, Verdict]]) -> None:
+        if not rows:
+            return
+        values = [_row(run_id, key, verdict) for key, verdict in rows]
+        with self.engine.begin() as connection:
+            statement = self._insert(verdicts).on_conflict_do_nothing(
+                index_elements=["run_id", "task_key"])
+            connection.execute(statement, values)
+
+    def verdicts(self, run_id: str | None = None) -> list[Verdict]:
+        """Verdicts in the order they were written, for one run or all."""
+        return list(self.iter_verdicts(run_id))
+
+    def iter_verdicts(self, run_id: str | None = None) -> Iterator[Verdict]:
+        query = sa.select(verdicts.c.data).order_by(verdicts.c.id)
+        if run_id is not None:
+            query = query.where(verdicts.c.run_id == run_id)
+        with self.engine.connect() as connection:
+            for (data,) in connection.execute(query):
+                yield Verdict.model_validate_json(data)
+
+    def run_ids(self) -> list[str]:
+        with self.engine.connect() as connection:
+            return [row[0] for row in connection.execute(
+                sa.select(runs.c.run_id).order_by(runs.c.created_at))]
+
+    def _insert(self, table: sa.Table) -> Any:
+        dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite
+        return dialect.insert(table)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def _row(run_id: str, task_key: str, verdict: Verdict) -> dict[str, Any]:
+    return {
+        "run_id": run_id, "task_key": task_key, "item_id": verdict.item_id,
+        "criterion": verdict.criterion, "rater": verdict.rater,
+        "value": None if verdict.value is None else json.dumps(verdict.value),
+        "unscored_reason": verdict.unscored_reason,
+        "data": verdict.model_dump_json(), "created_at": time.time(),
+    }
+
+
+def _engine(url: str) -> sa.Engine:
+    if url.startswith("sqlite"):
+        engine = sa.create_engine(url, connect_args={"timeout": 30})
+
+        @sa.event.listens_for(engine, "connect")
+        def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.close()
+
+        return engine
+    return sa.create_engine(url, pool_pre_ping=True)
