@@ -39,6 +39,8 @@ def pool_values(
         counts = Counter(values)
         top = max(counts.values())
         tied = [value for value in criterion.scale.values() if counts.get(value) == top]
+        if criterion.scale.is_numeric():
+            tied.sort()  # type: ignore[call-overload]
         if len(tied) == 1:
             return tied[0]
         if ties == "unscored":

@@ -1,0 +1,28 @@
+"""Helpers shared by CLI commands."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import click
+from rich.console import Console
+
+
+@contextmanager
+def fail_on(console: Console) -> Iterator[None]:
+    """Turn expected input errors into a one-line message and exit code 2; keep Ctrl-C tidy."""
+    from convoscope.items import ItemError
+    from convoscope.models import ModelError
+
+    try:
+        yield
+    except (ItemError, ModelError, ValueError, FileNotFoundError) as error:
+        if isinstance(error, click.ClickException):
+            raise
+        console.print(f"[red]error:[/red] {error}")
+        raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        console.print("\n[yellow]Interrupted.[/yellow] Every verdict made so far is in the store; "
+                      "run the same command again to resume.")
+        raise SystemExit(130) from None

@@ -1,0 +1,166 @@
+"""``convoscope judge``: apply criteria to items with one judge or a panel."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from convoscope.cli._common import fail_on
+from convoscope.criteria import Criterion
+from convoscope.items import ColumnMap, read_items, write_csv, write_jsonl
+from convoscope.runs import OFFLINE_WARNING, JudgeSpec, RunSummary, is_embedded, judge_async
+from convoscope.store import DEFAULT_STORE, Store
+
+EXAMPLE = """
+\b
+Examples:
+  convoscope judge items.jsonl --suite response-candidates --out verdicts.jsonl
+  convoscope judge dialogues.jsonl --suite dialogue-issues --judge embedded \\
+      --judge openai:qwen2.5-7b@http://127.0.0.1:8000/v1 --pool majority
+  convoscope judge answers.csv --response-col answer --criterion survey/effort
+"""
+
+
+@click.command("judge", epilog=EXAMPLE)
+@click.argument("items_path", metavar="ITEMS", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--suite", "suites", multiple=True, help="A built-in suite (or YAML path) to judge on.")
+@click.option("--criterion", "criteria_refs", multiple=True,
+              help="One criterion, 'name' or 'suite/name'. Repeatable.")
+@click.option("--criteria-file", "criteria_files", multiple=True, type=click.Path(exists=True),
+              help="Your own criteria in YAML. Repeatable.")
+@click.option("--judge", "judges", multiple=True, default=("embedded",), show_default=True,
+              help="Model spec: 'embedded', 'embedded:gemma3-270m', 'embedded:/path/m.gguf', "
+              "'openai:MODEL@BASE_URL'. Repeat for a panel.")
+@click.option("--mode", type=click.Choice(["auto", "chat", "completion"]), default="auto",
+              show_default=True, help="chat = JSON answer; completion = next-token scoring "
+              "(auto: completion for embedded models, chat otherwise).")
+@click.option("--persona", "personas", multiple=True, metavar="NAME=TEXT",
+              help="Judge from a point of view. Several personas on one model form a panel.")
+@click.option("--pool", type=click.Choice(["majority", "mean", "median"]), default="majority",
+              show_default=True, help="How a panel pools its judges.")
+@click.option("--ties", type=click.Choice(["low", "high", "unscored"]), default="low",
+              show_default=True, help="Majority tie rule: lowest scale value, highest, or none.")
+@click.option("--quorum", type=int, default=1, show_default=True,
+              help="Scored panel members needed for a pooled verdict.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the run's verdicts here (.jsonl or .csv).")
+@click.option("--store", "store_target", default=DEFAULT_STORE, show_default=True,
+              help="SQLite file or PostgreSQL URL where every verdict is kept as it is made.")
+@click.option("--cache", "cache_path", type=click.Path(dir_okay=False),
+              help="Response cache file (default: beside the store).")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
+@click.option("--concurrency", type=int, default=8, show_default=True,
+              help="Judgements in flight at once (each endpoint has its own limit too).")
+@click.option("--limit", type=int, help="Judge only the first N items.")
+@click.option("--id-col", default="id", show_default=True, help="CSV/Parquet column of item ids.")
+@click.option("--question-col", default="question", show_default=True)
+@click.option("--context-col", default="context", show_default=True)
+@click.option("--response-col", default="response", show_default=True)
+@click.option("--reference-col", default="reference", show_default=True)
+@click.option("--language-col", default="language", show_default=True)
+@click.option("--system-col", default="system", show_default=True)
+def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tuple[str, ...],
+                  criteria_files: tuple[str, ...], judges: tuple[str, ...], mode: str,
+                  personas: tuple[str, ...], pool: str, ties: str, quorum: int, out: Path | None,
+                  store_target: str, cache_path: str | None, no_cache: bool, concurrency: int,
+                  limit: int | None, **columns: str) -> None:
+    """Judge ITEMS (.jsonl, .csv, .tsv, .parquet) on criteria and keep every verdict.
+
+    Every verdict is written to the store as it is produced. Run the same command again after
+    an interruption and it resumes where it stopped, without repeating finished work.
+    """
+    console = Console(stderr=True)
+    with fail_on(console):
+        column_map = ColumnMap(**{key.removesuffix("_col"): value for key, value in columns.items()})
+        items = read_items(items_path, columns=column_map)[: limit or None]
+        criteria = _resolve_criteria(suites, criteria_refs, criteria_files)
+        specs = _judge_specs(judges, mode, personas)
+        store = Store(store_target)
+        cache = None if no_cache else cache_path or _default_cache(store)
+        console.print(f"Judging {len(items)} items on {len(criteria)} criteria; "
+                      f"store: [bold]{store.location}[/bold]")
+        if any(is_embedded(spec.model) for spec in specs):
+            console.print(f"[yellow]{OFFLINE_WARNING}[/yellow]")
+        summary = _run_with_progress(console, items, criteria, specs, store, cache,
+                                     pool=pool, ties=ties, quorum=quorum, concurrency=concurrency)
+        if out is not None:
+            verdicts = store.verdicts(summary.run_id)
+            writer = write_csv if out.suffix.lower() == ".csv" else write_jsonl
+            console.print(f"Wrote {writer(verdicts, out)} verdicts to {out}")
+        _print_summary(console, summary)
+
+
+def _resolve_criteria(suites: tuple[str, ...], refs: tuple[str, ...],
+                      files: tuple[str, ...]) -> list[Criterion]:
+    from convoscope.criteria import get_criterion, load_criteria, load_suite
+
+    criteria: list[Criterion] = []
+    for suite in suites:
+        criteria.extend(load_suite(suite).criteria)
+    for path in files:
+        criteria.extend(load_criteria(path))
+    criteria.extend(get_criterion(ref, extra_paths=files) for ref in refs)
+    if not criteria:
+        raise click.UsageError("name at least one --suite, --criterion or --criteria-file")
+    names = [criterion.name for criterion in criteria]
+    duplicated = sorted({name for name in names if names.count(name) > 1})
+    if duplicated:
+        raise click.UsageError(f"criteria named twice: {', '.join(duplicated)}")
+    return criteria
+
+
+def _judge_specs(models: tuple[str, ...], mode: str, personas: tuple[str, ...]) -> list[JudgeSpec]:
+    chosen = None if mode == "auto" else mode
+    parsed = []
+    for entry in personas:
+        name, sep, text = entry.partition("=")
+        if not sep or not name.strip() or not text.strip():
+            raise click.BadParameter(f"expected NAME=TEXT, got {entry!r}", param_hint="--persona")
+        parsed.append((name.strip(), text.strip()))
+    if not parsed:
+        return [JudgeSpec(model, chosen) for model in models]  # type: ignore[arg-type]
+    return [JudgeSpec(model, chosen, text, name)  # type: ignore[arg-type]
+            for model in models for name, text in parsed]
+
+
+def _default_cache(store: Store) -> str:
+    if store.engine.dialect.name == "sqlite":
+        return str(Path(store.location).with_suffix(".cache.db"))
+    return "convoscope.cache.db"
+
+
+def _run_with_progress(console: Console, items, criteria, specs, store, cache, **options) -> RunSummary:  # type: ignore[no-untyped-def]
+    columns = ("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(), "eta", TimeRemainingColumn())
+    total = sum(1 for item in items for c in criteria)
+    with Progress(*columns, console=console, transient=False,
+                  disable=not console.is_terminal and not sys.stderr.isatty()) as progress:
+        task = progress.add_task("judging", total=total)
+        return asyncio.run(judge_async(items, criteria, specs, store=store, cache_path=cache,
+                                       on_progress=lambda n: progress.advance(task, n), **options))
+
+
+def _print_summary(console: Console, summary: RunSummary) -> None:
+    table = Table(title=f"Run {summary.run_id}", show_header=False)
+    rows = [
+        ("verdicts", summary.verdicts), ("scored", summary.scored),
+        *((f"unscored: {reason}", count) for reason, count in sorted(summary.unscored.items())),
+        ("resumed (already done)", summary.resumed), ("not applicable", summary.not_applicable),
+        ("model calls", summary.model_calls), ("cache hits", summary.cache_hits),
+        ("prompt tokens", summary.prompt_tokens), ("completion tokens", summary.completion_tokens),
+        ("wall time", f"{summary.wall_time_s:.1f} s"), ("store", summary.store),
+    ]
+    if summary.cost:
+        rows.append(("cost", f"{summary.cost:.4f}"))
+    for name, value in rows:
+        table.add_row(name, str(value))
+    Console().print(table)
+
+
+COMMANDS = [judge_command]
