@@ -2,5 +2,13 @@
 # Installs everything the tests need, then runs the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install.sh local,dev,parquet
+bash scripts/install.sh local,dev,parquet,postgres
+# A PostgreSQL server for tests/store/test_postgres.py (it starts its own cluster on 127.0.0.1).
+if ! command -v initdb >/dev/null && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+  else
+    echo "note: PostgreSQL is not installed; its store test will be skipped" >&2
+  fi
+fi
 python3 -m pytest -q -p no:cacheprovider "$@"

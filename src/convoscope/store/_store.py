@@ -89,10 +89,14 @@ class Store:
     def start_run(self, run_id: str, spec: dict[str, Any]) -> bool:
         """Record a run; returns False when it already exists (a resumed run)."""
         with self.engine.begin() as connection:
+            # rowcount after ON CONFLICT DO NOTHING differs between drivers; ask instead.
+            query = sa.select(runs.c.run_id).where(runs.c.run_id == run_id)
+            if connection.execute(query).first() is not None:
+                return False
             insert = self._insert(runs).values(run_id=run_id, created_at=time.time(),
                                                spec=json.dumps(spec, sort_keys=True))
-            result = connection.execute(insert.on_conflict_do_nothing(index_elements=["run_id"]))
-            return bool(result.rowcount)
+            connection.execute(insert.on_conflict_do_nothing(index_elements=["run_id"]))
+            return True
 
     def finish_run(self, run_id: str, summary: dict[str, Any]) -> None:
         with self.engine.begin() as connection:
