@@ -49,7 +49,8 @@ async def test_run_writes_each_verdict_and_resumes(tmp_path):
     store = Store(tmp_path / "s.db")
     model = FakeScriptedModel()
     judge = RubricJudge(model)
-    corpus = [*items(5), Item(id="g", response="garble"), Item(id="d", context=({"speaker": "a", "text": "hi"},))]
+    dialogue = Item(id="d", context=({"speaker": "a", "text": "hi"},))
+    corpus = [*items(5), Item(id="g", response="garble"), dialogue]
     summary = await judge_items(corpus, [CRITERION, DIALOGUE], judge, store=store, concurrency=3)
     # 6 responses x 2 criteria + 1 dialogue on the dialogue criterion; "quality" needs a response.
     assert (summary.total_tasks, summary.not_applicable) == (13, 1)

@@ -8,12 +8,19 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from convoscope.cli._common import fail_on
 from convoscope.criteria import Criterion
 from convoscope.items import ColumnMap, read_items, write_csv, write_jsonl
+from convoscope.judges import resolve_persona
 from convoscope.runs import OFFLINE_WARNING, JudgeSpec, RunSummary, is_embedded, judge_async
 from convoscope.store import DEFAULT_STORE, Store
 
@@ -40,8 +47,10 @@ Examples:
 @click.option("--mode", type=click.Choice(["auto", "chat", "completion"]), default="auto",
               show_default=True, help="chat = JSON answer; completion = next-token scoring "
               "(auto: completion for embedded models, chat otherwise).")
-@click.option("--persona", "personas", multiple=True, metavar="NAME=TEXT",
-              help="Judge from a point of view. Several personas on one model form a panel.")
+@click.option("--persona", "personas", multiple=True, metavar="NAME|NAME=TEXT",
+              help="Judge from a point of view: a library persona (brand-ambassador, "
+              "safety-engineer, first-time-user, domain-expert, strict-rater) or your own "
+              "NAME=TEXT. Several personas on one model form a panel.")
 @click.option("--pool", type=click.Choice(["majority", "mean", "median"]), default="majority",
               show_default=True, help="How a panel pools its judges.")
 @click.option("--ties", type=click.Choice(["low", "high", "unscored"]), default="low",
@@ -117,12 +126,10 @@ def _resolve_criteria(suites: tuple[str, ...], refs: tuple[str, ...],
 
 def _judge_specs(models: tuple[str, ...], mode: str, personas: tuple[str, ...]) -> list[JudgeSpec]:
     chosen = None if mode == "auto" else mode
-    parsed = []
-    for entry in personas:
-        name, sep, text = entry.partition("=")
-        if not sep or not name.strip() or not text.strip():
-            raise click.BadParameter(f"expected NAME=TEXT, got {entry!r}", param_hint="--persona")
-        parsed.append((name.strip(), text.strip()))
+    try:
+        parsed = [resolve_persona(entry) for entry in personas]
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--persona") from None
     if not parsed:
         return [JudgeSpec(model, chosen) for model in models]  # type: ignore[arg-type]
     return [JudgeSpec(model, chosen, text, name)  # type: ignore[arg-type]

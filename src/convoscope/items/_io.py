@@ -131,10 +131,10 @@ def _parquet_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise ItemError(path, None, None, "reading Parquet needs pyarrow: pip install 'convoscope[parquet]'") from None
+        hint = "reading Parquet needs pyarrow: pip install 'convoscope[parquet]'"
+        raise ItemError(path, None, None, hint) from None
     table = pq.read_table(path)
-    for index, row in enumerate(table.to_pylist(), start=1):
-        yield index, row
+    yield from enumerate(table.to_pylist(), start=1)
 
 
 def _table_rows(

@@ -3,6 +3,7 @@
 from convoscope.judges._judge import Judge, JudgeMode, RubricJudge, judge_key
 from convoscope.judges._panel import Panel, PoolRule, TieRule, pool_values
 from convoscope.judges._parse import Answer, parse_answer, score_distribution
+from convoscope.judges._personas import PERSONAS, resolve_persona
 from convoscope.judges._prompt import (
     build_request,
     render_completion_prompt,
@@ -12,6 +13,7 @@ from convoscope.judges._prompt import (
 from convoscope.judges._verdict import UnscoredReason, Verdict
 
 __all__ = [
+    "PERSONAS",
     "Answer",
     "Judge",
     "JudgeMode",
@@ -28,5 +30,6 @@ __all__ = [
     "render_completion_prompt",
     "render_item",
     "render_messages",
+    "resolve_persona",
     "score_distribution",
 ]

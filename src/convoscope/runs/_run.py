@@ -115,7 +115,8 @@ async def judge_items(
         while not queue.empty():
             item, criterion, key = queue.get_nowait()
             final, members = await _judge_one(judge, item, criterion)
-            rows = [(judge_key(m, item, criterion), v) for m, v in zip(_members(judge), members)]
+            pairs = zip(_members(judge), members, strict=True)
+            rows = [(judge_key(member, item, criterion), verdict) for member, verdict in pairs]
             store.add_many(run_id, [*rows, (key, final)])
             summary.count(final, members)
             if on_progress:
