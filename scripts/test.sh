@@ -2,7 +2,7 @@
 # Installs everything the tests need, then runs the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install.sh local,dev,parquet,postgres
+bash scripts/install.sh local,dev,parquet,postgres,gibberish
 # A PostgreSQL server for tests/store/test_postgres.py (it starts its own cluster on 127.0.0.1).
 if ! command -v initdb >/dev/null && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then

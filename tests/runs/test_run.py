@@ -17,6 +17,10 @@ DIALOGUE = Criterion(name="coherent", question="Coherent?", definition="Whole di
                      granularity="dialogue", scale=Scale(kind="binary"))
 
 
+class SimulatedCrash(Exception):
+    pass
+
+
 class FakeScriptedModel:
     """A fake model (unit tests only): answers with a score derived from the prompt length,
     garbage for prompts mentioning 'garble', and raises nothing."""
@@ -31,10 +35,10 @@ class FakeScriptedModel:
     async def generate(self, request):
         self.calls += 1
         if self.fail_after is not None and self.calls > self.fail_after:
-            raise KeyboardInterrupt  # simulates Ctrl-C in the middle of a run
+            raise SimulatedCrash  # a crash in the middle of a run (Ctrl-C is tested for real elsewhere)
         await asyncio.sleep(self.delay)
         prompt = request.messages[-1].content
-        text = "garbled" if "garble" in prompt else json.dumps({"score": 1 + len(prompt) % 5})
+        text = "garbled" if "garble" in prompt else json.dumps({"score": 1})
         return Generation(text=text, model=self.name, prompt_tokens=len(prompt), completion_tokens=5)
 
     async def aclose(self):
@@ -68,7 +72,7 @@ async def test_interrupted_run_loses_nothing_and_duplicates_nothing(tmp_path):
     flaky = RubricJudge(FakeScriptedModel(fail_after=4))
     try:
         await judge_items(corpus, [CRITERION], flaky, store=store, concurrency=1)
-    except KeyboardInterrupt:
+    except SimulatedCrash:
         pass
     written = store.verdicts()
     assert len(written) == 4

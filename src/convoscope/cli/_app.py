@@ -18,13 +18,27 @@ def cli() -> None:
     """
 
 
-def _register() -> None:
-    # Imported here so that `import convoscope.cli` stays cheap and side-effect free.
-    from convoscope.cli import _analysis, _criteria, _judge
+_registered = False
 
-    for module in (_judge, _criteria, _analysis):
-        for command in module.COMMANDS:
+
+def _register() -> None:
+    """Add every command module's COMMANDS. A module `convoscope.cli._<name>` that defines a
+    COMMANDS list is a command module; discovery keeps this file out of every feature's diff."""
+    global _registered
+    if _registered:
+        return
+    import importlib
+    import pkgutil
+
+    import convoscope.cli as package
+
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda info: info.name):
+        if not info.name.startswith("_") or info.name in {"_app", "_common"}:
+            continue
+        module = importlib.import_module(f"convoscope.cli.{info.name}")
+        for command in getattr(module, "COMMANDS", ()):
             cli.add_command(command)
+    _registered = True
 
 
 def main() -> None:

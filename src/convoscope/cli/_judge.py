@@ -51,8 +51,9 @@ Examples:
               help="Judge from a point of view: a library persona (brand-ambassador, "
               "safety-engineer, first-time-user, domain-expert, strict-rater) or your own "
               "NAME=TEXT. Several personas on one model form a panel.")
-@click.option("--pool", type=click.Choice(["majority", "mean", "median"]), default="majority",
-              show_default=True, help="How a panel pools its judges.")
+@click.option("--pool", type=click.Choice(["majority", "max-vote", "mean", "median"]), default="majority",
+              show_default=True, help="How a panel pools its judges (max-vote is InCA's name for "
+              "majority: the most frequent value wins, ties by --ties).")
 @click.option("--ties", type=click.Choice(["low", "high", "unscored"]), default="low",
               show_default=True, help="Majority tie rule: lowest scale value, highest, or none.")
 @click.option("--quorum", type=int, default=1, show_default=True,
@@ -97,7 +98,8 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
         if any(is_embedded(spec.model) for spec in specs):
             console.print(f"[yellow]{OFFLINE_WARNING}[/yellow]")
         summary = _run_with_progress(console, items, criteria, specs, store, cache,
-                                     pool=pool, ties=ties, quorum=quorum, concurrency=concurrency)
+                                     pool="majority" if pool == "max-vote" else pool, ties=ties,
+                                     quorum=quorum, concurrency=concurrency)
         if out is not None:
             verdicts = store.verdicts(summary.run_id)
             writer = write_csv if out.suffix.lower() == ".csv" else write_jsonl

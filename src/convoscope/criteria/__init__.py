@@ -1,5 +1,30 @@
-"""Criteria, scales and the built-in suites."""
+"""Criteria, scales and the built-in suites (survey, dialogue-issues, response-candidates, kpi)."""
 
-from convoscope.criteria._model import Criterion, ExplanationOption, Level, Scale
+from convoscope.criteria._load import (
+    CriteriaError,
+    Suite,
+    get_criterion,
+    list_suites,
+    load_criteria,
+    load_suite,
+)
+from convoscope.criteria._model import Criterion, Evaluation, ExplanationOption, Level, Scale
+from convoscope.criteria._render import answer_schema, answer_words, describe_scale, render_rubric
 
-__all__ = ["Criterion", "ExplanationOption", "Level", "Scale"]
+__all__ = [
+    "CriteriaError",
+    "Criterion",
+    "Evaluation",
+    "ExplanationOption",
+    "Level",
+    "Scale",
+    "Suite",
+    "answer_schema",
+    "answer_words",
+    "describe_scale",
+    "get_criterion",
+    "list_suites",
+    "load_criteria",
+    "load_suite",
+    "render_rubric",
+]

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 ScaleKind = Literal["binary", "range", "labels"]
 Granularity = Literal["response", "dialogue"]
+Evaluation = Literal["llm", "llm+documents", "metric"]
 
 
 class Level(BaseModel):
@@ -130,8 +131,11 @@ class ExplanationOption(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str
+    name: str = Field(pattern=r"^[a-z][a-z0-9_\-]*$")
     description: str
+    when: tuple[int | str, ...] = Field(
+        default=(), description="The answers after which the option is offered (empty: any)."
+    )
 
 
 class Criterion(BaseModel):
@@ -157,15 +161,89 @@ class Criterion(BaseModel):
         default=True, description="False for issue labels, where 1 means a problem is present."
     )
     instructions: str | None = Field(default=None, description="Extra guidance for the judge.")
+    evaluation: Evaluation = Field(
+        default="llm",
+        description="'llm': a judge reads the item; 'llm+documents': the judge also needs the "
+        "reference documents (item.reference); 'metric': computed from the log, never judged.",
+    )
+    parameters: dict[str, float | int | str] = Field(
+        default_factory=dict, description="Settings of a metric criterion, e.g. max_seconds."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _binary_labels_to_values(cls, data: Any) -> Any:
+        """Let YAML name binary levels by label ('present'); store them as 1 / 0."""
+        if not isinstance(data, dict):
+            return data
+        scale = data.get("scale")
+        if isinstance(scale, dict) and scale.get("kind") == "binary":
+            labels = [str(label).lower() for label in scale.get("labels") or ("yes", "no")]
+            to_value = {labels[0]: 1, labels[1]: 0} if len(labels) == 2 else {}
+            data = dict(data)
+            data["levels"] = [_relabel_level(level, to_value) for level in data.get("levels") or ()]
+            data["options"] = [_relabel_option(option, to_value) for option in data.get("options") or ()]
+        return data
+
+    @field_validator("levels")
+    @classmethod
+    def _levels_on_scale(cls, levels: tuple[Level, ...], info: ValidationInfo) -> tuple[Level, ...]:
+        scale = info.data.get("scale")
+        if scale is None:
+            return levels
+        allowed = scale.values()
+        for level in levels:
+            if level.value not in allowed:
+                raise ValueError(f"level value {level.value!r} is not on the scale (allowed: {allowed})")
+        seen = [level.value for level in levels]
+        if len(set(seen)) != len(seen):
+            raise ValueError("two levels define the same scale value")
+        return levels
+
+    @field_validator("options")
+    @classmethod
+    def _options_on_scale(cls, options: tuple[ExplanationOption, ...], info: ValidationInfo
+                          ) -> tuple[ExplanationOption, ...]:
+        scale = info.data.get("scale")
+        allowed = scale.values() if scale is not None else []
+        for option in options:
+            for answer in option.when:
+                if scale is not None and answer not in allowed:
+                    raise ValueError(f"option {option.name!r}: 'when' answer {answer!r} is not on the scale")
+        return options
 
     @model_validator(mode="after")
-    def _levels_match_scale(self) -> Criterion:
-        allowed = self.scale.values()
-        if self.scale.kind == "binary":
-            allowed = [*allowed, *self.scale.binary_labels]
-        for level in self.levels:
-            if level.value not in allowed:
-                raise ValueError(
-                    f"level value {level.value!r} is not on the scale (allowed: {allowed})"
-                )
+    def _metric_has_parameters(self) -> Criterion:
+        if self.evaluation == "metric" and not self.parameters.get("metric"):
+            raise ValueError("a metric criterion needs parameters.metric (e.g. 'latency')")
         return self
+
+    @property
+    def judged_by_model(self) -> bool:
+        return self.evaluation != "metric"
+
+    def level(self, value: int | str) -> Level | None:
+        """The rubric level for a stored value, if the rubric defines one."""
+        return next((level for level in self.levels if level.value == value), None)
+
+    def answer_word(self, value: int | str) -> str:
+        """How a stored value is written in prompts and reports ('present' for 1 on a binary scale)."""
+        if self.scale.kind == "binary" and isinstance(value, int):
+            return self.scale.binary_labels[0 if value == 1 else 1]
+        return str(value)
+
+
+def _relabel(value: Any, to_value: dict[str, int]) -> Any:
+    return to_value.get(value.lower(), value) if isinstance(value, str) else value
+
+
+def _relabel_level(level: Any, to_value: dict[str, int]) -> Any:
+    if isinstance(level, dict) and "value" in level:
+        return {**level, "value": _relabel(level["value"], to_value)}
+    return level
+
+
+def _relabel_option(option: Any, to_value: dict[str, int]) -> Any:
+    if isinstance(option, dict) and option.get("when"):
+        return {**option, "when": [_relabel(answer, to_value) for answer in option["when"]]}
+    return option

@@ -117,7 +117,7 @@ def score_distribution(
     words = scale_tokens(criterion)
     mass: dict[int | str, float] = {}
     for token, logprob in logprobs.items():
-        value = words.get(token.strip())
+        value = _value_of_token(token, words)
         if value is not None and math.isfinite(logprob):
             mass[value] = mass.get(value, 0.0) + math.exp(logprob)
     total = sum(mass.values())
@@ -129,3 +129,16 @@ def score_distribution(
         return distribution, None, mode
     expected = sum(float(value) * mass.get(value, 0.0) for value in words.values()) / total
     return distribution, expected, mode
+
+
+def _value_of_token(token: str, words: dict[str, int | str]) -> int | str | None:
+    """The scale value a token stands for: an exact word, or the one word it is a prefix of
+    (a tokenizer may split "not fulfilled" into "not" + " fulfilled")."""
+    text = token.strip().lower()
+    if not text:
+        return None
+    exact = [value for word, value in words.items() if word.lower() == text]
+    if exact:
+        return exact[0]
+    prefixed = {value for word, value in words.items() if word.lower().startswith(text)}
+    return prefixed.pop() if len(prefixed) == 1 else None

@@ -86,21 +86,15 @@ def render_completion_prompt(
     head.append(f"Possible scores: {scale_words}.")
     for level in criterion.levels:
         name = f" ({level.name})" if level.name else ""
-        head.append(f"Score {_answer_word(criterion, level.value)}{name}: {level.definition}")
+        head.append(f"Score {criterion.answer_word(level.value)}{name}: {level.definition}")
     shots = []
     for level in criterion.levels:
         for example in level.examples[:1]:
-            shots.append(f"Answer: {example}\nScore: {_answer_word(criterion, level.value)}")
+            shots.append(f"Answer: {example}\nScore: {criterion.answer_word(level.value)}")
     target = render_item(item, criterion).replace("Response to judge: ", "Answer: ")
     if "Answer: " not in target:
         target += "\nAnswer: (the whole dialogue above)"
     return "\n".join(head) + "\n\n" + "\n\n".join(shots) + "\n\n" + target + "\nScore:"
-
-
-def _answer_word(criterion: Criterion, value: int | str) -> str:
-    if criterion.scale.kind == "binary" and isinstance(value, int):
-        return criterion.scale.binary_labels[0 if value == 1 else 1]
-    return str(value)
 
 
 def build_request(

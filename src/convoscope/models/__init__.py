@@ -1,4 +1,4 @@
-"""The only code that talks to language models."""
+"""The only code that talks to language models: one async interface, several backends."""
 
 from convoscope.models._base import (
     GenerateRequest,
@@ -8,5 +8,31 @@ from convoscope.models._base import (
     ModelError,
     UsageTotals,
 )
+from convoscope.models._cache import CachedModel, ResponseCache, cache_key
+from convoscope.models._embedded import (
+    DEFAULT_EMBEDDED,
+    EMBEDDED_MODELS,
+    EmbeddedModel,
+    embedded_model_path,
+)
+from convoscope.models._openai import OpenAIModel
+from convoscope.models._registry import model_from_spec, register_backend
 
-__all__ = ["GenerateRequest", "Generation", "Message", "Model", "ModelError", "UsageTotals"]
+__all__ = [
+    "DEFAULT_EMBEDDED",
+    "EMBEDDED_MODELS",
+    "CachedModel",
+    "EmbeddedModel",
+    "GenerateRequest",
+    "Generation",
+    "Message",
+    "Model",
+    "ModelError",
+    "OpenAIModel",
+    "ResponseCache",
+    "UsageTotals",
+    "cache_key",
+    "embedded_model_path",
+    "model_from_spec",
+    "register_backend",
+]

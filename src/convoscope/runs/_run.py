@@ -69,7 +69,10 @@ def run_id_for(items: Sequence[Item], criteria: Sequence[Criterion], judge: Judg
 
 
 def applies(criterion: Criterion, item: Item) -> bool:
-    """A response-level criterion needs a response; a dialogue-level one needs some turns."""
+    """A response-level criterion needs a response; a dialogue-level one needs some turns.
+    Metric criteria (latency, answer length) are computed from the log, never sent to a judge."""
+    if not criterion.judged_by_model:
+        return False
     if criterion.granularity == "response":
         return item.response is not None
     return bool(item.context) or item.response is not None
@@ -97,8 +100,10 @@ async def judge_items(
     summary = RunSummary(run_id=run_id, store=store.location)
     done = store.done_keys(run_id)
     queue: asyncio.Queue[tuple[Item, Criterion, str]] = asyncio.Queue()
-    for item in items:
-        for criterion in criteria:
+    # Criterion-major order: consecutive prompts share the rubric prefix, which llama.cpp and
+    # serving engines with prefix caching evaluate once.
+    for criterion in criteria:
+        for item in items:
             if not applies(criterion, item):
                 summary.not_applicable += 1
                 continue

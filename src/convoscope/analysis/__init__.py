@@ -1,0 +1,125 @@
+"""Meta-evaluation statistics: agreement, correlation, detection, significance, pooling.
+
+Pure functions on arrays. Data is positional, options are keyword-only. A rater x item matrix
+has one row per rater and one column per item, with NaN (or None) where a rater gave no
+rating; labels may be numbers or text. Point estimates return a float; ``*_test`` functions and
+bootstrap intervals return small frozen result objects.
+
+Undefined results are never a silent NaN: a single statistic raises a ValueError stating the
+rule (a constant input has no correlation, one category only has no kappa); the composite
+reports (:func:`agreement_table`, :func:`metaeval`, :func:`strong_agreement`) record None with
+the reason in their notes, so one degenerate criterion does not hide the rest.
+
+Example::
+
+    from convoscope.analysis import bootstrap_ci, krippendorff_alpha, spearman
+    alpha = krippendorff_alpha(ratings, level="ordinal")
+    ci = bootstrap_ci(spearman, judge_scores, human_means, seed=0)
+"""
+
+from convoscope.analysis._agreement import (
+    PairKappa,
+    PairwiseKappa,
+    StrongAgreement,
+    cohen_kappa,
+    fleiss_kappa,
+    pairwise_cohen_kappa,
+    percent_agreement,
+    strong_agreement,
+)
+from convoscope.analysis._bootstrap import BootstrapResult, bootstrap_ci, paired_bootstrap_diff
+from convoscope.analysis._classification import (
+    BinaryScores,
+    Confusion,
+    McNemarResult,
+    accuracy,
+    binary_scores,
+    confusion_counts,
+    f1,
+    mcnemar,
+    precision,
+    recall,
+)
+from convoscope.analysis._correlation import (
+    CorrelationTest,
+    kendall,
+    kendall_test,
+    pearson,
+    pearson_test,
+    spearman,
+    spearman_test,
+    system_correlation,
+)
+from convoscope.analysis._detection import (
+    EqualErrorRate,
+    OperatingPoint,
+    RocCurve,
+    equal_error_rate,
+    roc_auc,
+    roc_curve,
+    threshold_at,
+)
+from convoscope.analysis._krippendorff import krippendorff_alpha
+from convoscope.analysis._metaeval import HumanCeiling, MetaevalRow, metaeval
+from convoscope.analysis._pooling import majority_vote, mean_pool, median_pool
+from convoscope.analysis._raters import leave_one_out, pairwise_correlation
+from convoscope.analysis._read import RatingColumns, read_ratings
+from convoscope.analysis._summary import IDK_ANSWERS, AgreementRow, agreement_table
+from convoscope.analysis._tables import IDK, RaterMatrix, Rating, rater_matrices
+
+__all__ = [
+    "IDK",
+    "IDK_ANSWERS",
+    "AgreementRow",
+    "BinaryScores",
+    "BootstrapResult",
+    "Confusion",
+    "CorrelationTest",
+    "EqualErrorRate",
+    "HumanCeiling",
+    "McNemarResult",
+    "MetaevalRow",
+    "OperatingPoint",
+    "PairKappa",
+    "PairwiseKappa",
+    "RaterMatrix",
+    "Rating",
+    "RatingColumns",
+    "RocCurve",
+    "StrongAgreement",
+    "accuracy",
+    "agreement_table",
+    "binary_scores",
+    "bootstrap_ci",
+    "cohen_kappa",
+    "confusion_counts",
+    "equal_error_rate",
+    "f1",
+    "fleiss_kappa",
+    "kendall",
+    "kendall_test",
+    "krippendorff_alpha",
+    "leave_one_out",
+    "majority_vote",
+    "mcnemar",
+    "mean_pool",
+    "median_pool",
+    "metaeval",
+    "paired_bootstrap_diff",
+    "pairwise_cohen_kappa",
+    "pairwise_correlation",
+    "pearson",
+    "pearson_test",
+    "percent_agreement",
+    "precision",
+    "rater_matrices",
+    "read_ratings",
+    "recall",
+    "roc_auc",
+    "roc_curve",
+    "spearman",
+    "spearman_test",
+    "strong_agreement",
+    "system_correlation",
+    "threshold_at",
+]

@@ -1,0 +1,222 @@
+"""Meta-evaluation: how well does each judge agree with people, next to how well people agree
+with each other? What ``convoscope metaeval`` prints, as rows a report can reuse.
+
+For each judge and criterion (and group, with ``by``): correlations with the mean human score,
+with bootstrap intervals; Cohen's kappa against the human majority; F1 for both classes on
+binary criteria; and, as the ceiling, Krippendorff's alpha among the humans and the
+leave-one-out correlation of each human with the mean of the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from convoscope.analysis._agreement import cohen_kappa
+from convoscope.analysis._bootstrap import BootstrapResult, bootstrap_ci
+from convoscope.analysis._classification import BinaryScores, binary_scores
+from convoscope.analysis._correlation import CORRELATIONS
+from convoscope.analysis._krippendorff import Level, krippendorff_alpha
+from convoscope.analysis._pooling import Ties, majority_vote, mean_pool
+from convoscope.analysis._raters import leave_one_out
+from convoscope.analysis._summary import attempt, integer_scale, mark_idk
+from convoscope.analysis._tables import GroupBy, RaterMatrix, Score, rater_matrices
+from convoscope.analysis._validate import missing_mask
+
+HUMAN_PREFIX = "human:"
+
+
+@dataclass(frozen=True)
+class HumanCeiling:
+    """Agreement among the people, the bar a judge is measured against."""
+
+    n_humans: int
+    alpha: float | None
+    alpha_level: str
+    loo_spearman: float | None  # mean over humans of rho(one human, mean of the others); >= 3 humans
+
+
+@dataclass(frozen=True)
+class MetaevalRow:
+    """One judge on one criterion (and group). Undefined statistics are None, with notes."""
+
+    criterion: str
+    group: str | None
+    judge: str
+    n_items: int  # items with a judge score and at least one human rating
+    spearman: BootstrapResult | None
+    kendall: BootstrapResult | None
+    pearson: BootstrapResult | None
+    kappa: float | None
+    kappa_weights: str | None
+    binary: BinaryScores | None
+    humans: HumanCeiling
+    notes: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def metaeval(
+    judge_ratings: Iterable[Any],
+    human_ratings: Iterable[Any] | None = None,
+    *,
+    criteria: Sequence[str] | None = None,
+    by: GroupBy = None,
+    n_resamples: int = 2000,
+    confidence: float = 0.95,
+    seed: int | None = 0,
+    level: Level | None = None,
+    positive: Any = None,
+    ties: Ties = "low",
+    score: Score = "value",
+) -> list[MetaevalRow]:
+    """Compare every judge with the human ratings, criterion by criterion.
+
+    ``human_ratings`` defaults to the ``human:`` raters among ``judge_ratings``; every other rater
+    there is a judge. With ``by`` there is a row for all items and one per language (or system).
+    ``level`` is for the humans' alpha (default: ordinal for numbers, nominal for labels).
+    ``positive`` is the positive label for F1 (default: the larger of two numbers; label scales
+    need it named). The human majority breaks ties by ``ties``. Text answers such as "I don't
+    know" (:data:`IDK_ANSWERS`) count as missing.
+
+    Example: ``metaeval(read_ratings("verdicts.jsonl"), read_ratings("humans.csv"), by="language")``.
+    """
+    judges_all, humans_all = _split(judge_ratings, human_ratings)
+    wanted = _criteria(judges_all, humans_all, criteria)
+    groups = _group_of_items(judges_all + humans_all, by)
+    options = dict(n_resamples=n_resamples, confidence=confidence, seed=seed, level=level,
+                   positive=positive, ties=ties)
+    rows: list[MetaevalRow] = []
+    for criterion in wanted:
+        judge_matrix = _one(judges_all, criterion, score)
+        human_matrix = _one(humans_all, criterion, "value")
+        for group in [None, *sorted({g for g in groups.values() if g is not None})] if by else [None]:
+            items = [i for i in human_matrix.items if group is None or groups.get(i) == group]
+            if items:
+                rows.extend(_rows_for(judge_matrix.select(items=items), human_matrix.select(items=items),
+                                      group, options))
+    return rows
+
+
+def _split(judge_ratings: Iterable[Any], human_ratings: Iterable[Any] | None) -> tuple[list[Any], list[Any]]:
+    """Judges' and humans' ratings, with "I don't know" answers as missing for both."""
+    everyone = mark_idk(judge_ratings)
+    judges = [r for r in everyone if not str(r.rater).startswith(HUMAN_PREFIX)]
+    if human_ratings is None:
+        return judges, [r for r in everyone if str(r.rater).startswith(HUMAN_PREFIX)]
+    return judges, mark_idk(human_ratings)
+
+
+def _criteria(judges: list[Any], humans: list[Any], wanted: Sequence[str] | None) -> list[str]:
+    judged = {str(r.criterion) for r in judges}
+    rated = {str(r.criterion) for r in humans}
+    if not judged:
+        raise ValueError("metaeval: no judge ratings (every rater is human:)")
+    if not rated:
+        raise ValueError("metaeval: no human ratings; pass them, or include human: raters")
+    shared = judged & rated if wanted is None else set(wanted)
+    for name in sorted(shared):
+        if name not in judged or name not in rated:
+            side = "judges" if name not in judged else "humans"
+            raise ValueError(f"metaeval: criterion {name!r} has no ratings from the {side}")
+    if not shared:
+        raise ValueError(f"metaeval: judges and humans share no criterion (judges: {sorted(judged)}, "
+                         f"humans: {sorted(rated)})")
+    return sorted(shared)
+
+
+def _group_of_items(ratings: list[Any], by: GroupBy) -> dict[str, str | None]:
+    groups: dict[str, str | None] = {}
+    if by is None:
+        return groups
+    for rating in ratings:
+        item = str(rating.item_id)
+        if groups.get(item) is None:
+            groups[item] = getattr(rating, by, None)
+    return groups
+
+
+def _one(ratings: list[Any], criterion: str, score: Score) -> RaterMatrix:
+    chosen = [r for r in ratings if str(r.criterion) == criterion]
+    return rater_matrices(chosen, score=score)[(criterion, None)]
+
+
+def _rows_for(judges: RaterMatrix, humans: RaterMatrix, group: str | None,
+              options: dict[str, Any]) -> list[MetaevalRow]:
+    ceiling = _ceiling(humans, options["level"])
+    rows = []
+    for judge in judges.raters:
+        rows.append(_judge_row(judge, judges.row(judge), humans, ceiling, group, options))
+    return rows
+
+
+def _ceiling(humans: RaterMatrix, level: Level | None) -> HumanCeiling:
+    notes: list[str] = []
+    chosen = level or ("ordinal" if humans.numeric else "nominal")
+    alpha = attempt(notes, "alpha", lambda: krippendorff_alpha(humans.values, level=chosen))
+    loo = attempt(notes, "loo", lambda: leave_one_out(humans.values)) if humans.numeric else None
+    return HumanCeiling(len(humans.raters), alpha, chosen, loo)
+
+
+def _judge_row(judge: str, scores: np.ndarray, humans: RaterMatrix, ceiling: HumanCeiling,
+               group: str | None, options: dict[str, Any]) -> MetaevalRow:
+    notes: list[str] = []
+    rated = ~missing_mask(scores) & (~missing_mask(humans.values)).any(axis=0)
+    numeric = humans.numeric and scores.dtype != object
+    intervals = _intervals(scores, humans, options, notes) if numeric else {}
+    if not numeric:
+        notes.append("correlations need numeric scores from both judge and humans")
+    majority = majority_vote(humans.values, ties=options["ties"]) if rated.any() else None
+    kappa, weights = _kappa(scores, majority, numeric, notes)
+    binary = _binary(scores, majority, options["positive"], notes)
+    return MetaevalRow(humans.criterion, group, judge, int(rated.sum()), intervals.get("spearman"),
+                       intervals.get("kendall"), intervals.get("pearson"), kappa, weights, binary,
+                       ceiling, tuple(notes))
+
+
+def _intervals(scores: np.ndarray, humans: RaterMatrix, options: dict[str, Any],
+               notes: list[str]) -> dict[str, BootstrapResult | None]:
+    human_mean = mean_pool(humans.values)
+    intervals: dict[str, BootstrapResult | None] = {}
+    for name, statistic in CORRELATIONS.items():
+        def compute(statistic: Any = statistic) -> BootstrapResult:
+            return bootstrap_ci(statistic, scores, human_mean, n_resamples=options["n_resamples"],
+                                confidence=options["confidence"], seed=options["seed"])
+
+        intervals[name] = attempt(notes, name, compute)
+    return intervals
+
+
+def _kappa(scores: np.ndarray, majority: np.ndarray | None, numeric: bool,
+           notes: list[str]) -> tuple[float | None, str | None]:
+    if majority is None:
+        notes.append("kappa: no item has both a judge score and a human rating")
+        return None, None
+    if not numeric:
+        return attempt(notes, "kappa", lambda: cohen_kappa(scores, majority)), None
+    scale = integer_scale(np.vstack([scores, majority]))
+    if scale is None:
+        notes.append("kappa: scores are not whole numbers on one scale")
+        return None, None
+    return attempt(notes, "kappa", lambda: cohen_kappa(scores, majority, weights="quadratic",
+                                                       labels=scale)), "quadratic"
+
+
+def _binary(scores: np.ndarray, majority: np.ndarray | None, positive: Any,
+            notes: list[str]) -> BinaryScores | None:
+    if majority is None:
+        return None
+    both = ~(missing_mask(scores) | missing_mask(majority))
+    labels = set(scores[both].tolist()) | set(majority[both].tolist())
+    if len(labels) != 2:
+        return None  # not a binary criterion (or only one label used): F1 does not apply
+    if positive is None:
+        if not all(isinstance(v, int | float) for v in labels):
+            notes.append(f"F1: name the positive label of {sorted(labels)} to score it")
+            return None
+        positive = max(labels)
+    return attempt(notes, "F1", lambda: binary_scores(majority, scores, positive=positive))

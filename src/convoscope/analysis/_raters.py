@@ -1,0 +1,60 @@
+"""Correlation-style agreement among raters of numeric scores: how well one person predicts the
+others. Agreement coefficients (kappa, alpha) correct for chance; these are the correlations
+that dialogue-evaluation papers report beside them, and the ceiling for a judge's correlation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from convoscope.analysis._correlation import spearman
+from convoscope.analysis._pooling import mean_pool
+from convoscope.analysis._validate import as_numbers
+
+Correlation = Callable[[Any, Any], float]
+
+
+def leave_one_out(matrix: Any, *, statistic: Correlation = spearman) -> float:
+    """Mean over raters of ``statistic(rater, mean of the other raters)``: how well one person
+    predicts the rest, the human ceiling for a judge correlated with the human mean. Needs at
+    least three raters; raters whose correlation is undefined are left out of the mean.
+
+    Example: ``leave_one_out(human_ratings)``.
+    """
+    ratings = as_numbers(matrix, name="leave_one_out", ndim=2)
+    if len(ratings) < 3:
+        raise ValueError("leave_one_out: needs at least three raters (rows)")
+    values = []
+    for rater in range(len(ratings)):
+        others = mean_pool(np.delete(ratings, rater, axis=0))
+        try:
+            values.append(statistic(ratings[rater], others))
+        except ValueError:
+            continue
+    if not values:
+        raise ValueError("leave_one_out: the correlation is undefined for every rater")
+    return float(np.mean(values))
+
+
+def pairwise_correlation(matrix: Any, *, statistic: Correlation = spearman) -> float:
+    """Mean over pairs of raters of ``statistic`` on the items both rated: the inter-annotator
+    agreement USR (Mehri and Eskenazi, 2020) reports. Pairs whose correlation is undefined are
+    left out of the mean.
+
+    Example: ``pairwise_correlation(human_ratings, statistic=pearson)``.
+    """
+    ratings = as_numbers(matrix, name="pairwise_correlation", ndim=2)
+    if len(ratings) < 2:
+        raise ValueError("pairwise_correlation: needs at least two raters (rows)")
+    values = []
+    for first, second in combinations(range(len(ratings)), 2):
+        try:
+            values.append(statistic(ratings[first], ratings[second]))
+        except ValueError:
+            continue
+    if not values:
+        raise ValueError("pairwise_correlation: the correlation is undefined for every pair of raters")
+    return float(np.mean(values))

@@ -1,0 +1,166 @@
+"""Read ratings in long format (one rating per row) from CSV, TSV, JSONL or JSON.
+
+Columns: item, rater, criterion, value, and optionally unscored_reason, language, system and
+expected_value. The verdict JSONL that ``convoscope judge`` writes is already in this format.
+Values that look like numbers become numbers; empty, ``NA``, ``nan``, ``null`` and ``None`` mean
+missing. A bad row raises :class:`convoscope.items.ItemError` naming file, line and field.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from convoscope.analysis._tables import Rating
+from convoscope.items import ItemError
+
+_MISSING_TEXT = {"", "na", "n/a", "nan", "null", "none"}
+
+
+@dataclass(frozen=True)
+class RatingColumns:
+    """Which columns (or JSON keys) hold each field. ``criterion`` may be absent from the file;
+    then every row gets ``default_criterion``."""
+
+    item: str = "item_id"
+    rater: str = "rater"
+    criterion: str = "criterion"
+    value: str = "value"
+    unscored_reason: str = "unscored_reason"
+    language: str = "language"
+    system: str = "system"
+    expected_value: str = "expected_value"
+    default_criterion: str | None = None
+
+
+def read_ratings(path: str | Path, *, columns: RatingColumns | None = None) -> list[Rating]:
+    """Every rating in a .csv, .tsv, .jsonl or .json file, validated.
+
+    Example: ``read_ratings("humans.csv", columns=RatingColumns(item="id", rater="annotator"))``.
+    """
+    path = Path(path)
+    columns = columns or RatingColumns()
+    if not path.exists():
+        raise ItemError(path, None, None, "file not found")
+    ratings: list[Rating] = []
+    seen: dict[tuple[str, str, str], int] = {}
+    for line, row in _rows(path):
+        rating = _rating(path, line, row, columns)
+        key = (rating.criterion, rating.rater, rating.item_id)
+        if key in seen:
+            raise ItemError(path, line, columns.rater, f"rater {rating.rater!r} already rated item "
+                            f"{rating.item_id!r} on {rating.criterion!r} (line {seen[key]})")
+        seen[key] = line
+        ratings.append(rating)
+    if not ratings:
+        raise ItemError(path, None, None, "no ratings in file")
+    return ratings
+
+
+def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        yield from _jsonl_rows(path)
+    elif suffix == ".json":
+        yield from _json_rows(path)
+    elif suffix in (".csv", ".tsv"):
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            reader = csv.DictReader(handle, delimiter="\t" if suffix == ".tsv" else ",")
+            for row in reader:
+                yield reader.line_num, {k: v for k, v in row.items() if k is not None}
+    else:
+        raise ItemError(path, None, None, f"unknown file type '{suffix}' (use .csv, .tsv, .jsonl, .json)")
+
+
+def _jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with path.open(encoding="utf-8") as handle:
+        for number, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            try:
+                row = json.loads(text)
+            except json.JSONDecodeError as error:
+                raise ItemError(path, number, None, f"not valid JSON ({error.msg})") from None
+            if not isinstance(row, dict):
+                raise ItemError(path, number, None, "each line must be a JSON object")
+            yield number, row
+
+
+def _json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ItemError(path, error.lineno, None, f"not valid JSON ({error.msg})") from None
+    if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
+        raise ItemError(path, None, None, "a .json file must hold a list of objects (line = entry number)")
+    yield from enumerate(data, start=1)
+
+
+def _rating(path: Path, line: int, row: dict[str, Any], columns: RatingColumns) -> Rating:
+    def required(name: str) -> str:
+        if name not in row:
+            present = ", ".join(sorted(row)) or "none"
+            raise ItemError(path, line, name, f"missing (columns present: {present})")
+        text = _text(row[name])
+        if text is None:
+            raise ItemError(path, line, name, "is empty")
+        return text
+
+    if columns.criterion in row or columns.default_criterion is None:
+        criterion = required(columns.criterion)
+    else:
+        criterion = columns.default_criterion
+    if columns.value not in row:
+        required(columns.value)
+    return Rating(
+        item_id=required(columns.item), criterion=criterion, rater=required(columns.rater),
+        value=parse_value(row[columns.value], path=path, line=line, field=columns.value),
+        unscored_reason=_text(row.get(columns.unscored_reason)),
+        language=_text(row.get(columns.language)), system=_text(row.get(columns.system)),
+        expected_value=_number(row.get(columns.expected_value), path, line, columns.expected_value),
+        source=f"{path}:{line}",
+    )
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+def parse_value(value: Any, *, path: Path | str = "<input>", line: int | None = None,
+                field: str = "value") -> int | float | str | None:
+    """A rating as a number, a label, or None for missing."""
+    if value is None or isinstance(value, bool | int):
+        return None if value is None else int(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        return int(value) if value.is_integer() else value
+    if not isinstance(value, str):
+        raise ItemError(path, line, field, f"must be a number or a label, got {type(value).__name__}")
+    text = value.strip()
+    if text.lower() in _MISSING_TEXT:
+        return None
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    if math.isinf(number):
+        raise ItemError(path, line, field, f"{text!r} is not a finite number")
+    return int(number) if number.is_integer() and "." not in text and "e" not in text.lower() else number
+
+
+def _number(value: Any, path: Path, line: int, field: str) -> float | None:
+    parsed = parse_value(value, path=path, line=line, field=field)
+    if parsed is None:
+        return None
+    if isinstance(parsed, str):
+        raise ItemError(path, line, field, f"must be a number, got {parsed!r}")
+    return float(parsed)

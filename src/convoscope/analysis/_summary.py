@@ -1,0 +1,142 @@
+"""Inter-rater agreement of a whole annotation table, per criterion: what ``convoscope agree``
+prints. Each statistic that is undefined for a criterion is None, with the reason in ``notes``,
+so one degenerate criterion never hides the others."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+
+from convoscope.analysis._agreement import (
+    StrongAgreement,
+    Weights,
+    fleiss_kappa,
+    pairwise_cohen_kappa,
+    percent_agreement,
+    strong_agreement,
+)
+from convoscope.analysis._krippendorff import LEVELS, Level, krippendorff_alpha
+from convoscope.analysis._tables import IDK, GroupBy, RaterMatrix, rater_matrices
+from convoscope.analysis._validate import missing_mask
+
+T = TypeVar("T")
+IDK_ANSWERS = ("idk", "i don't know", "i don’t know", "don't know", "dont know", "unsure")
+KAPPA_WEIGHTS: dict[str, Weights] = {
+    "nominal": None, "ordinal": "linear", "interval": "quadratic", "ratio": "quadratic",
+}
+
+
+@dataclass(frozen=True)
+class AgreementRow:
+    """Agreement among the raters of one criterion (and group)."""
+
+    criterion: str
+    group: str | None
+    level: str
+    n_items: int  # items with two or more ratings
+    n_raters: int
+    percent_agreement: float | None
+    fleiss_kappa: float | None
+    krippendorff_alpha: float | None
+    mean_cohen_kappa: float | None
+    cohen_weights: str | None
+    strong: StrongAgreement | None
+    notes: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def attempt(notes: list[str], label: str, compute: Callable[[], T]) -> T | None:
+    """Run one statistic; an undefined one becomes None and a note instead of an exception."""
+    try:
+        return compute()
+    except ValueError as error:
+        notes.append(f"{label}: {error}")
+        return None
+
+
+def mark_idk(judgements: Iterable[Any], answers: Iterable[str] = IDK_ANSWERS) -> list[Any]:
+    """Judgements whose text value is an "I don't know" answer, recast as unscored with reason
+    ``idk`` (the way a Verdict records it)."""
+    lowered = {answer.strip().lower() for answer in answers}
+    marked = []
+    for judgement in judgements:
+        value = judgement.value
+        if isinstance(value, str) and value.strip().lower() in lowered:
+            judgement = _replace(judgement, value=None, unscored_reason="idk")
+        marked.append(judgement)
+    return marked
+
+
+def _replace(judgement: Any, **changes: Any) -> Any:
+    if hasattr(judgement, "model_copy"):  # a pydantic Verdict
+        return judgement.model_copy(update=changes)
+    from dataclasses import replace
+
+    return replace(judgement, **changes)
+
+
+def agreement_table(
+    judgements: Iterable[Any],
+    *,
+    level: Level = "nominal",
+    by: GroupBy = None,
+    idk: Iterable[str] = IDK_ANSWERS,
+    labels: list[Any] | None = None,
+) -> list[AgreementRow]:
+    """Agreement statistics per criterion (and per language or system with ``by``).
+
+    "I don't know" answers (text values in ``idk``, or unscored with reason ``idk``) are missing
+    for every statistic except strong agreement, which removes their items (seed 003). Pairwise
+    Cohen's kappa is weighted to suit ``level``: none for nominal, linear for ordinal, quadratic
+    for interval and ratio. ``labels`` gives the scale order for ordinal text labels.
+
+    Example: ``agreement_table(read_ratings("annotations.csv"), level="ordinal")``.
+    """
+    if level not in LEVELS:
+        raise ValueError(f"agreement_table: level must be one of {LEVELS}, got {level!r}")
+    matrices = rater_matrices(mark_idk(judgements, idk), by=by, keep_idk=True)
+    return [_row(matrix, level, labels) for _, matrix in sorted(matrices.items(), key=_sort_key)]
+
+
+def _sort_key(entry: tuple[tuple[str, str | None], RaterMatrix]) -> tuple[str, str]:
+    criterion, group = entry[0]
+    return criterion, group or ""
+
+
+def _row(matrix: RaterMatrix, level: Level, labels: list[Any] | None) -> AgreementRow:
+    notes: list[str] = []
+    plain = matrix.without_idk()
+    values = plain.values
+    n_items = int(((~missing_mask(values)).sum(axis=0) >= 2).sum())
+    weights = KAPPA_WEIGHTS[level]
+    scale = labels if labels is not None else integer_scale(values)
+    pairwise = attempt(notes, "Cohen's kappa",
+                       lambda: pairwise_cohen_kappa(values, weights=weights, labels=scale).mean)
+    return AgreementRow(
+        criterion=matrix.criterion, group=matrix.group, level=level, n_items=n_items,
+        n_raters=len(matrix.raters),
+        percent_agreement=attempt(notes, "percent agreement", lambda: percent_agreement(values)),
+        fleiss_kappa=attempt(notes, "Fleiss' kappa", lambda: fleiss_kappa(values)),
+        krippendorff_alpha=attempt(notes, "Krippendorff's alpha",
+                                   lambda: krippendorff_alpha(values, level=level, labels=labels)),
+        mean_cohen_kappa=pairwise, cohen_weights=weights,
+        strong=attempt(notes, "strong agreement", lambda: strong_agreement(matrix.values, idk=IDK)),
+        notes=tuple(notes),
+    )
+
+
+def integer_scale(values: np.ndarray) -> list[int] | None:
+    """Every integer from the lowest to the highest rating, when ratings are whole numbers, so a
+    weighted kappa counts unused levels in its distances; otherwise None (observed values)."""
+    if values.dtype == object:
+        return None
+    present = values[~np.isnan(values)]
+    if present.size == 0 or not np.all(present == np.round(present)):
+        return None
+    low, high = int(present.min()), int(present.max())
+    return list(range(low, high + 1)) if high - low <= 1000 else None

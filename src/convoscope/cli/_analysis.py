@@ -1,0 +1,230 @@
+"""``convoscope agree`` and ``convoscope metaeval``: agreement among raters, and judges against people."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from convoscope.cli._common import fail_on
+
+LEVELS = ["nominal", "ordinal", "interval", "ratio"]
+_COMPACT: dict[str, Any] = dict(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
+                                collapse_padding=True, show_edge=False)
+
+
+def _column_options(command: Any) -> Any:
+    """The long-format column names, shared by both commands."""
+    for name, default, what in reversed([
+        ("--item-col", "item_id", "item ids"), ("--rater-col", "rater", "rater ids"),
+        ("--value-col", "value", "ratings"),
+        ("--criterion-col", "criterion", "criterion names (absent: one criterion)"),
+        ("--language-col", "language", "languages"), ("--system-col", "system", "system ids"),
+    ]):
+        command = click.option(name, default=default, show_default=True, help=f"Column of {what}.")(command)
+    return command
+
+
+def _columns(options: dict[str, str], default_criterion: str | None) -> Any:
+    from convoscope.analysis import RatingColumns
+
+    return RatingColumns(item=options["item_col"], rater=options["rater_col"], value=options["value_col"],
+                         criterion=options["criterion_col"], language=options["language_col"],
+                         system=options["system_col"], default_criterion=default_criterion)
+
+
+def _write_json(path: Path, payload: dict[str, Any], console: Console) -> None:
+    path.write_text(json.dumps(payload, indent=2, ensure_ascii=False, default=_jsonable) + "\n",
+                    encoding="utf-8")
+    console.print(f"Wrote {path}")
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"cannot write {type(value).__name__} as JSON")
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+@click.command("agree")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@_column_options
+@click.option("--level", type=click.Choice(LEVELS), default="nominal", show_default=True,
+              help="Level of measurement for Krippendorff's alpha and the kappa weights.")
+@click.option("--by", type=click.Choice(["language", "system"]), help="Also break down by this column.")
+@click.option("--idk", "idk", multiple=True, help="Values meaning \"I don't know\" (repeatable; "
+              "default: idk, I don't know, unsure, ...).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the table as JSON.")
+def agree(path: Path, level: str, by: str | None, idk: tuple[str, ...], out: Path | None,
+          **columns: str) -> None:
+    """Inter-annotator agreement of the ratings in PATH (.csv, .tsv, .jsonl, .json), per criterion.
+
+    Rows are long format: one rating per row (item, rater, value, optionally criterion). Shows
+    items with 2+ ratings, raters, percent agreement, Fleiss' kappa, Krippendorff's alpha, the
+    mean pairwise Cohen's kappa, and agreement on strong judgements (items where someone said
+    "I don't know" removed).
+
+    \b
+    Example:
+      convoscope agree annotations.csv --item-col id --rater-col annotator --value-col label --level ordinal
+    """
+    from convoscope.analysis import IDK_ANSWERS, agreement_table, read_ratings
+
+    console = Console()
+    with fail_on(console):
+        ratings = read_ratings(path, columns=_columns(columns, default_criterion=columns["value_col"]))
+        rows = agreement_table(ratings, level=level, by=by, idk=idk or IDK_ANSWERS)  # type: ignore[arg-type]
+        console.print(_agreement_table(rows, by))
+        console.print(f"[dim]{_legend(rows, level)}[/dim]")
+        for row in rows:
+            for note in row.notes:
+                console.print(f"[dim]{row.criterion}{'/' + row.group if row.group else ''}: {note}[/dim]")
+        if out is not None:
+            _write_json(out, {"source": str(path), "level": level, "rows": [r.as_dict() for r in rows]},
+                        console)
+
+
+def _agreement_table(rows: list[Any], by: str | None) -> Table:
+    table = Table(title="Inter-annotator agreement", **_COMPACT)
+    headers = ["criterion", *([by] if by else []), "items", "raters", "agree", "Fleiss κ", "α",
+               "Cohen κ", "strong", "strong κ", "idk"]
+    for header in headers:
+        text_column = header in ("criterion", by)
+        table.add_column(header, justify="left" if text_column else "right", no_wrap=text_column)
+    for row in rows:
+        strong = row.strong
+        table.add_row(
+            row.criterion, *([row.group or "–"] if by else []), str(row.n_items), str(row.n_raters),
+            _percent(row.percent_agreement), _fmt(row.fleiss_kappa), _fmt(row.krippendorff_alpha),
+            _fmt(row.mean_cohen_kappa), _percent(strong.percent_agreement if strong else None),
+            _fmt(strong.kappa if strong else None), str(strong.n_removed) if strong else "–",
+        )
+    return table
+
+
+def _percent(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1%}"
+
+
+def _legend(rows: list[Any], level: str) -> str:
+    weights = rows[0].cohen_weights if rows else None
+    return (f"α: Krippendorff's alpha ({level}); Cohen κ: mean over rater pairs"
+            f"{f' ({weights} weights)' if weights else ''}; strong: items where a rater said "
+            "\"I don't know\" removed (idk: how many).")
+
+
+@click.command("metaeval")
+@click.argument("verdicts_path", metavar="VERDICTS", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--human", "human_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Human ratings (long-format CSV/JSONL, or verdict JSONL). Default: the human: "
+              "raters in VERDICTS.")
+@_column_options
+@click.option("--criterion", "criteria", multiple=True, help="Only these criteria (repeatable).")
+@click.option("--by", type=click.Choice(["language", "system"]), help="Add rows per language or system.")
+@click.option("--resamples", type=int, default=2000, show_default=True, help="Bootstrap resamples.")
+@click.option("--confidence", type=float, default=0.95, show_default=True, help="Interval coverage.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+@click.option("--level", type=click.Choice(LEVELS), help="Level for the humans' alpha "
+              "(default: ordinal for numbers, nominal for labels).")
+@click.option("--positive", help="Positive label for F1+ on label scales (numbers: the larger).")
+@click.option("--expected", is_flag=True, help="Use judges' probability-weighted scores where present.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the rows as JSON.")
+def metaeval(verdicts_path: Path, human_path: Path | None, criteria: tuple[str, ...], by: str | None,
+             resamples: int, confidence: float, seed: int, level: str | None, positive: str | None,
+             expected: bool, out: Path | None, **columns: str) -> None:
+    """Meta-evaluate judges: compare the verdicts in VERDICTS with human ratings.
+
+    For each judge and criterion: Spearman, Kendall and Pearson correlation with the mean human
+    score (bootstrap confidence intervals), Cohen's kappa with the human majority (quadratic
+    weights for numbers), F1 for both classes on binary criteria, and the humans' own agreement
+    (Krippendorff's alpha; leave-one-out correlation with 3+ humans) as the ceiling. The column
+    options describe the --human file.
+
+    \b
+    Example:
+      convoscope metaeval verdicts.jsonl --human humans.csv --criterion overall --by language
+    """
+    from convoscope.analysis import metaeval as run_metaeval
+    from convoscope.analysis import read_ratings
+
+    console = Console()
+    with fail_on(console):
+        judged = read_ratings(verdicts_path)
+        humans = None
+        if human_path is not None:
+            default = criteria[0] if len(criteria) == 1 else None
+            humans = read_ratings(human_path, columns=_columns(columns, default_criterion=default))
+        rows = run_metaeval(judged, humans, criteria=criteria or None, by=by,  # type: ignore[arg-type]
+                            n_resamples=resamples, confidence=confidence, seed=seed,
+                            level=level,  # type: ignore[arg-type]
+                            positive=_label(positive), score="expected_value" if expected else "value")
+        for table in _metaeval_tables(rows):
+            console.print(table)
+        console.print(f"[dim]{_metaeval_legend(confidence)}[/dim]")
+        for row in rows:
+            for note in row.notes:
+                console.print(f"[dim]{row.judge} on {row.criterion}: {note}[/dim]")
+        if out is not None:
+            _write_json(out, {"verdicts": str(verdicts_path), "human": str(human_path or verdicts_path),
+                              "resamples": resamples, "confidence": confidence, "seed": seed,
+                              "rows": [row.as_dict() for row in rows]}, console)
+
+
+def _label(text: str | None) -> Any:
+    if text is None:
+        return None
+    from convoscope.analysis._read import parse_value
+
+    return parse_value(text)
+
+
+def _interval(result: Any) -> str:
+    if result is None:
+        return "–"
+    return f"{result.estimate:.3f}\n[{result.low:.2f}, {result.high:.2f}]"
+
+
+def _metaeval_legend(confidence: float) -> str:
+    return (f"Correlations are with the mean human score, [{confidence:.0%} bootstrap interval]; "
+            "Cohen κ is with the human majority (quadratic weights for numbers); F1+ / F1− score "
+            "the positive and the negative class of binary criteria. The humans' own agreement, "
+            "under each table, is the ceiling.")
+
+
+def _metaeval_tables(rows: list[Any]) -> list[Table]:
+    """One table per criterion and group: judges as rows, the human ceiling in the caption."""
+    sections: dict[tuple[str, str | None], list[Any]] = {}
+    for row in rows:
+        sections.setdefault((row.criterion, row.group), []).append(row)
+    tables = []
+    for (criterion, group), section in sections.items():
+        humans = section[0].humans
+        title = f"{criterion}" + (f" · {group}" if group else "")
+        caption = (f"humans: {humans.n_humans}, α {_fmt(humans.alpha)} ({humans.alpha_level}), "
+                   f"leave-one-out ρ {_fmt(humans.loo_spearman)}")
+        table = Table(title=title, caption=caption, **_COMPACT)
+        binary = any(row.binary for row in section)
+        for header in ["judge", "n", "Spearman ρ", "Kendall τ", "Pearson r", "Cohen κ",
+                       *(["F1+", "F1−"] if binary else [])]:
+            judge_column = header == "judge"
+            table.add_column(header, justify="left" if judge_column else "right", no_wrap=judge_column)
+        for row in section:
+            kappa = _fmt(row.kappa) + ("" if row.kappa_weights == "quadratic" or row.kappa is None
+                                       else " (unweighted)")
+            f1s = [_fmt(row.binary.f1_pos if row.binary else None),
+                   _fmt(row.binary.f1_neg if row.binary else None)] if binary else []
+            table.add_row(row.judge, str(row.n_items), _interval(row.spearman), _interval(row.kendall),
+                          _interval(row.pearson), kappa, *f1s)
+        tables.append(table)
+    return tables
+
+
+COMMANDS = [agree, metaeval]

@@ -1,0 +1,97 @@
+"""``convoscope gibberish``: flag meaningless answers offline (English and Korean)."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import click
+from pydantic import ValidationError
+from rich.console import Console
+from rich.table import Table
+
+from convoscope.cli._common import fail_on
+from convoscope.filters import (
+    GibberishSummary,
+    GibberishThresholds,
+    detect_many,
+    read_answers,
+    summarize,
+    write_flags,
+)
+
+# Scalar thresholds a user may override with --set; the word sets are changed in Python.
+_SETTABLE = ("en_min_log_likelihood", "en_max_class_run", "en_min_valid_word_ratio", "en_min_word_zipf",
+             "en_dictionary", "ko_min_log_likelihood", "ko_min_complete_syllable_ratio",
+             "ko_min_distinct_jamo", "ko_morphemes", "mixed_script_share")
+
+
+def _thresholds(settings: tuple[str, ...], empty: str) -> GibberishThresholds:
+    values: dict[str, object] = {"empty_is_gibberish": empty == "gibberish"}
+    for setting in settings:
+        key, sep, value = setting.partition("=")
+        if not sep or key.strip() not in _SETTABLE:
+            raise ValueError(f"--set {setting!r}: expected KEY=VALUE with KEY one of {', '.join(_SETTABLE)}")
+        values[key.strip()] = value.strip()
+    try:
+        return GibberishThresholds.model_validate(values)
+    except ValidationError as error:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+        raise ValueError(f"--set: {problems}") from None
+
+
+def _summary_table(summary: GibberishSummary, out: Path | None) -> Table:
+    table = Table(title="Gibberish filter" + (f" → {out}" if out else ""))
+    for name in ("language", "answers", "gibberish", "rate"):
+        table.add_column(name, justify="left" if name == "language" else "right")
+    rows = [(lang, *counts) for lang, counts in summary.by_language.items()]
+    for lang, answers, flagged in [*rows, ("all", summary.total, summary.gibberish)]:
+        rate = flagged / answers if answers else math.nan
+        table.add_row(lang, str(answers), str(flagged), f"{rate:.1%}")
+    if summary.by_reason:
+        reasons = summary.by_reason.items()
+        table.caption = "reasons: " + ", ".join(f"{name} {count}" for name, count in reasons)
+    return table
+
+
+@click.command("gibberish")
+@click.argument("answers_path", metavar="ANSWERS", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--lang", type=click.Choice(["auto", "en", "ko"]), default="auto", show_default=True,
+              help="auto = choose per answer from its script; en / ko = judge every answer as that "
+              "language (answers without its letters are flagged 'wrong_script').")
+@click.option("--column", help="The answer column (CSV/TSV) or field (JSONL). Plain text files "
+              "hold one answer per line.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the flags here as JSONL (default: standard output).")
+@click.option("--empty", type=click.Choice(["gibberish", "clean"]), default="gibberish", show_default=True,
+              help="How to flag empty answers (they are always kept, one output row per input row).")
+@click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
+              help="Override a threshold, e.g. --set en_min_log_likelihood=-4.5. Repeatable.")
+def gibberish(answers_path: Path, lang: str, column: str | None, out: Path | None, empty: str,
+              settings: tuple[str, ...]) -> None:
+    """Flag gibberish answers (keyboard mashes, random letters) without any model call.
+
+    Writes one JSON object per answer with line, text, lang, gibberish, reasons (the rules that
+    fired), notes and the measurements behind them (log_likelihood, ...), then prints counts by
+    language. Rules and thresholds follow seed 000; see `convoscope.filters.GibberishThresholds`.
+
+    \b
+    Example:
+      convoscope gibberish answers.txt --lang auto --out flags.jsonl
+      convoscope gibberish survey.csv --column answer --out flags.jsonl
+    """
+    console = Console(stderr=True)
+    with fail_on(console):
+        thresholds = _thresholds(settings, empty)
+        answers = read_answers(answers_path, column=column)
+        results = detect_many([a.text for a in answers], lang=lang, thresholds=thresholds)  # type: ignore[arg-type]
+        if out is None:
+            write_flags(answers, results, sys.stdout)
+        else:
+            with open(out, "w", encoding="utf-8") as handle:
+                write_flags(answers, results, handle)
+    console.print(_summary_table(summarize(results), out))
+
+
+COMMANDS = [gibberish]

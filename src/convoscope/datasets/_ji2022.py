@@ -1,0 +1,110 @@
+"""Ji et al. (ACL 2022), "Achieving Reliable Human Assessment of Open-Domain Dialogue Systems":
+AMT workers chatted with ParlAI systems and a deliberately broken quality-control bot, then rated
+each whole conversation on seven criteria with 0-100 sliders.
+
+Files: ``pass_*.json`` / ``fail_*.json`` (workers who did / did not tell the quality-control bot
+apart), each a list of HITs ``{AssignmentId, HITId, WorkerId, data: [conversation, ...]}``; a
+conversation has ``model`` (letter A-E, ``_p`` = with persona, or ``QualityControl``),
+``dialogue`` (``{round, user, bot}``), ``raw scores`` (criterion -> 0-100), ``z scores``,
+``topic``, ``change of topic`` and ``feedback``. Each conversation is rated by the worker who had
+it, so agreement can only be studied across workers of the same system, not per item.
+Worker ids are replaced by a stable pseudonym (a hash), so per-worker analysis still works
+without publishing the AMT ids.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import partial
+from pathlib import Path
+
+from convoscope.datasets._benchmark import Benchmark, Dimension, Notes, describe, rate
+from convoscope.datasets._source import At, find_files, parse
+from convoscope.items import Item, Turn
+from convoscope.judges._verdict import Verdict
+
+SOURCE = "Ji et al. (2022), Achieving Reliable Human Assessment of Open-Domain Dialogue Systems"
+_FILE = re.compile(r"^(pass|fail)_(.+)$")
+
+
+def _slider(key: str, description: str) -> Dimension:
+    return Dimension(key, f"{description} 0-100 slider (agreement with the statement).", 0, 100)
+
+
+CRITERIA = (
+    _slider("robotic", "The chatbot came across as a machine rather than a person (lower is better)."),
+    _slider("interesting", "The conversation with the chatbot was interesting."),
+    _slider("fun", "Talking to the chatbot was fun."),
+    _slider("consistent", "The chatbot's replies were consistent with each other."),
+    _slider("fluent", "The chatbot's English was fluent."),
+    _slider("repetitive", "The chatbot repeated itself (lower is better)."),
+    _slider("topic", "The chatbot stayed on the topic of the conversation."),
+)
+
+
+def load_ji2022(path: Path) -> Benchmark:
+    """The conversations rated by workers who passed the quality control (the paper's reliable
+    set). Given a single file, that file is read whatever its name."""
+    return _load(Path(path), "ji2022", ("pass_*.json",))
+
+
+def load_ji2022_all(path: Path) -> Benchmark:
+    """Every rated conversation, from workers who passed and who failed the quality control
+    (``item.meta['qc']``), for studying annotator screening."""
+    return _load(Path(path), "ji2022-all", ("pass_*.json", "fail_*.json"))
+
+
+def _load(path: Path, name: str, patterns: tuple[str, ...]) -> Benchmark:
+    notes = Notes()
+    items: list[Item] = []
+    human: list[Verdict] = []
+    for file in find_files(path, "ji2022-dialogue-eval", patterns):
+        for item, verdicts in parse(file, partial(_hits, stem=file.stem, notes=notes)):
+            items.append(item)
+            human.extend(verdicts)
+    return Benchmark(
+        name=name, granularity="dialogue", items=tuple(items), human=tuple(human),
+        criteria=describe(CRITERIA), source=SOURCE, notes=notes.as_tuple(),
+        meta={"raters": "human:w-<hash> is a stable pseudonym of the AMT worker who had the conversation",
+              "systems": "letters A-E are anonymised ParlAI models (_p = with persona); "
+                         "QualityControl is the deliberately broken bot"},
+    )
+
+
+def pseudonym(worker_id: str) -> str:
+    return "w-" + hashlib.sha256(worker_id.encode("utf-8")).hexdigest()[:12]
+
+
+def _hits(root: At, stem: str, notes: Notes) -> list[tuple[Item, list[Verdict]]]:
+    dimensions = {dimension.key: dimension for dimension in CRITERIA}
+    match = _FILE.match(stem)
+    qc, run = (match.group(1), match.group(2)) if match else (None, stem)
+    found = []
+    for hit in root.each():
+        rater = "human:" + pseudonym(hit["WorkerId"].text())
+        for conversation in hit["data"].each():
+            item = _conversation_item(conversation, stem, qc, run, hit["HITId"].text())
+            verdicts = []
+            for key, score in conversation["raw scores"].entries():
+                if key not in dimensions:
+                    score.fail(f"unknown criterion '{key}' (expected one of: {', '.join(dimensions)})")
+                verdicts.append(rate(item, dimensions[key], rater, score, notes))
+            found.append((item, verdicts))
+    return found
+
+
+def _conversation_item(conversation: At, stem: str, qc: str | None, run: str, hit_id: str) -> Item:
+    hit_index, index = conversation.path[0], conversation.path[2]
+    turns = []
+    for exchange in conversation["dialogue"].each():
+        turns.append(Turn(speaker="user", text=exchange["user"].text().strip()))
+        turns.append(Turn(speaker="bot", text=exchange["bot"].text().strip()))
+    feedback = conversation.get("feedback")
+    return Item(
+        id=f"ji2022:{stem}:{hit_index}:{index}", context=tuple(turns), language="en",
+        system=conversation["model"].text(),
+        meta={"qc": qc, "run": run, "hit": hit_id, "topic": conversation.value.get("topic"),
+              "change_of_topic": conversation.value.get("change of topic"),
+              "feedback": feedback.text() if feedback else None},
+    )

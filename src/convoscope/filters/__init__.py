@@ -1,0 +1,46 @@
+"""Offline filters for answers people type: the English and Korean gibberish filter (seed 000).
+
+    from convoscope.filters import detect
+    detect("asdfghjkl").gibberish          # True, reasons ("low_likelihood", "few_valid_words")
+    detect("맛있어요ㅋㅋ").gibberish         # False
+
+Nothing is loaded at import: the Markov tables (package data), the word list and the optional
+Korean analyser load on first use.
+"""
+
+from convoscope.filters._filter import (
+    DEFAULT_THRESHOLDS,
+    GibberishResult,
+    GibberishThresholds,
+    LanguageChoice,
+    Note,
+    Reason,
+    detect,
+    detect_many,
+    markov_log_likelihood,
+)
+from convoscope.filters._io import Answer, GibberishSummary, read_answers, summarize, write_flags
+from convoscope.filters._korean import to_jamo
+from convoscope.filters._langid import Language, detect_language
+from convoscope.filters._markov import BigramModel
+
+__all__ = [
+    "DEFAULT_THRESHOLDS",
+    "Answer",
+    "BigramModel",
+    "GibberishResult",
+    "GibberishSummary",
+    "GibberishThresholds",
+    "Language",
+    "LanguageChoice",
+    "Note",
+    "Reason",
+    "detect",
+    "detect_language",
+    "detect_many",
+    "markov_log_likelihood",
+    "read_answers",
+    "summarize",
+    "to_jamo",
+    "write_flags",
+]

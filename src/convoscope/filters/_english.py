@@ -1,0 +1,116 @@
+"""English signals: letters for the Markov model, word tokens and their kinds, consonant/vowel runs
+(seed 000, appendix A.1).
+
+Tokens are found with a regular expression rather than NLTK's ``word_tokenize``, whose model data
+(punkt_tab) cannot be fetched offline; for survey answers a letters-and-apostrophes pattern finds
+the same words.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+ENGLISH_ALPHABET = " abcdefghijklmnopqrstuvwxyz"
+VOWELS = frozenset("aeiou")
+TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)*")
+_NOT_LETTER = re.compile(r"[^a-z]+")
+_CLASS_RUNS = re.compile(r"[aeiou]+|[b-df-hj-np-tv-z]+")
+_ELONGATED_RUN = re.compile(r"(.)\1{2,}")
+_LAUGHTER = re.compile(r"(?:(?:bw|mw)?a?(?:h+[aeiou]+)+h*|(?:lo)+l+|lm+f?a+o+|x+d+|(?:ja)+j?|(?:ke)+k?)")
+
+DEFAULT_SLANG = frozenset(
+    # Chat abbreviations, fillers and informal spellings a dictionary may lack or rank too low.
+    "lol lolz lmao lmfao rofl brb btw idk idc ikr imo imho tbh ngl omg omfg wtf smh fyi afaik irl "
+    "jk np ty tysm thx thnx pls plz ok okay k kk ya yah yea yeah yep yup yas yass nah nope meh hmm "
+    "hm mhm uh uhh um umm er ugh ew eww wow yay oof gg gr8 u ur r y bc cuz coz tho thru gonna "
+    "wanna gotta kinda sorta dunno lemme gimme ain't y'all xd xo xoxo asap diy ikr fr rn af bff dm "
+    "sus bruh bro fam noob hella lit mid vibe vibes sry soz luv gud kool nvm idgaf w/e wbu hbu "
+    "ttyl gtg g2g bday pic pics convo fave fav tmi".split()
+)
+
+TokenKind = Literal["word", "slang", "elongated", "unknown"]
+
+
+@dataclass(frozen=True)
+class EnglishSignals:
+    symbols: str
+    tokens: tuple[str, ...]
+    kinds: tuple[TokenKind, ...]
+    valid_word_ratio: float | None
+    longest_class_run: int
+
+    @property
+    def nonstandard(self) -> bool:
+        """Slang, laughter or an elongated word is present: the seed's exception applies."""
+        return any(kind in ("slang", "elongated") for kind in self.kinds)
+
+
+def fold(text: str) -> str:
+    """Lower-case, accents removed (café -> cafe), typographic apostrophes made plain."""
+    text = text.lower().replace("\u2019", "'")
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def english_symbols(text: str) -> str:
+    """Lower-case a-z with single spaces, padded so word starts and ends are transitions too.
+    Apostrophes vanish (don't -> dont) instead of splitting a word in two."""
+    letters = _NOT_LETTER.sub(" ", fold(text).replace("'", ""))
+    return " " + " ".join(letters.split()) + " "
+
+
+def tokenize(text: str) -> tuple[str, ...]:
+    return tuple(TOKEN.findall(fold(text)))
+
+
+def longest_class_run(word: str) -> int:
+    """Longest stretch of letters that are all vowels or all consonants (aeiou are vowels)."""
+    return max(map(len, _CLASS_RUNS.findall(word)), default=0)
+
+
+def is_slang(token: str, slang: frozenset[str]) -> bool:
+    return token in slang or _LAUGHTER.fullmatch(token) is not None
+
+
+def _squeezed_forms(token: str) -> set[str]:
+    """Every way of shortening each run of 3+ equal letters to one or two letters (sooo -> so, soo)."""
+    runs = list(_ELONGATED_RUN.finditer(token))[:4]  # cap the 2^n combinations
+    forms = set()
+    for lengths in itertools.product((1, 2), repeat=len(runs)):
+        pieces, position = [], 0
+        for run, keep in zip(runs, lengths, strict=True):
+            pieces.append(token[position:run.start()] + run.group(1) * keep)
+            position = run.end()
+        forms.add("".join(pieces) + token[position:])
+    return forms
+
+
+def token_kind(token: str, is_word: Callable[[str], bool], slang: frozenset[str]) -> TokenKind:
+    if is_slang(token, slang):
+        return "slang"
+    if is_word(token):
+        return "word"
+    if _ELONGATED_RUN.search(token):
+        # A squeezed form must keep two different letters: "aaaaaa" -> "a" is noise, not a word.
+        for form in _squeezed_forms(token):
+            if len(set(form)) >= 2 and (is_word(form) or is_slang(form, slang)):
+                return "elongated"
+    return "unknown"
+
+
+def english_signals(text: str, is_word: Callable[[str], bool], slang: frozenset[str]) -> EnglishSignals:
+    symbols = english_symbols(text)
+    tokens = tokenize(text)
+    kinds = tuple(token_kind(token, is_word, slang) for token in tokens)
+    valid = sum(1 for kind in kinds if kind != "unknown")
+    ratio = valid / len(tokens) if tokens else None
+    # Elongations and laughter are repetitive by design; only other words can show a mashing run.
+    runs = [longest_class_run(token.replace("'", ""))
+            for token, kind in zip(tokens, kinds, strict=True) if kind not in ("slang", "elongated")]
+    return EnglishSignals(symbols, tokens, kinds, ratio, max(runs, default=0))

@@ -1,0 +1,133 @@
+"""Reading answers from a file and writing one flag per answer, for ``convoscope gibberish``.
+
+A plain text file holds one answer per line, and every line is an answer: an empty line stays in
+the output (flagged ``empty`` by default), so output row N always belongs to input line N. CSV,
+TSV and JSONL files name the answer column with ``column``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TextIO
+
+from pydantic import BaseModel, ConfigDict
+
+from convoscope.filters._filter import GibberishResult
+from convoscope.items import ItemError
+
+TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
+JSONL_SUFFIXES = {".jsonl", ".ndjson"}
+
+
+class Answer(BaseModel):
+    """One answer and the line of the file where it starts."""
+
+    model_config = ConfigDict(frozen=True)
+
+    line: int
+    text: str
+
+
+def _decode(path: Path) -> str:
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise ItemError(path, line, None, "not UTF-8 text; save the file as UTF-8") from None
+
+
+def read_answers(path: Path, *, column: str | None = None) -> list[Answer]:
+    """Answers from a text (one per line), CSV/TSV or JSONL file; CSV and JSONL need ``column``."""
+    suffix = path.suffix.lower()
+    structured = suffix in TABLE_SUFFIXES or suffix in JSONL_SUFFIXES
+    if structured and not column:
+        raise ItemError(path, None, None, "a CSV/TSV/JSONL file needs --column naming the answer field")
+    if not structured and column:
+        raise ItemError(path, None, column, "--column applies to CSV/TSV/JSONL files; this is read as "
+                        "plain text, one answer per line")
+    text = _decode(path)
+    if suffix in TABLE_SUFFIXES:
+        return _read_table(path, text, TABLE_SUFFIXES[suffix], str(column))
+    if suffix in JSONL_SUFFIXES:
+        return _read_jsonl(path, text, str(column))
+    return [Answer(line=number, text=line) for number, line in enumerate(text.splitlines(), start=1)]
+
+
+def _read_table(path: Path, text: str, delimiter: str, column: str) -> list[Answer]:
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    header = next(reader, None)
+    if header is None:
+        raise ItemError(path, 1, None, "the file is empty; expected a header row")
+    if column not in header:
+        raise ItemError(path, 1, column, f"no such column; the header has {', '.join(header)}")
+    position, answers, start = header.index(column), [], reader.line_num + 1
+    for row in reader:
+        if row and len(row) != len(header):
+            raise ItemError(path, start, column, f"{len(row)} fields where the header has {len(header)}")
+        answers.append(Answer(line=start, text=row[position] if row else ""))
+        start = reader.line_num + 1
+    return answers
+
+
+def _read_jsonl(path: Path, text: str, column: str) -> list[Answer]:
+    answers = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue  # blank lines separate nothing in JSONL; they are not answers
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ItemError(path, number, None, f"not valid JSON ({error.msg})") from None
+        if not isinstance(record, dict) or column not in record:
+            raise ItemError(path, number, column, "missing; every object needs the answer field")
+        value = record[column]
+        if value is not None and not isinstance(value, str | int | float):
+            raise ItemError(path, number, column, f"expected text, got {type(value).__name__}")
+        answers.append(Answer(line=number, text="" if value is None else str(value)))
+    return answers
+
+
+def flag_record(answer: Answer, result: GibberishResult) -> dict[str, object]:
+    return {"line": answer.line, **result.model_dump(mode="json")}
+
+
+def write_flags(answers: Iterable[Answer], results: Iterable[GibberishResult], handle: TextIO) -> None:
+    """One JSON object per answer, in input order."""
+    for answer, result in zip(answers, results, strict=True):
+        handle.write(json.dumps(flag_record(answer, result), ensure_ascii=False) + "\n")
+
+
+class GibberishSummary(BaseModel):
+    """Counts for the CLI's closing table."""
+
+    model_config = ConfigDict(frozen=True)
+
+    total: int
+    gibberish: int
+    by_language: dict[str, tuple[int, int]]  # language -> (answers, gibberish)
+    by_reason: dict[str, int]
+
+    @property
+    def rate(self) -> float:
+        return self.gibberish / self.total if self.total else float("nan")
+
+
+def summarize(results: Iterable[GibberishResult]) -> GibberishSummary:
+    answers: Counter[str] = Counter()
+    flagged: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    for result in results:
+        answers[result.lang] += 1
+        flagged[result.lang] += result.gibberish
+        reasons.update(result.reasons)
+    return GibberishSummary(
+        total=sum(answers.values()), gibberish=sum(flagged.values()),
+        by_language={lang: (answers[lang], flagged[lang]) for lang in sorted(answers)},
+        by_reason=dict(reasons.most_common()),
+    )

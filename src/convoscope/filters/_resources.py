@@ -1,0 +1,105 @@
+"""Lazy loaders for the filter's tables, dictionary and Korean analyser.
+
+Nothing here runs at import. Each loader is cached because what it returns is read-only and
+costly to build (the wordfreq list takes ~0.3 s, the Korean analyser several seconds); tests and
+callers who want other tables pass their own paths to ``BigramModel.load``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+from collections.abc import Callable
+from functools import lru_cache
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from typing import Literal
+
+from convoscope.filters._markov import BigramModel
+
+ENGLISH_TABLE = "en_char_bigrams.json.gz"
+KOREAN_TABLE = "ko_jamo_bigrams.json.gz"
+ENGLISH_WORDS = "en_words.txt.gz"
+
+Dictionary = Literal["auto", "wordfreq", "corpus"]
+Analyser = Literal["auto", "kiwi", "off"]
+
+
+def _data(name: str) -> Traversable:
+    return files("convoscope.filters").joinpath("data", name)
+
+
+@lru_cache(maxsize=2)
+def bigram_model(lang: Literal["en", "ko"]) -> BigramModel:
+    return BigramModel.load(_data(ENGLISH_TABLE if lang == "en" else KOREAN_TABLE))
+
+
+@lru_cache(maxsize=1)
+def corpus_words() -> frozenset[str]:
+    """Words seen at least twice in the bundled conversational corpora (see the build script)."""
+    text = gzip.decompress(_data(ENGLISH_WORDS).read_bytes()).decode("utf-8")
+    return frozenset(line for line in text.splitlines() if line)
+
+
+@lru_cache(maxsize=8)
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # ValueError: a module blocked or half-imported in sys.modules
+        return False
+
+
+def wordfreq_available() -> bool:
+    return _installed("wordfreq")
+
+
+@lru_cache(maxsize=4)
+def wordfreq_words(min_zipf: float) -> frozenset[str]:
+    """English words at or above a Zipf frequency (log10 of uses per billion words)."""
+    import wordfreq
+
+    floor = 10 ** (min_zipf - 9)
+    return frozenset(word for word, frequency in wordfreq.get_frequency_dict("en", "large").items()
+                     if frequency >= floor and word.isascii())
+
+
+def resolve_dictionary(choice: Dictionary) -> Literal["wordfreq", "corpus"]:
+    if choice == "auto":
+        return "wordfreq" if wordfreq_available() else "corpus"
+    if choice == "wordfreq" and not wordfreq_available():
+        raise ValueError("en_dictionary='wordfreq' needs the wordfreq package: "
+                         "pip install 'convoscope[gibberish]'")
+    return choice
+
+
+@lru_cache(maxsize=8)
+def word_checker(choice: Dictionary, min_zipf: float) -> Callable[[str], bool]:
+    """Membership test for English words. Single letters other than "a" and "i" never count:
+    frequency lists hold every letter, and a row of letters is what a mash looks like."""
+    words = wordfreq_words(min_zipf) if resolve_dictionary(choice) == "wordfreq" else corpus_words()
+
+    def is_word(token: str) -> bool:
+        return (len(token) > 1 or token in ("a", "i")) and token in words
+
+    return is_word
+
+
+def kiwi_available() -> bool:
+    return _installed("kiwipiepy")
+
+
+@lru_cache(maxsize=1)
+def kiwi() -> object:
+    from kiwipiepy import Kiwi  # type: ignore[import-untyped]
+
+    return Kiwi()
+
+
+def morpheme_analyser(choice: Analyser) -> object | None:
+    """The Korean analyser, or None when the check is off or kiwipiepy is not installed."""
+    if choice == "off" or (choice == "auto" and not kiwi_available()):
+        return None
+    if not kiwi_available():
+        raise ValueError("ko_morphemes='kiwi' needs the kiwipiepy package: "
+                         "pip install 'convoscope[gibberish]'")
+    return kiwi()

@@ -1,0 +1,54 @@
+"""Model specs as the CLI writes them, and the registry of backends.
+
+* ``embedded`` / ``embedded:smollm2`` / ``embedded:gemma3-270m`` / ``embedded:/path/model.gguf``
+* ``openai:MODEL@BASE_URL`` (any OpenAI-compatible server) or ``openai:MODEL`` (api.openai.com,
+  or ``OPENAI_BASE_URL`` when set)
+
+Other backends register a factory under their prefix with :func:`register_backend`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from convoscope.models._base import Model, ModelError
+
+BackendFactory = Callable[..., Model]
+_BACKENDS: dict[str, BackendFactory] = {}
+
+
+def register_backend(prefix: str, factory: BackendFactory) -> None:
+    """``factory(rest_of_spec, **options)`` builds a model for specs ``prefix:rest``."""
+    _BACKENDS[prefix] = factory
+
+
+def _embedded(rest: str, **options: Any) -> Model:
+    from convoscope.models._embedded import DEFAULT_EMBEDDED, EmbeddedModel
+
+    return EmbeddedModel(rest or DEFAULT_EMBEDDED, **options)
+
+
+def _openai(rest: str, **options: Any) -> Model:
+    from convoscope.models._openai import OpenAIModel
+
+    model, _, base_url = rest.partition("@")
+    if not model:
+        raise ModelError("an openai spec needs a model name: openai:MODEL@BASE_URL")
+    base_url = base_url or os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1")
+    return OpenAIModel(model, base_url=base_url, **options)
+
+
+register_backend("embedded", _embedded)
+register_backend("openai", _openai)
+
+
+def model_from_spec(spec: str, **options: Any) -> Model:
+    """Build a model from a spec string (see the module docstring)."""
+    prefix, _, rest = spec.partition(":")
+    factory = _BACKENDS.get(prefix)
+    if factory is None:
+        raise ModelError(f"unknown model spec {spec!r}: start it with one of "
+                         f"{', '.join(sorted(_BACKENDS))} (e.g. 'openai:MODEL@http://127.0.0.1:8000/v1')")
+    return factory(rest, **options)

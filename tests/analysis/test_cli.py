@@ -1,0 +1,97 @@
+"""`convoscope agree` and `convoscope metaeval` on the sample files."""
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from convoscope.analysis import (
+    RatingColumns,
+    agreement_table,
+    fleiss_kappa,
+    krippendorff_alpha,
+    metaeval,
+    read_ratings,
+)
+from convoscope.cli import cli
+from convoscope.cli._app import _register
+
+_register()
+SAMPLES = Path(__file__).parent / "samples"
+HUMAN_OPTIONS = ["--item-col", "id", "--rater-col", "annotator", "--value-col", "label"]
+
+
+def _run(*args):
+    # A wide console keeps rich from wrapping the one-line messages the tests look for.
+    return CliRunner().invoke(cli, [str(arg) for arg in args], env={"COLUMNS": "300"})
+
+
+def test_agree_prints_and_writes_json(tmp_path):
+    out = tmp_path / "agree.json"
+    result = _run("agree", SAMPLES / "humans.csv", *HUMAN_OPTIONS, "--level", "ordinal", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "Inter-annotator agreement" in result.output and "overall" in result.output
+    data = json.loads(out.read_text())
+    rows = {row["criterion"]: row for row in data["rows"]}
+    assert set(rows) == {"overall", "relevant"}
+    columns = RatingColumns(item="id", rater="annotator", value="label")
+    expected = agreement_table(read_ratings(SAMPLES / "humans.csv", columns=columns), level="ordinal")
+    assert rows["overall"]["krippendorff_alpha"] == expected[0].krippendorff_alpha
+    assert rows["overall"]["strong"]["n_removed"] == 1  # one "I don't know" in the sample
+    assert rows["overall"]["n_raters"] == 3 and rows["overall"]["n_items"] == 16
+    assert rows["overall"]["cohen_weights"] == "linear"
+
+
+def test_agree_without_criterion_column_uses_the_value_column_name(tmp_path):
+    path = tmp_path / "annotations.csv"
+    path.write_text("id,annotator,label\n" + "".join(
+        f"{i},{a},{'pos' if (i + (a == 'y')) % 3 else 'neg'}\n" for i in range(12) for a in "xyz"))
+    out = tmp_path / "a.json"
+    result = _run("agree", path, "--item-col", "id", "--rater-col", "annotator", "--value-col", "label",
+                  "--out", out)
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(out.read_text())["rows"]
+    assert row["criterion"] == "label"
+    matrix = [[("pos" if (i + (a == "y")) % 3 else "neg") for i in range(12)] for a in "xyz"]
+    assert row["fleiss_kappa"] == fleiss_kappa(matrix)
+    assert row["krippendorff_alpha"] == krippendorff_alpha(matrix)
+
+
+def test_metaeval_prints_and_writes_json(tmp_path):
+    out = tmp_path / "metaeval.json"
+    result = _run("metaeval", SAMPLES / "verdicts.jsonl", "--human", SAMPLES / "humans.csv",
+                  *HUMAN_OPTIONS, "--criterion", "overall", "--by", "language", "--resamples", "200",
+                  "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "model:good" in result.output and "Spearman" in result.output
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["group"], r["judge"]) for r in rows] == [
+        (None, "model:good"), (None, "model:noisy"), ("en", "model:good"), ("en", "model:noisy"),
+        ("ko", "model:good"), ("ko", "model:noisy")]
+    judged = read_ratings(SAMPLES / "verdicts.jsonl")
+    humans = read_ratings(SAMPLES / "humans.csv", columns=RatingColumns(item="id", rater="annotator",
+                                                                         value="label"))
+    expected = metaeval(judged, humans, criteria=["overall"], by="language", n_resamples=200)
+    assert rows[0]["spearman"]["low"] == expected[0].spearman.low
+    assert rows[1]["n_items"] == 15  # one parse failure
+
+
+def test_metaeval_binary_criterion_shows_f1(tmp_path):
+    result = _run("metaeval", SAMPLES / "verdicts.jsonl", "--human", SAMPLES / "humans.csv",
+                  *HUMAN_OPTIONS, "--criterion", "relevant", "--resamples", "100")
+    assert result.exit_code == 0, result.output
+    assert "F1+" in result.output and "F1−" in result.output
+
+
+def test_errors_are_one_line_with_exit_code_2(tmp_path):
+    bad = tmp_path / "humans.csv"
+    bad.write_text("id,annotator,criterion,label\nq00,ann1,overall,3\nq01,,overall,4\n")
+    result = _run("agree", bad, *HUMAN_OPTIONS)
+    assert result.exit_code == 2
+    assert f"{bad}, line 3, field 'annotator': is empty" in result.output
+    result = _run("metaeval", SAMPLES / "verdicts.jsonl", "--human", SAMPLES / "humans.csv",
+                  *HUMAN_OPTIONS, "--criterion", "fluency")
+    assert result.exit_code == 2
+    assert "criterion 'fluency' has no ratings" in result.output
+    result = _run("metaeval", tmp_path / "missing.jsonl")
+    assert result.exit_code == 2 and "file not found" in result.output
