@@ -58,34 +58,39 @@ def make_items(n: int) -> list[Item]:
                  response=f"{answers[i % len(answers)]} (respondent {i})") for i in range(n)]
 
 
-async def bare_loop(base_url: str, items: list[Item], concurrency: int, max_tokens: int) -> float:
+async def bare_loop(base_url: str, items: list[Item], concurrency: int, max_tokens: int
+                    ) -> tuple[float, int]:
     from openai import AsyncOpenAI
 
     criterion = load_suite("survey").criteria[0]
     client = AsyncOpenAI(base_url=base_url, api_key="none")
     limit = asyncio.Semaphore(concurrency)
+    tokens = 0
 
     async def one(item: Item) -> None:
+        nonlocal tokens
         request = build_request(criterion, item, max_tokens=max_tokens)
         async with limit:
-            await client.chat.completions.create(
+            response = await client.chat.completions.create(
                 model="local", messages=[m.model_dump() for m in request.messages or ()],
                 max_tokens=max_tokens, temperature=0.0,
                 response_format={"type": "json_object", "schema": request.json_schema})
+            tokens += response.usage.completion_tokens if response.usage else 0
 
     started = time.perf_counter()
     await asyncio.gather(*(one(item) for item in items))
     await client.close()
-    return time.perf_counter() - started
+    return time.perf_counter() - started, tokens
 
 
 async def convoscope_run(base_url: str, items: list[Item], concurrency: int, store: Store,
-                         cache: Path) -> tuple[float, int]:
+                         cache: Path, max_tokens: int) -> tuple[float, int, int]:
     criterion = load_suite("survey").criteria[0]
     started = time.perf_counter()
     summary = await judge_async(items, [criterion], [JudgeSpec(f"openai:local@{base_url}")],
-                                store=store, cache_path=cache, concurrency=concurrency)
-    return time.perf_counter() - started, summary.model_calls
+                                store=store, cache_path=cache, concurrency=concurrency,
+                                max_tokens=max_tokens)
+    return time.perf_counter() - started, summary.model_calls, summary.completion_tokens
 
 
 def main() -> None:
@@ -103,18 +108,20 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as folder:
             asyncio.run(bare_loop(base_url, items[:2], 2, args.max_tokens))  # warm the server
-            bare = asyncio.run(bare_loop(base_url, items, args.concurrency, args.max_tokens))
+            bare, bare_tokens = asyncio.run(bare_loop(base_url, items, args.concurrency, args.max_tokens))
             store = Store(Path(folder) / "bench.db")
             cache = Path(folder) / "cache.db"
-            ours, calls = asyncio.run(convoscope_run(base_url, items, args.concurrency, store, cache))
+            ours, calls, our_tokens = asyncio.run(
+                convoscope_run(base_url, items, args.concurrency, store, cache, args.max_tokens))
             store2 = Store(Path(folder) / "bench2.db")
-            cached, cached_calls = asyncio.run(
-                convoscope_run(base_url, items, args.concurrency, store2, cache))
+            cached, cached_calls, _ = asyncio.run(
+                convoscope_run(base_url, items, args.concurrency, store2, cache, args.max_tokens))
     finally:
         server.kill()
     print(f"items={args.items} concurrency={args.concurrency}")
-    print(f"bare openai loop : {bare:8.2f} s")
-    print(f"convoscope       : {ours:8.2f} s  ({calls} model calls)  ratio {ours / bare:.3f}")
+    print(f"bare openai loop : {bare:8.2f} s  ({bare_tokens} completion tokens)")
+    print(f"convoscope       : {ours:8.2f} s  ({calls} model calls, {our_tokens} completion tokens)  "
+          f"ratio {ours / bare:.3f}")
     print(f"cached re-run    : {cached:8.2f} s  ({cached_calls} model calls)")
 
 

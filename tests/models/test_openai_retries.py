@@ -100,3 +100,17 @@ async def test_cost_is_computed_only_from_given_prices(server):
     generation = await model.generate(REQUEST)
     await model.aclose()
     assert generation.cost == pytest.approx((1000 * 2.0 + 500 * 8.0) / 1e6)
+
+
+async def test_concurrent_requests_probe_the_server_once(server):
+    import asyncio
+
+    rejection = (500, "response_format json_schema not supported", {})
+    scripted = server(rejection, *[(200, chat_reply('{"score": 1}'), {})] * 4)
+    model = model_for(scripted)
+    results = await asyncio.gather(*(model.generate(REQUEST) for _ in range(4)))
+    await model.aclose()
+    assert all(result.text == '{"score": 1}' for result in results)
+    formats = [request["body"].get("response_format", {}).get("type") for request in scripted.requests]
+    # One request finds out what the server accepts; the others wait for it and never get rejected.
+    assert formats == ["json_schema", "json_object", "json_object", "json_object", "json_object"]

@@ -65,6 +65,8 @@ Examples:
 @click.option("--cache", "cache_path", type=click.Path(dir_okay=False),
               help="Response cache file (default: beside the store).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
+@click.option("--max-tokens", type=int, default=400, show_default=True,
+              help="Longest answer a chat-mode judge may write.")
 @click.option("--concurrency", type=int, default=8, show_default=True,
               help="Judgements in flight at once (each endpoint has its own limit too).")
 @click.option("--limit", type=int, help="Judge only the first N items.")
@@ -78,7 +80,8 @@ Examples:
 def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tuple[str, ...],
                   criteria_files: tuple[str, ...], judges: tuple[str, ...], mode: str,
                   personas: tuple[str, ...], pool: str, ties: str, quorum: int, out: Path | None,
-                  store_target: str, cache_path: str | None, no_cache: bool, concurrency: int,
+                  store_target: str, cache_path: str | None, no_cache: bool, max_tokens: int,
+                  concurrency: int,
                   limit: int | None, **columns: str) -> None:
     """Judge ITEMS (.jsonl, .csv, .tsv, .parquet) on criteria and keep every verdict.
 
@@ -99,7 +102,7 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
             console.print(f"[yellow]{OFFLINE_WARNING}[/yellow]")
         summary = _run_with_progress(console, items, criteria, specs, store, cache,
                                      pool="majority" if pool == "max-vote" else pool, ties=ties,
-                                     quorum=quorum, concurrency=concurrency)
+                                     quorum=quorum, concurrency=concurrency, max_tokens=max_tokens)
         if out is not None:
             verdicts = store.verdicts(summary.run_id)
             writer = write_csv if out.suffix.lower() == ".csv" else write_jsonl
@@ -147,7 +150,9 @@ def _default_cache(store: Store) -> str:
 def _run_with_progress(console: Console, items, criteria, specs, store, cache, **options) -> RunSummary:  # type: ignore[no-untyped-def]
     columns = ("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), "eta", TimeRemainingColumn())
-    total = sum(1 for item in items for c in criteria)
+    from convoscope.runs._run import applies
+
+    total = sum(1 for item in items for criterion in criteria if applies(criterion, item))
     with Progress(*columns, console=console, transient=False,
                   disable=not console.is_terminal and not sys.stderr.isatty()) as progress:
         task = progress.add_task("judging", total=total)

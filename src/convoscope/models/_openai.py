@@ -52,6 +52,8 @@ class OpenAIModel:
         self._price = price_per_million
         self._format_index = 0  # how far structured output had to be degraded for this server
         self._logprobs_ok = True
+        self._settled = False
+        self._probe_lock = asyncio.Lock()
 
     @property
     def name(self) -> str:
@@ -67,6 +69,18 @@ class OpenAIModel:
             return self._generation(data, request, time.perf_counter() - started)
 
     async def _chat(self, request: GenerateRequest) -> dict[str, Any]:
+        if self._settled:
+            return await self._chat_attempts(request)
+        # Until one request has succeeded, probe the server's capabilities one request at a time,
+        # so that a burst of concurrent requests does not pay for every rejected form.
+        async with self._probe_lock:
+            if self._settled:
+                return await self._chat_attempts(request)
+            data = await self._chat_attempts(request)
+            self._settled = True
+            return data
+
+    async def _chat_attempts(self, request: GenerateRequest) -> dict[str, Any]:
         while True:
             body: dict[str, Any] = {
                 "model": self.model, "messages": [m.model_dump() for m in request.messages or ()],
@@ -75,6 +89,7 @@ class OpenAIModel:
                 body["seed"] = request.seed
             if request.stop:
                 body["stop"] = list(request.stop)
+            state = (self._format_index, self._logprobs_ok)
             if self._logprobs_ok:
                 body.update(logprobs=True, top_logprobs=10)
             fmt = _FORMATS[self._format_index] if request.json_schema is not None else "none"
@@ -86,6 +101,8 @@ class OpenAIModel:
             try:
                 return await self._post("/chat/completions", body)
             except _Rejected as rejected:
+                if state != (self._format_index, self._logprobs_ok):
+                    continue  # a concurrent request already stepped down; retry in the new state
                 if not self._degrade(rejected, fmt):
                     raise ModelError(f"{self.name}: {rejected}") from None
 

@@ -52,6 +52,7 @@ def build_judge(
     quorum: int = 1,
     cache_path: str | Path | None = None,
     model_options: dict[str, Any] | None = None,
+    max_tokens: int = 400,
 ) -> tuple[Judge, list[Model]]:
     """One judge, or a panel when several specs are given. Also returns the models to close."""
     from convoscope.models import CachedModel, ResponseCache, model_from_spec
@@ -66,7 +67,8 @@ def build_judge(
             model = model_from_spec(spec.model, **(model_options or {}))
             models[spec.model] = CachedModel(model, cache) if cache is not None else model
         judges.append(RubricJudge(models[spec.model], mode=spec.resolved_mode(),
-                                  persona=spec.persona, persona_name=spec.persona_name))
+                                  persona=spec.persona, persona_name=spec.persona_name,
+                                  max_tokens=max_tokens))
     if len(judges) == 1:
         return judges[0], list(models.values())
     return Panel(tuple(judges), rule=pool, ties=ties, quorum=quorum), list(models.values())
@@ -84,9 +86,15 @@ async def judge_async(
     quorum: int = 1,
     concurrency: int = 16,
     on_progress: Progress | None = None,
+    max_tokens: int = 400,
+    model_options: dict[str, Any] | None = None,
 ) -> RunSummary:
-    """Build the judge, run it over items x criteria into ``store``, and close the models."""
-    judge, models = build_judge(specs, pool=pool, ties=ties, quorum=quorum, cache_path=cache_path)
+    """Build the judge, run it over items x criteria into ``store``, and close the models.
+
+    ``max_tokens`` caps a chat judge's answer; ``model_options`` go to every backend (e.g.
+    ``max_concurrency`` or ``price_per_million`` for HTTP endpoints)."""
+    judge, models = build_judge(specs, pool=pool, ties=ties, quorum=quorum, cache_path=cache_path,
+                                model_options=model_options, max_tokens=max_tokens)
     try:
         return await judge_items(items, criteria, judge, store=store, concurrency=concurrency,
                                  on_progress=on_progress)
