@@ -11,4 +11,12 @@ if ! command -v initdb >/dev/null && ! ls /usr/lib/postgresql/*/bin/initdb >/dev
     echo "note: PostgreSQL is not installed; its store test will be skipped" >&2
   fi
 fi
+# Headless Chromium and Korean fonts for the campaign web app's browser test (driven by playwright).
+if ! command -v chromium >/dev/null || ! fc-list 2>/dev/null | grep -qi nanum; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-nanum >/dev/null
+  else
+    echo "note: chromium / fonts-nanum are not installed; the browser tests will be skipped" >&2
+  fi
+fi
 python3 -m pytest -q -p no:cacheprovider "$@"

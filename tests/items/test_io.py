@@ -51,6 +51,19 @@ def test_csv_with_column_mapping_and_meta(tmp_path):
     assert items[0] == Item(id="7", question="Why?", response="Two\nlines", meta={"wave": "3"})
 
 
+@pytest.mark.parametrize(("row", "fields"), [
+    ("en4,Which feature do you use most, and why?,The calendar", 4),  # unquoted comma
+    ("en5,Why?", 2),
+])
+def test_csv_row_with_the_wrong_number_of_fields_is_refused(tmp_path, row, fields):
+    path = write(tmp_path / "answers.csv", f'id,question,response\nen1,"Why, then?",ok\n{row}\n')
+    with pytest.raises(ItemError) as caught:
+        read_items(path)
+    assert caught.value.line == 3
+    assert f"{fields} fields where the header has 3" in str(caught.value)
+    assert str(path) in str(caught.value)
+
+
 def test_csv_error_reports_physical_line(tmp_path):
     path = write(tmp_path / "a.csv", 'id,response\n1,"multi\nline"\n,missing id\n')
     with pytest.raises(ItemError) as caught:

@@ -41,7 +41,8 @@ async def test_second_identical_request_is_a_hit(tmp_path):
 
 @pytest.mark.parametrize("change", [{"prompt": "b"}, {"temperature": 0.7}, {"max_tokens": 3}, {"seed": 1},
                                     {"json_schema": {"type": "object"}},
-                                    {"next_token_candidates": ("1", "2")}])
+                                    {"next_token_candidates": ("1", "2")}, {"top_p": 0.9},
+                                    {"presence_penalty": 0.6}])
 async def test_every_setting_is_part_of_the_key(tmp_path, change):
     inner = FakeCountingModel()
     model = CachedModel(inner, ResponseCache(tmp_path / "cache.db"))
@@ -71,3 +72,17 @@ async def test_identical_requests_in_flight_share_one_call(tmp_path):
     results = await asyncio.gather(*(model.generate(GenerateRequest(prompt="a")) for _ in range(5)))
     assert inner.calls == 1
     assert sum(not result.cached for result in results) == 1
+
+
+def test_keys_made_before_sampling_settings_existed_still_match():
+    # The key of a request that leaves top_p / presence_penalty unset is the key it had before
+    # those fields were added: a user's cache stays warm across the upgrade.
+    import hashlib
+    import json
+
+    from convoscope.models._cache import cache_key
+
+    request = GenerateRequest(prompt="a", temperature=0.3)
+    old = request.model_dump(mode="json", exclude={"top_p", "presence_penalty"})
+    payload = json.dumps({"model": "m", "request": old}, sort_keys=True, ensure_ascii=False)
+    assert cache_key("m", request) == hashlib.sha256(payload.encode("utf-8")).hexdigest()

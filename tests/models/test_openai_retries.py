@@ -114,3 +114,15 @@ async def test_concurrent_requests_probe_the_server_once(server):
     formats = [request["body"].get("response_format", {}).get("type") for request in scripted.requests]
     # One request finds out what the server accepts; the others wait for it and never get rejected.
     assert formats == ["json_schema", "json_object", "json_object", "json_object", "json_object"]
+
+
+async def test_sampling_settings_are_sent_only_when_set(server):
+    scripted = server((200, chat_reply("a"), {}), (200, chat_reply("b"), {}))
+    model = model_for(scripted)
+    plain = GenerateRequest(messages=(Message(role="user", content="hi"),), temperature=1.5)
+    await model.generate(plain)
+    await model.generate(plain.model_copy(update={"top_p": 0.95, "presence_penalty": 0.6}))
+    await model.aclose()
+    first, second = (entry["body"] for entry in scripted.requests)
+    assert "top_p" not in first and "presence_penalty" not in first
+    assert (second["top_p"], second["presence_penalty"], second["temperature"]) == (0.95, 0.6, 1.5)

@@ -2,9 +2,13 @@
 with each other? What ``convoscope metaeval`` prints, as rows a report can reuse.
 
 For each judge and criterion (and group, with ``by``): correlations with the mean human score,
-with bootstrap intervals; Cohen's kappa against the human majority; F1 for both classes on
-binary criteria; and, as the ceiling, Krippendorff's alpha among the humans and the
+with bootstrap intervals; Cohen's kappa against the human majority; F1 for both classes and the
+ROC AUC on binary criteria; and, as the ceiling, Krippendorff's alpha among the humans and the
 leave-one-out correlation of each human with the mean of the others.
+
+Baselines (raters named ``baseline:…``, e.g. response length) are rows like judges, but their
+scores are continuous and have no natural threshold, so they get correlations and, on binary
+criteria, the AUC — never kappa or F1, which would need a cut-off chosen for them.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from convoscope.analysis._agreement import cohen_kappa
 from convoscope.analysis._bootstrap import BootstrapResult, bootstrap_ci
 from convoscope.analysis._classification import BinaryScores, binary_scores
 from convoscope.analysis._correlation import CORRELATIONS
+from convoscope.analysis._detection import roc_auc
 from convoscope.analysis._krippendorff import Level, krippendorff_alpha
 from convoscope.analysis._pooling import Ties, majority_vote, mean_pool
 from convoscope.analysis._raters import leave_one_out
@@ -27,6 +32,7 @@ from convoscope.analysis._tables import GroupBy, RaterMatrix, Score, rater_matri
 from convoscope.analysis._validate import missing_mask
 
 HUMAN_PREFIX = "human:"
+BASELINE_PREFIX = "baseline:"
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,7 @@ class MetaevalRow:
     binary: BinaryScores | None
     humans: HumanCeiling
     notes: tuple[str, ...] = ()
+    auc: float | None = None  # binary criteria: ROC AUC of the scores against the human majority
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -171,11 +178,15 @@ def _judge_row(judge: str, scores: np.ndarray, humans: RaterMatrix, ceiling: Hum
     if not numeric:
         notes.append("correlations need numeric scores from both judge and humans")
     majority = majority_vote(humans.values, ties=options["ties"]) if rated.any() else None
-    kappa, weights = _kappa(scores, majority, numeric, notes)
-    binary = _binary(scores, majority, options["positive"], notes)
+    if judge.startswith(BASELINE_PREFIX):
+        kappa, weights, binary = None, None, None  # no threshold: correlations and AUC only
+    else:
+        kappa, weights = _kappa(scores, majority, numeric, notes)
+        binary = _binary(scores, majority, options["positive"], notes)
+    auc = _auc(scores, majority, options["positive"], notes) if numeric else None
     return MetaevalRow(humans.criterion, group, judge, int(rated.sum()), intervals.get("spearman"),
                        intervals.get("kendall"), intervals.get("pearson"), kappa, weights, binary,
-                       ceiling, tuple(notes))
+                       ceiling, tuple(notes), auc)
 
 
 def _intervals(scores: np.ndarray, humans: RaterMatrix, options: dict[str, Any],
@@ -220,3 +231,16 @@ def _binary(scores: np.ndarray, majority: np.ndarray | None, positive: Any,
             return None
         positive = max(labels)
     return attempt(notes, "F1", lambda: binary_scores(majority, scores, positive=positive))
+
+
+def _auc(scores: np.ndarray, majority: np.ndarray | None, positive: Any, notes: list[str]) -> float | None:
+    """ROC AUC of the scores against a binary human majority (None when the criterion is not
+    binary): how often a positive item outscores a negative one, with no threshold to choose."""
+    if majority is None:
+        return None
+    both = ~(missing_mask(scores) | missing_mask(majority))
+    labels = set(majority[both].tolist())
+    if len(labels) != 2:
+        return None
+    chosen = max(labels) if positive is None else positive
+    return attempt(notes, "AUC", lambda: roc_auc(majority[both], scores[both], positive=chosen))

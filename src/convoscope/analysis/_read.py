@@ -8,8 +8,6 @@ missing. A bad row raises :class:`convoscope.items.ItemError` naming file, line 
 
 from __future__ import annotations
 
-import csv
-import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,6 +16,7 @@ from typing import Any
 
 from convoscope.analysis._tables import Rating
 from convoscope.items import ItemError
+from convoscope.items._io import records
 
 _MISSING_TEXT = {"", "na", "n/a", "nan", "null", "none"}
 
@@ -63,42 +62,9 @@ def read_ratings(path: str | Path, *, columns: RatingColumns | None = None) -> l
 
 
 def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        yield from _jsonl_rows(path)
-    elif suffix == ".json":
-        yield from _json_rows(path)
-    elif suffix in (".csv", ".tsv"):
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            reader = csv.DictReader(handle, delimiter="\t" if suffix == ".tsv" else ",")
-            for row in reader:
-                yield reader.line_num, {k: v for k, v in row.items() if k is not None}
-    else:
-        raise ItemError(path, None, None, f"unknown file type '{suffix}' (use .csv, .tsv, .jsonl, .json)")
-
-
-def _jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    with path.open(encoding="utf-8") as handle:
-        for number, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            try:
-                row = json.loads(text)
-            except json.JSONDecodeError as error:
-                raise ItemError(path, number, None, f"not valid JSON ({error.msg})") from None
-            if not isinstance(row, dict):
-                raise ItemError(path, number, None, "each line must be a JSON object")
-            yield number, row
-
-
-def _json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise ItemError(path, error.lineno, None, f"not valid JSON ({error.msg})") from None
-    if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
-        raise ItemError(path, None, None, "a .json file must hold a list of objects (line = entry number)")
-    yield from enumerate(data, start=1)
+    if path.suffix.lower() == ".parquet":
+        raise ItemError(path, None, None, "unknown file type '.parquet' (use .csv, .tsv, .jsonl, .json)")
+    return records(path)
 
 
 def _rating(path: Path, line: int, row: dict[str, Any], columns: RatingColumns) -> Rating:

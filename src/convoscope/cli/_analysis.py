@@ -136,21 +136,35 @@ def _legend(rows: list[Any], level: str) -> str:
               "(default: ordinal for numbers, nominal for labels).")
 @click.option("--positive", help="Positive label for F1+ on label scales (numbers: the larger).")
 @click.option("--expected", is_flag=True, help="Use judges' probability-weighted scores where present.")
+@click.option("--items", "items_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="The judged items (.jsonl, .csv, .parquet): needed by --baseline.")
+@click.option("--baseline", "baselines", multiple=True, type=click.Choice(["length", "embedding", "tfidf"]),
+              help="Add a baseline row (repeatable): response length in words, or the cosine "
+              "between context and response by embedding (the embedded model) or TF-IDF.")
+@click.option("--embedding-model", default="smollm2", show_default=True,
+              help="Embedded model for --baseline embedding: smollm2, gemma3-270m or a .gguf path.")
+@click.option("--context-turns", type=int, default=3, show_default=True,
+              help="Context turns the similarity baselines compare the response with.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the rows as JSON.")
 def metaeval(verdicts_path: Path, human_path: Path | None, criteria: tuple[str, ...], by: str | None,
              resamples: int, confidence: float, seed: int, level: str | None, positive: str | None,
-             expected: bool, out: Path | None, **columns: str) -> None:
+             expected: bool, items_path: Path | None, baselines: tuple[str, ...], embedding_model: str,
+             context_turns: int, out: Path | None, **columns: str) -> None:
     """Meta-evaluate judges: compare the verdicts in VERDICTS with human ratings.
 
     For each judge and criterion: Spearman, Kendall and Pearson correlation with the mean human
     score (bootstrap confidence intervals), Cohen's kappa with the human majority (quadratic
-    weights for numbers), F1 for both classes on binary criteria, and the humans' own agreement
-    (Krippendorff's alpha; leave-one-out correlation with 3+ humans) as the ceiling. The column
-    options describe the --human file.
+    weights for numbers), F1 for both classes and the ROC AUC on binary criteria, and the
+    humans' own agreement (Krippendorff's alpha; leave-one-out correlation with 3+ humans) as
+    the ceiling. The column options describe the --human file. --baseline adds rows computed
+    from the --items file (raters baseline:length, baseline:embedding-sim, baseline:tfidf-sim):
+    correlations and AUC only, since their scores have no threshold.
 
     \b
-    Example:
+    Examples:
       convoscope metaeval verdicts.jsonl --human humans.csv --criterion overall --by language
+      convoscope metaeval verdicts.jsonl --human human.jsonl --items items.jsonl \\
+          --baseline length --baseline embedding --baseline tfidf
     """
     from convoscope.analysis import metaeval as run_metaeval
     from convoscope.analysis import read_ratings
@@ -162,6 +176,9 @@ def metaeval(verdicts_path: Path, human_path: Path | None, criteria: tuple[str, 
         if human_path is not None:
             default = criteria[0] if len(criteria) == 1 else None
             humans = read_ratings(human_path, columns=_columns(columns, default_criterion=default))
+        if baselines:
+            judged += _baseline_ratings(items_path, baselines, criteria or _judged_criteria(judged),
+                                        embedding_model, context_turns, console)
         rows = run_metaeval(judged, humans, criteria=criteria or None, by=by,  # type: ignore[arg-type]
                             n_resamples=resamples, confidence=confidence, seed=seed,
                             level=level,  # type: ignore[arg-type]
@@ -176,6 +193,32 @@ def metaeval(verdicts_path: Path, human_path: Path | None, criteria: tuple[str, 
             _write_json(out, {"verdicts": str(verdicts_path), "human": str(human_path or verdicts_path),
                               "resamples": resamples, "confidence": confidence, "seed": seed,
                               "rows": [row.as_dict() for row in rows]}, console)
+
+
+def _judged_criteria(ratings: list[Any]) -> tuple[str, ...]:
+    from convoscope.analysis._metaeval import HUMAN_PREFIX
+
+    return tuple(dict.fromkeys(r.criterion for r in ratings if not r.rater.startswith(HUMAN_PREFIX)))
+
+
+def _baseline_ratings(items_path: Path | None, baselines: tuple[str, ...], criteria: tuple[str, ...],
+                      embedding_model: str, context_turns: int, console: Console) -> list[Any]:
+    """The baselines' ratings of the items, one per criterion the judges answered."""
+    if items_path is None:
+        raise click.UsageError("--baseline needs --items: the file the judges judged")
+    from convoscope.baselines import LlamaEmbedder, baseline_ratings
+    from convoscope.items import read_items
+
+    items = read_items(items_path)
+    embedder = LlamaEmbedder(embedding_model) if "embedding" in baselines else None
+    try:
+        ratings = baseline_ratings(items, baselines, criteria, context_turns=context_turns,
+                                   embedder=embedder)
+    finally:
+        if embedder is not None:
+            embedder.close()
+    console.print(f"[dim]Baselines {', '.join(baselines)} on {len(items)} items of {items_path}[/dim]")
+    return ratings
 
 
 def _label(text: str | None) -> Any:
@@ -195,7 +238,8 @@ def _interval(result: Any) -> str:
 def _metaeval_legend(confidence: float) -> str:
     return (f"Correlations are with the mean human score, [{confidence:.0%} bootstrap interval]; "
             "Cohen κ is with the human majority (quadratic weights for numbers); F1+ / F1− score "
-            "the positive and the negative class of binary criteria. The humans' own agreement, "
+            "the positive and the negative class of binary criteria, AUC ranks their items by "
+            "score. baseline: rows have no threshold, so no κ or F1. The humans' own agreement, "
             "under each table, is the ceiling.")
 
 
@@ -211,16 +255,16 @@ def _metaeval_tables(rows: list[Any]) -> list[Table]:
         caption = (f"humans: {humans.n_humans}, α {_fmt(humans.alpha)} ({humans.alpha_level}), "
                    f"leave-one-out ρ {_fmt(humans.loo_spearman)}")
         table = Table(title=title, caption=caption, **_COMPACT)
-        binary = any(row.binary for row in section)
+        binary = any(row.binary or row.auc is not None for row in section)
         for header in ["judge", "n", "Spearman ρ", "Kendall τ", "Pearson r", "Cohen κ",
-                       *(["F1+", "F1−"] if binary else [])]:
+                       *(["F1+", "F1−", "AUC"] if binary else [])]:
             judge_column = header == "judge"
             table.add_column(header, justify="left" if judge_column else "right", no_wrap=judge_column)
         for row in section:
             kappa = _fmt(row.kappa) + ("" if row.kappa_weights == "quadratic" or row.kappa is None
                                        else " (unweighted)")
             f1s = [_fmt(row.binary.f1_pos if row.binary else None),
-                   _fmt(row.binary.f1_neg if row.binary else None)] if binary else []
+                   _fmt(row.binary.f1_neg if row.binary else None), _fmt(row.auc)] if binary else []
             table.add_row(row.judge, str(row.n_items), _interval(row.spearman), _interval(row.kendall),
                           _interval(row.pearson), kappa, *f1s)
         tables.append(table)

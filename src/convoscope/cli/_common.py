@@ -12,6 +12,8 @@ from rich.console import Console
 @contextmanager
 def fail_on(console: Console) -> Iterator[None]:
     """Turn expected input errors into a one-line message and exit code 2; keep Ctrl-C tidy."""
+    from rich.markup import escape
+
     from convoscope.items import ItemError
     from convoscope.models import ModelError
 
@@ -20,7 +22,9 @@ def fail_on(console: Console) -> Iterator[None]:
     except (ItemError, ModelError, ValueError, FileNotFoundError) as error:
         if isinstance(error, click.ClickException):
             raise
-        console.print(f"[red]error:[/red] {error}")
+        # One unwrapped line (a file path must stay greppable) and no markup read from the
+        # message: paths and field names may hold square brackets.
+        console.print(f"[red]error:[/red] {escape(str(error))}", soft_wrap=True)
         raise SystemExit(2) from None
     except KeyboardInterrupt:
         console.print("\n[yellow]Interrupted.[/yellow] Every verdict made so far is in the store; "

@@ -94,8 +94,10 @@ def show_command(name: str, path: Path) -> None:
               help="Write the human verdicts here (JSONL), for 'convoscope metaeval --human'.")
 @click.option("--published", "published_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write automatic labels published with the benchmark (e.g. ABC-Eval's GPT-3.5).")
+@click.option("--no-reference", is_flag=True,
+              help="Drop the items' reference turns (USR's ground truth), for reference-free judging.")
 def export_command(name: str, path: Path, items_path: Path, human_path: Path,
-                   published_path: Path | None) -> None:
+                   published_path: Path | None, no_reference: bool) -> None:
     """Read benchmark NAME from PATH (its file, its folder, or a folder holding its folder) and
     write its items and human verdicts as JSONL.
 
@@ -107,7 +109,7 @@ def export_command(name: str, path: Path, items_path: Path, human_path: Path,
 
     console = Console(stderr=True)
     with fail_on(console):
-        benchmark = load_benchmark(name, path)
+        benchmark = load_benchmark(name, path, reference_free=no_reference)
         counts = write_benchmark(benchmark, items_path, human_path, published_path=published_path)
     console.print(f"{benchmark.name}: wrote {counts['items']} items to {items_path} and "
                   f"{counts['human']} human verdicts ({len(benchmark.raters)} raters, "

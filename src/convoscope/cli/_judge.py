@@ -19,8 +19,9 @@ from rich.table import Table
 
 from convoscope.cli._common import fail_on
 from convoscope.criteria import Criterion
-from convoscope.items import ColumnMap, read_items, write_csv, write_jsonl
+from convoscope.items import ColumnMap, read_items, with_reference_candidates, write_csv, write_jsonl
 from convoscope.judges import resolve_persona
+from convoscope.metrics import check_metric_inputs
 from convoscope.runs import OFFLINE_WARNING, JudgeSpec, RunSummary, is_embedded, judge_async
 from convoscope.store import DEFAULT_STORE, Store
 
@@ -31,6 +32,9 @@ Examples:
   convoscope judge dialogues.jsonl --suite dialogue-issues --judge embedded \\
       --judge openai:qwen2.5-7b@http://127.0.0.1:8000/v1 --pool majority
   convoscope judge answers.csv --response-col answer --criterion survey/effort
+  convoscope judge candidates.jsonl --suite response-candidates --reference-candidates --out verdicts.jsonl
+  convoscope judge qa.jsonl --suite kpi --kpi follow-up --kpi low-latency \\
+      --judge embedded --judge embedded:gemma3-270m --pool max-vote --persona brand-ambassador
 """
 
 
@@ -39,6 +43,9 @@ Examples:
 @click.option("--suite", "suites", multiple=True, help="A built-in suite (or YAML path) to judge on.")
 @click.option("--criterion", "criteria_refs", multiple=True,
               help="One criterion, 'name' or 'suite/name'. Repeatable.")
+@click.option("--kpi", "kpis", multiple=True, metavar="NAME",
+              help="Judge only this KPI of the given suites / files (default: the kpi suite). "
+              "Repeatable.")
 @click.option("--criteria-file", "criteria_files", multiple=True, type=click.Path(exists=True),
               help="Your own criteria in YAML. Repeatable.")
 @click.option("--judge", "judges", multiple=True, default=("embedded",), show_default=True,
@@ -65,11 +72,17 @@ Examples:
 @click.option("--cache", "cache_path", type=click.Path(dir_okay=False),
               help="Response cache file (default: beside the store).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
+@click.option("--one-call", is_flag=True, help="Ask every criterion in a single chat call per item "
+              "(e.g. all dialogue-issue labels at once) instead of one call per criterion; the "
+              "rater is then model:NAME[one-call].")
 @click.option("--max-tokens", type=int, default=400, show_default=True,
-              help="Longest answer a chat-mode judge may write.")
+              help="Longest answer a chat-mode judge may write (per criterion with --one-call).")
 @click.option("--concurrency", type=int, default=8, show_default=True,
               help="Judgements in flight at once (each endpoint has its own limit too).")
 @click.option("--limit", type=int, help="Judge only the first N items.")
+@click.option("--reference-candidates", is_flag=True,
+              help="Judge each context's reference turn as one more candidate (system "
+              "'reference', id '<context>:reference'), as the response-candidate protocol does.")
 @click.option("--id-col", default="id", show_default=True, help="CSV/Parquet column of item ids.")
 @click.option("--question-col", default="question", show_default=True)
 @click.option("--context-col", default="context", show_default=True)
@@ -78,11 +91,11 @@ Examples:
 @click.option("--language-col", default="language", show_default=True)
 @click.option("--system-col", default="system", show_default=True)
 def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tuple[str, ...],
-                  criteria_files: tuple[str, ...], judges: tuple[str, ...], mode: str,
+                  kpis: tuple[str, ...], criteria_files: tuple[str, ...], judges: tuple[str, ...], mode: str,
                   personas: tuple[str, ...], pool: str, ties: str, quorum: int, out: Path | None,
-                  store_target: str, cache_path: str | None, no_cache: bool, max_tokens: int,
-                  concurrency: int,
-                  limit: int | None, **columns: str) -> None:
+                  store_target: str, cache_path: str | None, no_cache: bool, one_call: bool,
+                  max_tokens: int, concurrency: int,
+                  limit: int | None, reference_candidates: bool, **columns: str) -> None:
     """Judge ITEMS (.jsonl, .csv, .tsv, .parquet) on criteria and keep every verdict.
 
     Every verdict is written to the store as it is produced. Run the same command again after
@@ -92,7 +105,11 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
     with fail_on(console):
         column_map = ColumnMap(**{key.removesuffix("_col"): value for key, value in columns.items()})
         items = read_items(items_path, columns=column_map)[: limit or None]
-        criteria = _resolve_criteria(suites, criteria_refs, criteria_files)
+        if reference_candidates:
+            items = with_reference_candidates(items)
+        criteria = _only_kpis(_resolve_criteria(suites or (("kpi",) if kpis and not criteria_files else ()),
+                                                criteria_refs, criteria_files), kpis)
+        check_metric_inputs(items, criteria, source=items_path)
         specs = _judge_specs(judges, mode, personas)
         store = Store(store_target)
         cache = None if no_cache else cache_path or _default_cache(store)
@@ -102,7 +119,8 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
             console.print(f"[yellow]{OFFLINE_WARNING}[/yellow]")
         summary = _run_with_progress(console, items, criteria, specs, store, cache,
                                      pool="majority" if pool == "max-vote" else pool, ties=ties,
-                                     quorum=quorum, concurrency=concurrency, max_tokens=max_tokens)
+                                     quorum=quorum, concurrency=concurrency, max_tokens=max_tokens,
+                                     one_call=one_call)
         if out is not None:
             verdicts = store.verdicts(summary.run_id)
             writer = write_csv if out.suffix.lower() == ".csv" else write_jsonl
@@ -127,6 +145,16 @@ def _resolve_criteria(suites: tuple[str, ...], refs: tuple[str, ...],
     if duplicated:
         raise click.UsageError(f"criteria named twice: {', '.join(duplicated)}")
     return criteria
+
+
+def _only_kpis(criteria: list[Criterion], kpis: tuple[str, ...]) -> list[Criterion]:
+    """--kpi keeps only the named criteria of the suites and files given (default: the kpi suite)."""
+    if not kpis:
+        return criteria
+    unknown = sorted(set(kpis) - {criterion.name for criterion in criteria})
+    if unknown:
+        raise click.UsageError(f"--kpi {', '.join(unknown)}: not among the criteria of the given suites")
+    return [criterion for criterion in criteria if criterion.name in kpis]
 
 
 def _judge_specs(models: tuple[str, ...], mode: str, personas: tuple[str, ...]) -> list[JudgeSpec]:

@@ -17,7 +17,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from convoscope.criteria._model import Criterion
 
-_SUITE_KEYS = {"suite", "title", "description", "source", "defaults", "criteria"}
+_SUITE_KEYS = {"suite", "title", "description", "source", "defaults", "criteria", "language",
+               "translation_of"}
 
 
 class CriteriaError(ValueError):
@@ -39,6 +40,8 @@ class Suite(BaseModel):
     title: str | None = None
     description: str | None = None
     source: str | None = None
+    language: str | None = None
+    translation_of: str | None = None
     criteria: tuple[Criterion, ...]
     path: str | None = None
 
@@ -82,6 +85,8 @@ def get_criterion(ref: str, *, extra_paths: Iterable[str | Path] = ()) -> Criter
 
     A bare name is looked up in ``extra_paths`` first, then in every built-in suite; a name
     found in more than one suite is an error that lists the qualified names to use instead.
+    Translations of a suite (``translation_of:``, e.g. ``survey-ko``) are reached only by a
+    qualified name, so they never make a bare name ambiguous.
     """
     for separator in (":", "/"):
         if separator in ref:
@@ -94,8 +99,9 @@ def get_criterion(ref: str, *, extra_paths: Iterable[str | Path] = ()) -> Criter
         for criterion in load_criteria(path):
             if criterion.name == ref:
                 return criterion
-    found = [(suite, criterion) for suite in list_suites()
-             for criterion in load_suite(suite).criteria if criterion.name == ref]
+    suites = [load_suite(name) for name in list_suites()]
+    found = [(suite.name, criterion) for suite in suites if suite.translation_of is None
+             for criterion in suite.criteria if criterion.name == ref]
     if len(found) == 1:
         return found[0][1]
     if not found:
@@ -122,7 +128,8 @@ def _parse_suite(text: str, path: Path) -> Suite:
                 for index, entry in enumerate(entries)]
     _check_unique(criteria, path, entries_node)
     return Suite(name=str(suite_name), title=header.get("title"), description=header.get("description"),
-                 source=header.get("source"), criteria=tuple(criteria), path=str(path))
+                 source=header.get("source"), language=header.get("language"),
+                 translation_of=header.get("translation_of"), criteria=tuple(criteria), path=str(path))
 
 
 def _split(data: Any, node: Any, path: Path) -> tuple[list[Any], dict[str, Any], Any]:

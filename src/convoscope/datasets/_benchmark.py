@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -50,6 +50,14 @@ class Benchmark:
                 raise ValueError(f"{self.name}: verdict for unknown item {verdict.item_id!r}")
             if verdict.criterion not in self.criteria:
                 raise ValueError(f"{self.name}: verdict on undescribed criterion {verdict.criterion!r}")
+
+    def without_references(self) -> Benchmark:
+        """The same benchmark with every item's ``reference`` removed, so a judge sees only what
+        a reference-free metric may use (USR ships the ground-truth turn as each item's
+        reference, and a judge shown it is no longer judging reference-free)."""
+        items = tuple(item.model_copy(update={"reference": None}) if item.reference is not None else item
+                      for item in self.items)
+        return replace(self, items=items)
 
     @property
     def raters(self) -> tuple[str, ...]:

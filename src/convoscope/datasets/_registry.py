@@ -67,11 +67,13 @@ def list_benchmarks() -> dict[str, str]:
     return {name: entry.description for name, entry in {**_BUILT_IN, **_registered}.items()}
 
 
-def load_benchmark(name: str, path: str | Path) -> Benchmark:
+def load_benchmark(name: str, path: str | Path, *, reference_free: bool = False) -> Benchmark:
     """Load benchmark ``name`` from ``path``: its file, its folder, or a data collection's root
-    that holds the benchmark's usual folder (e.g. ``fed/``)."""
+    that holds the benchmark's usual folder (e.g. ``fed/``). ``reference_free=True`` drops the
+    items' reference turns (see :meth:`Benchmark.without_references`)."""
     entry = _registered.get(name) or _BUILT_IN.get(name)
     if entry is None:
         known = ", ".join(list_benchmarks())
         raise ValueError(f"unknown benchmark '{name}' (known: {known})")
-    return entry.loader(Path(path))
+    benchmark = entry.loader(Path(path))
+    return benchmark.without_references() if reference_free else benchmark

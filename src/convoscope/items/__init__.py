@@ -1,6 +1,22 @@
 """Items to judge, and reading / writing them."""
 
-from convoscope.items._io import ColumnMap, ItemError, read_items, write_csv, write_jsonl
+from convoscope.items._candidates import (
+    REFERENCE_SYSTEM,
+    context_key,
+    reference_candidate,
+    with_reference_candidates,
+)
+from convoscope.items._io import (
+    ColumnMap,
+    ItemError,
+    jsonl_records,
+    read_items,
+    records,
+    write_csv,
+    write_jsonl,
+)
 from convoscope.items._model import Item, Turn
 
-__all__ = ["ColumnMap", "Item", "ItemError", "Turn", "read_items", "write_csv", "write_jsonl"]
+__all__ = ["REFERENCE_SYSTEM", "ColumnMap", "Item", "ItemError", "Turn", "context_key", "jsonl_records",
+           "read_items", "records", "reference_candidate", "with_reference_candidates", "write_csv",
+           "write_jsonl"]

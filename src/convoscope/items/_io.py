@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -56,17 +56,9 @@ def read_items(path: str | Path, *, columns: ColumnMap | None = None) -> list[It
     path = Path(path)
     if not path.exists():
         raise ItemError(path, None, None, "file not found")
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        rows: Iterable[tuple[int, dict[str, Any]]] = _jsonl_rows(path)
-    elif suffix == ".json":
-        rows = _json_rows(path)
-    elif suffix in (".csv", ".tsv"):
-        rows = _table_rows(_csv_rows(path, delimiter="\t" if suffix == ".tsv" else ","), columns)
-    elif suffix == ".parquet":
-        rows = _table_rows(_parquet_rows(path), columns)
-    else:
-        raise ItemError(path, None, None, f"unknown file type '{suffix}' (use .jsonl, .csv, .parquet)")
+    rows: Iterable[tuple[int, dict[str, Any]]] = records(path)
+    if path.suffix.lower() in TABLE_SUFFIXES:
+        rows = _table_rows(rows, columns)
     items: list[Item] = []
     seen: dict[str, int] = {}
     for line, row in rows:
@@ -81,18 +73,47 @@ def read_items(path: str | Path, *, columns: ColumnMap | None = None) -> list[It
 
 
 def _validate(path: Path, line: int, row: dict[str, Any]) -> Item:
+    return validate_record(Item, path, line, row, unknown="unknown field (put free-form data under 'meta')")
+
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def validate_record(model: type[ModelT], path: Path, line: int, row: dict[str, Any], *,
+                    unknown: str = "unknown field") -> ModelT:
+    """``row`` as ``model``; the first problem becomes an ItemError naming file, line and field."""
     try:
-        return Item.model_validate(row)
+        return model.model_validate(row)
     except ValidationError as error:
         first = error.errors()[0]
         location = ".".join(str(part) for part in first["loc"]) or None
-        message = first["msg"]
-        if first["type"] == "extra_forbidden":
-            message = "unknown field (put free-form data under 'meta')"
+        message = unknown if first["type"] == "extra_forbidden" else first["msg"]
         raise ItemError(path, line, location, message) from None
 
 
-def _jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+TABLE_SUFFIXES = (".csv", ".tsv", ".parquet")
+
+
+def records(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line, raw record) for every record of a .jsonl, .json, .csv, .tsv or .parquet file, the one
+    reader behind items, ratings and verdict files. Lines are physical lines (JSON: entry
+    numbers); a malformed record is an ItemError naming the file and the line."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        return jsonl_records(path)
+    if suffix == ".json":
+        return _json_rows(path)
+    if suffix in (".csv", ".tsv"):
+        return csv_rows(path, delimiter="\t" if suffix == ".tsv" else ",")
+    if suffix == ".parquet":
+        return _parquet_rows(path)
+    raise ItemError(path, None, None,
+                    f"unknown file type '{suffix}' (use .jsonl, .json, .csv, .tsv, .parquet)")
+
+
+def jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line, object) for every non-blank line of a JSONL file, whatever its name ends with."""
     with path.open(encoding="utf-8") as handle:
         for number, text in enumerate(handle, start=1):
             if not text.strip():
@@ -112,19 +133,29 @@ def _json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     except json.JSONDecodeError as error:
         raise ItemError(path, error.lineno, None, f"not valid JSON ({error.msg})") from None
     if not isinstance(data, list):
-        raise ItemError(path, None, None, "a .json file must hold a list of item objects")
+        raise ItemError(path, None, None, "a .json file must hold a list of objects")
     for index, row in enumerate(data, start=1):
         if not isinstance(row, dict):
             raise ItemError(path, index, None, "each entry must be an object (line = entry number)")
         yield index, row
 
 
-def _csv_rows(path: Path, *, delimiter: str) -> Iterator[tuple[int, dict[str, Any]]]:
+def csv_rows(path: Path, *, delimiter: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line, row) for every record of a CSV/TSV file with a header; a row with too many or too
+    few fields is an ItemError naming the line."""
     with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle, delimiter=delimiter)
         for row in reader:
             # The header is line 1; a quoted field may span lines, so ask the reader.
-            yield reader.line_num, {key: value for key, value in row.items() if key is not None}
+            extra, short = row.get(None), [key for key, value in row.items() if value is None]
+            if extra or short:
+                # A field holding the delimiter without quotes shifts every later column: the
+                # row would be read wrongly without a word, so it is refused.
+                fields = len(reader.fieldnames or []) + len(extra or []) - len(short)
+                raise ItemError(path, reader.line_num, None,
+                                f"{fields} fields where the header has {len(reader.fieldnames or [])}"
+                                f"; put a field that contains {delimiter!r} in double quotes")
+            yield reader.line_num, dict(row)
 
 
 def _parquet_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

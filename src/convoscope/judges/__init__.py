@@ -1,5 +1,6 @@
 """Judges, panels and the Verdict they produce."""
 
+from convoscope.judges._joint import JointJudge, joint_request
 from convoscope.judges._judge import Judge, JudgeMode, RubricJudge, judge_key
 from convoscope.judges._panel import Panel, PoolRule, TieRule, pool_values
 from convoscope.judges._parse import Answer, parse_answer, score_distribution
@@ -15,6 +16,7 @@ from convoscope.judges._verdict import UnscoredReason, Verdict
 __all__ = [
     "PERSONAS",
     "Answer",
+    "JointJudge",
     "Judge",
     "JudgeMode",
     "Panel",
@@ -24,6 +26,7 @@ __all__ = [
     "UnscoredReason",
     "Verdict",
     "build_request",
+    "joint_request",
     "judge_key",
     "parse_answer",
     "pool_values",

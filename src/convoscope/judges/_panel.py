@@ -105,7 +105,7 @@ class Panel:
         shares = Counter(str(v) for v in scored)
         return Verdict(
             item_id=item.id, criterion=criterion.name, rater=self.rater, value=value,
-            unscored_reason=reason, expected_value=expected,
+            unscored_reason=reason, expected_value=expected, relevant=_majority_flag(members),
             distribution={key: count / len(scored) for key, count in shares.items()} or None,
             reason=f"{len(scored)} of {len(members)} judges scored: "
             + ", ".join(f"{v.rater}={v.value}" for v in members),
@@ -116,6 +116,12 @@ class Panel:
             cached=all(v.cached for v in members),
             language=item.language, system=item.system,
         )
+
+
+def _majority_flag(members: list[Verdict]) -> bool | None:
+    """The members' relevance flags pooled by majority; a tie counts as relevant (KPIs)."""
+    flags = [verdict.relevant for verdict in members if verdict.relevant is not None]
+    return sum(flags) * 2 >= len(flags) if flags else None
 
 
 def _split_pooled(pooled: int | float | str | None, criterion: Criterion) -> tuple[Any, float | None]:

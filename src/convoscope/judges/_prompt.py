@@ -29,9 +29,31 @@ Answer with a single JSON object that follows the answer schema and nothing else
 IDK_NOTE = 'If the item gives you too little to decide, set "score" to "idk".'
 
 
+# Item meta fields that belong to the situation the response was written in, shown to the judge
+# before the conversation: grounding knowledge (Topical-Chat), the responder's persona
+# (PersonaChat) and documents a KPI is checked against (InCA's "LLM + documents").
+SITUATION_FIELDS: dict[str, str] = {
+    "knowledge": "Knowledge the responder could draw on",
+    "persona": "The responder's persona",
+    "documents": "Reference documents",
+}
+
+
+def render_situation(item: Item) -> list[str]:
+    """The situation fields of ``item.meta`` that are set, one labelled block each."""
+    blocks = []
+    for key, label in SITUATION_FIELDS.items():
+        value = item.meta.get(key)
+        if isinstance(value, list | tuple):
+            value = "\n".join(f"- {entry}" for entry in value if str(entry).strip())
+        if isinstance(value, str) and value.strip():
+            blocks.append(f"{label}:\n{value.strip()}")
+    return blocks
+
+
 def render_item(item: Item, criterion: Criterion) -> str:
     """The item as the judge reads it."""
-    parts: list[str] = []
+    parts: list[str] = render_situation(item)
     if item.question:
         parts.append(f"Question: {item.question}")
     turns = list(item.context)

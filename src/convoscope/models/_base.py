@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Message(BaseModel):
@@ -30,9 +30,18 @@ class GenerateRequest(BaseModel):
     json_schema: dict[str, Any] | None = None
     max_tokens: int = 512
     temperature: float = 0.0
+    top_p: float | None = Field(default=None, gt=0, le=1,
+                                description="Nucleus sampling; None: the backend's default.")
+    presence_penalty: float | None = Field(default=None, ge=-2, le=2,
+                                           description="Penalty on tokens already used; None: none.")
     stop: tuple[str, ...] = ()
     next_token_candidates: tuple[str, ...] = ()
     seed: int | None = 0
+
+    def sampling(self) -> dict[str, float]:
+        """The optional sampling settings that are set, by their OpenAI / llama.cpp names."""
+        return {name: value for name in ("top_p", "presence_penalty")
+                if (value := getattr(self, name)) is not None}
 
 
 class Generation(BaseModel):

@@ -26,7 +26,9 @@ create table if not exists responses (
 
 
 def cache_key(model_name: str, request: GenerateRequest) -> str:
-    payload = json.dumps({"model": model_name, "request": request.model_dump(mode="json")},
+    # Optional settings left unset are left out, so keys made before they existed still match.
+    unset = {name for name in ("top_p", "presence_penalty") if getattr(request, name) is None}
+    payload = json.dumps({"model": model_name, "request": request.model_dump(mode="json", exclude=unset)},
                          sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 

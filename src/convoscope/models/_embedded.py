@@ -133,7 +133,7 @@ class EmbeddedModel:
     def _complete(self, llama: Any, request: GenerateRequest) -> dict[str, Any]:
         options: dict[str, Any] = {"max_tokens": request.max_tokens, "temperature": request.temperature,
                                    "seed": request.seed if request.seed is not None else 0,
-                                   "stop": list(request.stop) or None}
+                                   "stop": list(request.stop) or None, **request.sampling()}
         if request.prompt is not None:
             return llama.create_completion(request.prompt, **options)
         messages = [message.model_dump() for message in request.messages or ()]

@@ -84,7 +84,8 @@ class OpenAIModel:
         while True:
             body: dict[str, Any] = {
                 "model": self.model, "messages": [m.model_dump() for m in request.messages or ()],
-                "max_tokens": request.max_tokens, "temperature": request.temperature}
+                "max_tokens": request.max_tokens, "temperature": request.temperature,
+                **request.sampling()}
             if request.seed is not None:
                 body["seed"] = request.seed
             if request.stop:
@@ -122,7 +123,8 @@ class OpenAIModel:
 
     async def _completion(self, request: GenerateRequest) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "prompt": request.prompt,
-                                "max_tokens": request.max_tokens, "temperature": request.temperature}
+                                "max_tokens": request.max_tokens, "temperature": request.temperature,
+                                **request.sampling()}
         if request.seed is not None:
             body["seed"] = request.seed
         if request.stop:

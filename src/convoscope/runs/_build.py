@@ -53,8 +53,13 @@ def build_judge(
     cache_path: str | Path | None = None,
     model_options: dict[str, Any] | None = None,
     max_tokens: int = 400,
+    one_call: Sequence[Criterion] = (),
 ) -> tuple[Judge, list[Model]]:
-    """One judge, or a panel when several specs are given. Also returns the models to close."""
+    """One judge, or a panel when several specs are given. Also returns the models to close.
+
+    ``one_call``: criteria each judge answers together in a single chat call per item
+    (:class:`~convoscope.judges.JointJudge`) instead of one call per criterion."""
+    from convoscope.judges import JointJudge
     from convoscope.models import CachedModel, ResponseCache, model_from_spec
 
     if not specs:
@@ -66,6 +71,12 @@ def build_judge(
         if spec.model not in models:
             model = model_from_spec(spec.model, **(model_options or {}))
             models[spec.model] = CachedModel(model, cache) if cache is not None else model
+        if one_call:
+            if spec.mode == "completion":
+                raise ValueError("one call for several criteria needs chat mode, not --mode completion")
+            judges.append(JointJudge(models[spec.model], tuple(one_call), persona=spec.persona,
+                                     persona_name=spec.persona_name, max_tokens=max_tokens * len(one_call)))
+            continue
         judges.append(RubricJudge(models[spec.model], mode=spec.resolved_mode(),
                                   persona=spec.persona, persona_name=spec.persona_name,
                                   max_tokens=max_tokens))
@@ -88,13 +99,16 @@ async def judge_async(
     on_progress: Progress | None = None,
     max_tokens: int = 400,
     model_options: dict[str, Any] | None = None,
+    one_call: bool = False,
 ) -> RunSummary:
     """Build the judge, run it over items x criteria into ``store``, and close the models.
 
     ``max_tokens`` caps a chat judge's answer; ``model_options`` go to every backend (e.g.
-    ``max_concurrency`` or ``price_per_million`` for HTTP endpoints)."""
+    ``max_concurrency`` or ``price_per_million`` for HTTP endpoints). ``one_call`` asks all
+    model-judged criteria in a single call per item (chat mode)."""
+    joint = [criterion for criterion in criteria if criterion.judged_by_model] if one_call else []
     judge, models = build_judge(specs, pool=pool, ties=ties, quorum=quorum, cache_path=cache_path,
-                                model_options=model_options, max_tokens=max_tokens)
+                                model_options=model_options, max_tokens=max_tokens, one_call=joint)
     try:
         return await judge_items(items, criteria, judge, store=store, concurrency=concurrency,
                                  on_progress=on_progress)

@@ -14,6 +14,7 @@ from typing import Any
 from convoscope.criteria import Criterion
 from convoscope.items import Item
 from convoscope.judges import Judge, Panel, Verdict, judge_key
+from convoscope.metrics import MetricJudge, check_metric_inputs
 from convoscope.store import Store
 
 Progress = Callable[[int], None]
@@ -45,6 +46,8 @@ class RunSummary:
         else:
             self.scored += 1
         for verdict in members or [final]:
+            if verdict.rater.startswith("metric:"):
+                continue  # computed from the log: no model call, no tokens
             self.cache_hits += verdict.cached
             self.model_calls += not verdict.cached and verdict.unscored_reason != "model_error"
             self.prompt_tokens += 0 if verdict.cached else verdict.prompt_tokens
@@ -70,12 +73,22 @@ def run_id_for(items: Sequence[Item], criteria: Sequence[Criterion], judge: Judg
 
 def applies(criterion: Criterion, item: Item) -> bool:
     """A response-level criterion needs a response; a dialogue-level one needs some turns.
-    Metric criteria (latency, answer length) are computed from the log, never sent to a judge."""
-    if not criterion.judged_by_model:
+    An item whose ``meta.kpis`` lists KPI names gets only those of the criteria that ask for
+    relevance (the model-judged KPIs). Metric criteria (latency, answer length) apply to every
+    response; they are computed from the log, never sent to a model."""
+    if criterion.ask_relevance and not _marked_for(criterion, item):
         return False
-    if criterion.granularity == "response":
+    if criterion.granularity == "response" or not criterion.judged_by_model:
         return item.response is not None
     return bool(item.context) or item.response is not None
+
+
+def _marked_for(criterion: Criterion, item: Item) -> bool:
+    marked = item.meta.get("kpis")
+    if marked is None:
+        return True
+    names = [part.strip() for part in marked.split(",")] if isinstance(marked, str) else marked
+    return criterion.name in names or f"{criterion.suite}:{criterion.name}" in names
 
 
 async def judge_items(
@@ -93,34 +106,37 @@ async def judge_items(
     Re-running with the same items, criteria and judge resumes the same run: finished work is
     skipped (and cached prompts cost no model call for work that was in flight).
     """
+    check_metric_inputs(list(items), list(criteria))  # bad timestamps fail before any model call
+    metric_judge = MetricJudge()
     started = time.perf_counter()
     run_id = run_id_for(items, criteria, judge)
     store.start_run(run_id, {"judge": judge.identity(), "criteria": [c.name for c in criteria],
                              "items": len(items), **(spec or {})})
     summary = RunSummary(run_id=run_id, store=store.location)
     done = store.done_keys(run_id)
-    queue: asyncio.Queue[tuple[Item, Criterion, str]] = asyncio.Queue()
+    queue: asyncio.Queue[tuple[Item, Criterion, str, Judge]] = asyncio.Queue()
     # Criterion-major order: consecutive prompts share the rubric prefix, which llama.cpp and
     # serving engines with prefix caching evaluate once.
     for criterion in criteria:
+        chosen = judge if criterion.judged_by_model else metric_judge
         for item in items:
             if not applies(criterion, item):
                 summary.not_applicable += 1
                 continue
             summary.total_tasks += 1
-            key = judge_key(judge, item, criterion)
+            key = judge_key(chosen, item, criterion)
             if key in done:
                 summary.resumed += 1
             else:
-                queue.put_nowait((item, criterion, key))
+                queue.put_nowait((item, criterion, key, chosen))
     if on_progress and summary.resumed:
         on_progress(summary.resumed)
 
     async def worker() -> None:
         while not queue.empty():
-            item, criterion, key = queue.get_nowait()
-            final, members = await _judge_one(judge, item, criterion)
-            pairs = zip(_members(judge), members, strict=True)
+            item, criterion, key, chosen = queue.get_nowait()
+            final, members = await _judge_one(chosen, item, criterion)
+            pairs = zip(_members(chosen), members, strict=True)
             rows = [(judge_key(member, item, criterion), verdict) for member, verdict in pairs]
             store.add_many(run_id, [*rows, (key, final)])
             summary.count(final, members)

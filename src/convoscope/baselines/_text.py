@@ -1,0 +1,74 @@
+"""Lexical baselines that need no model: response length and TF-IDF cosine similarity.
+
+Both read text through one tokenizer, :func:`tokens`: a run of letters or digits (with inner
+apostrophes) is one word, and every Han, kana or Hangul character is a token of its own, so a
+length counts words in space-separated scripts and characters in Chinese, Japanese and Korean.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+
+_CJK = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)*")
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased words, with each CJK character a token of its own.
+
+    Example: ``tokens("I don't know 한국어")`` is ``['i', "don't", 'know', '한', '국', '어']``.
+    """
+    return _TOKEN.findall(text.lower())
+
+
+def length(text: str) -> int:
+    """Length of a text in words (characters for CJK scripts), the way :func:`tokens` counts."""
+    return len(tokens(text))
+
+
+class TfidfSpace:
+    """TF-IDF vectors over a fixed collection of texts, for cosine similarity between any two.
+
+    Weights follow scikit-learn's ``TfidfVectorizer`` defaults (raw counts times the smoothed
+    idf ``ln((1 + n) / (1 + df)) + 1``, each vector scaled to unit length), with :func:`tokens`
+    as the tokenizer. The collection is the documents of one run, e.g. every context and
+    response of an items file, so rare shared words weigh more than common ones.
+    """
+
+    def __init__(self, documents: Sequence[str]) -> None:
+        if not documents:
+            raise ValueError("TfidfSpace: needs at least one document")
+        counted = [Counter(tokens(text)) for text in documents]
+        frequency: Counter[str] = Counter()
+        for counts in counted:
+            frequency.update(counts.keys())
+        total = len(documents)
+        self._idf = {word: math.log((1 + total) / (1 + df)) + 1.0 for word, df in frequency.items()}
+
+    def vector(self, text: str) -> dict[str, float]:
+        """The unit-length TF-IDF vector of ``text`` (words unseen in the collection are dropped,
+        as a fitted vectorizer drops them)."""
+        weights = {word: count * self._idf[word] for word, count in Counter(tokens(text)).items()
+                   if word in self._idf}
+        norm = math.sqrt(sum(weight * weight for weight in weights.values()))
+        return {word: weight / norm for word, weight in weights.items()} if norm else {}
+
+    def cosine(self, first: str, second: str) -> float:
+        """Cosine similarity of two texts, 0 when either has no known word."""
+        left, right = self.vector(first), self.vector(second)
+        if len(right) < len(left):
+            left, right = right, left
+        return float(sum(weight * right.get(word, 0.0) for word, weight in left.items()))
+
+
+def cosine(first: np.ndarray, second: np.ndarray) -> float:
+    """Cosine similarity of two vectors; a zero vector raises, since it has no direction."""
+    norms = float(np.linalg.norm(first)) * float(np.linalg.norm(second))
+    if norms == 0.0:
+        raise ValueError("cosine: a zero vector has no direction")
+    return float(np.dot(first, second) / norms)

@@ -1,0 +1,111 @@
+"""Import human verdicts collected elsewhere (a paper form, another tool) into a campaign's store.
+
+Each row goes through the same server-side check as an answer given in the web app, so imported
+answers are indistinguishable from the app's: the candidate and criterion must belong to the
+campaign, the answer must be on the criterion's scale, options must apply to it and "I don't
+know" needs a note. The whole file is checked before anything is written; rows already in the
+store (same annotator, candidate and criterion) are skipped, so importing twice adds nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+
+from convoscope.campaigns._answers import IDK, AnswerError, Submission, task_key, to_verdict
+from convoscope.campaigns._plan import Task
+from convoscope.judges import Verdict
+
+if TYPE_CHECKING:
+    from convoscope.campaigns._campaign import Campaign
+
+
+class VerdictImportError(ValueError):
+    """A file or row that cannot be imported; the message names file, line and field."""
+
+
+class _RowError(ValueError):
+    def __init__(self, problem: str, field: str):
+        super().__init__(problem)
+        self.field = field
+
+
+class ImportSummary(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    rows: int
+    added: int
+    already_stored: int
+
+
+def import_verdicts(campaign: Campaign, path: str | Path) -> ImportSummary:
+    """Check every row of a verdict JSONL or CSV file, then store the new ones."""
+    source = Path(path)
+    tasks = {(task.candidate.item_id, task.criterion): task
+             for batch in campaign.batches for task in campaign.tasks(batch)}
+    checked: list[tuple[str, Verdict]] = []
+    for line, row in _rows(source):
+        try:
+            checked.append(_check(row, tasks, campaign))
+        except (AnswerError, _RowError) as error:
+            field = error.field if isinstance(error, _RowError) else "value"
+            raise VerdictImportError(f"{source}, line {line}, field {field!r}: {error}") from None
+    known = campaign.store.done_keys(campaign.run_id)
+    new = [(key, verdict) for key, verdict in dict(checked).items() if key not in known]
+    campaign.store.add_many(campaign.run_id, new)
+    return ImportSummary(rows=len(checked), added=len(new), already_stored=len(checked) - len(new))
+
+
+def _rows(source: Path) -> list[tuple[int, dict[str, Any]]]:
+    if not source.is_file():
+        raise VerdictImportError(f"{source}: file not found")
+    text = source.read_text(encoding="utf-8")
+    if source.suffix.lower() == ".csv":
+        reader = csv.DictReader(text.splitlines())
+        return [(number, _from_csv(row)) for number, row in enumerate(reader, start=2)]
+    rows = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise VerdictImportError(f"{source}, line {number}: not valid JSON ({error.msg})") from None
+            if not isinstance(data, dict):
+                raise VerdictImportError(f"{source}, line {number}: expected a JSON object")
+            rows.append((number, data))
+    return rows
+
+
+def _from_csv(row: dict[str, str]) -> dict[str, Any]:
+    data: dict[str, Any] = {key: (value if value != "" else None) for key, value in row.items()}
+    if data.get("options"):
+        text = data["options"]
+        data["options"] = json.loads(text) if text.startswith("[") else [text]
+    return data
+
+
+def _check(row: dict[str, Any], tasks: dict[tuple[str, str], Task],
+           campaign: Campaign) -> tuple[str, Verdict]:
+    rater = str(row.get("rater") or "")
+    if not rater.startswith("human:") or rater == "human:":
+        raise _RowError("a campaign imports people's answers: rater must be 'human:<id>'", "rater")
+    task = tasks.get((str(row.get("item_id")), str(row.get("criterion"))))
+    if task is None:
+        field = "item_id" if not any(key[0] == str(row.get("item_id")) for key in tasks) else "criterion"
+        raise _RowError(f"{row.get(field)!r} is not a {field.replace('_id', '')} of this campaign", field)
+    criterion = campaign.criteria[task.criterion]
+    answer: str = IDK
+    if row.get("unscored_reason") != IDK:
+        value = criterion.scale.coerce(row.get("value"))
+        if value is None:
+            raise _RowError(f"{row.get('value')!r} is not an answer to {criterion.name}", "value")
+        answer = str(value)
+    seconds = row.get("latency_s")
+    submission = Submission(answer=answer, options=tuple(row.get("options") or ()),
+                            reason=row.get("reason") or "", seconds=float(seconds) if seconds else None)
+    annotator = rater.removeprefix("human:")
+    return task_key(annotator, task), to_verdict(task, criterion, annotator, submission)

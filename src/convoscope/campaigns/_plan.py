@@ -1,0 +1,127 @@
+"""Batching and assignment: contexts into batches, batches into ordered tasks, people into batches.
+
+The order of tasks follows seed 003 (appendix C): inside one context, every candidate is judged for
+the first criterion, then every candidate for the next, so the dialogue on the left never changes
+while its candidates are judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from convoscope.campaigns._spec import CampaignSpec
+from convoscope.items import REFERENCE_SYSTEM, Item, Turn, context_key
+
+
+class Candidate(BaseModel):
+    """One judged text for a context: a system's response, or the ground-truth turn."""
+
+    model_config = ConfigDict(frozen=True)
+
+    item_id: str
+    text: str
+    system: str | None = None
+    language: str | None = None
+
+
+class Context(BaseModel):
+    """A dialogue context and every candidate proposed for it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    turns: tuple[Turn, ...]
+    candidates: tuple[Candidate, ...]
+
+
+class Task(BaseModel):
+    """One answer asked of an annotator: a candidate under a criterion."""
+
+    model_config = ConfigDict(frozen=True)
+
+    batch: str
+    context_id: str
+    criterion: str
+    candidate: Candidate
+
+
+class Batch(BaseModel):
+    """Contexts given together to one annotator."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    kind: Literal["qualification", "main"]
+    contexts: tuple[Context, ...]
+
+    def tasks(self, criteria: Sequence[str]) -> list[Task]:
+        """Context by context; inside a context criterion by criterion, then candidate by candidate."""
+        return [Task(batch=self.id, context_id=context.id, criterion=criterion, candidate=candidate)
+                for context in self.contexts for criterion in criteria for candidate in context.candidates]
+
+
+def group_contexts(items: Iterable[Item], *, include_reference: bool = True) -> list[Context]:
+    """Contexts in the order first seen, each with its candidates and, last, its reference (once)."""
+    turns: dict[str, tuple[Turn, ...]] = {}
+    candidates: dict[str, list[Candidate]] = {}
+    references: dict[str, Candidate] = {}
+    for item in items:
+        key = context_key(item)
+        turns.setdefault(key, item.context)
+        found = candidates.setdefault(key, [])
+        if item.response is not None:
+            found.append(Candidate(item_id=item.id, text=item.response, system=item.system,
+                                   language=item.language))
+        if include_reference and item.reference and key not in references:
+            references[key] = Candidate(item_id=f"{key}:reference", text=item.reference,
+                                        system=REFERENCE_SYSTEM, language=item.language)
+    contexts = [Context(id=key, turns=turns[key],
+                        candidates=(*found, *([references[key]] if key in references else [])))
+                for key, found in candidates.items()]
+    return [context for context in contexts if context.candidates]
+
+
+def dialogue_contexts(items: Iterable[Item]) -> list[Context]:
+    """Dialogue granularity: each item is one whole dialogue, judged as it stands (one candidate)."""
+    return [Context(id=item.id, turns=(*item.context, *([Turn(speaker="response", text=item.response)]
+                                                       if item.response else [])),
+                    candidates=(Candidate(item_id=item.id, text="", system=item.system,
+                                          language=item.language),))
+            for item in items]
+
+
+def make_batches(items: Iterable[Item], spec: CampaignSpec) -> list[Batch]:
+    """The qualification batch (when enabled) from the first contexts, then main batches."""
+    contexts = (dialogue_contexts(items) if spec.granularity == "dialogue"
+                else group_contexts(items, include_reference=spec.include_reference))
+    batches: list[Batch] = []
+    if spec.qualification.enabled:
+        head = spec.qualification.contexts
+        batches.append(Batch(id="qualification", kind="qualification", contexts=tuple(contexts[:head])))
+        contexts = contexts[head:]
+    size = spec.contexts_per_batch
+    for start in range(0, len(contexts), size):
+        batches.append(Batch(id=f"batch-{start // size + 1:03d}", kind="main",
+                             contexts=tuple(contexts[start:start + size])))
+    return batches
+
+
+def choose_batch(annotator: str, batches: Sequence[Batch], workers: Mapping[str, set[str]],
+                 finished: set[str], *, per_batch: int) -> Batch | None:
+    """The main batch an annotator should work on next.
+
+    ``workers`` maps a batch id to the annotators who started it; ``finished`` holds the batch ids
+    this annotator completed. A started, unfinished batch comes first (resume); otherwise the first
+    batch that still needs people. None when nothing is left for this annotator.
+    """
+    mains = [batch for batch in batches if batch.kind == "main" and batch.id not in finished]
+    for batch in mains:
+        if annotator in workers.get(batch.id, set()):
+            return batch
+    for batch in mains:
+        if len(workers.get(batch.id, set())) < per_batch:
+            return batch
+    return None

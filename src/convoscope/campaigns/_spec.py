@@ -1,0 +1,157 @@
+"""The campaign specification (campaign.yaml): what people judge, how work is split, who qualifies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from convoscope.criteria import Criterion, get_criterion
+
+SPEC_FILE = "campaign.yaml"
+GUIDELINES_FILE = "guidelines.md"
+
+
+class CampaignError(ValueError):
+    """A campaign file that cannot be used; the message names file, line and field."""
+
+    def __init__(self, path: str | Path, problem: str, *, line: int | None = None,
+                 field: str | None = None):
+        where = f"{path}:{line}" if line else str(path)
+        self.line, self.field = line, field
+        super().__init__(f"{where}: {problem}" + (f" (field {field!r})" if field else ""))
+
+
+class Qualification(BaseModel):
+    """Who may annotate main batches: kappa with the reference annotators at or above a threshold."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    enabled: bool = True
+    contexts: int = Field(default=5, ge=1, description="Contexts in the qualification batch.")
+    reference_annotators: tuple[str, ...] = Field(
+        default=(), description="Annotator ids whose answers are the reference (internal pilot).")
+    kappa_threshold: float = Field(default=0.21, ge=-1.0, le=1.0,
+                                   description="Fleiss' kappa needed to qualify (seed: 0.21).")
+
+
+class Reporting(BaseModel):
+    """Facts for the reporting checklist (seed 003, step 4) that the campaign's data cannot supply."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    annotation_format: str = Field(
+        default="one answer per candidate and criterion from positive / negative / \"I don't know\", "
+                "with explanation options after a negative answer and a free-text note",
+        description="How people answer (selection, rating, ranking, free text).")
+    sampling: str = Field(default="", description="Who was recruited and how (language, country, expertise).")
+    demographics: str = Field(default="", description="What is known about the annotators, in aggregate.")
+    payment: str = Field(default="", description="Payment per batch or per hour.")
+    platform: str = Field(default="convoscope campaign web app, self-hosted",
+                          description="Where the work was done (e.g. Prolific + this app).")
+
+
+class CampaignSpec(BaseModel):
+    """A human-evaluation campaign, as written in campaign.yaml."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_\-]*$")
+    title: str | None = None
+    granularity: Literal["turn", "dialogue"] = "turn"
+    criteria: tuple[str, ...] = Field(
+        min_length=1, description="Criterion references, e.g. 'response-candidates:appropriateness'.")
+    criteria_files: tuple[str, ...] = Field(
+        default=(), description="Your own criteria YAML files (relative to the folder), used by name.")
+    contexts_per_batch: int = Field(default=10, ge=1, description="Contexts in one batch (seed: about 10).")
+    annotators_per_batch: int = Field(default=7, ge=1, description="People who judge each batch (seed: 7).")
+    expected_minutes_per_batch: float | None = Field(default=None, gt=0)
+    max_minutes_per_batch: float | None = Field(default=None, gt=0)
+    include_reference: bool = Field(default=True,
+                                    description="Judge the ground-truth turn as one more candidate.")
+    guidelines_summary: str = Field(default="", description="The short guidelines always on screen.")
+    qualification: Qualification = Qualification()
+    reporting: Reporting = Reporting()
+    items: str | None = Field(default=None, description="Items file, relative to the campaign folder.")
+    store: str = Field(default="campaign.db", description="Store path or database URL.")
+
+    @model_validator(mode="after")
+    def _times_in_order(self) -> CampaignSpec:
+        expected, maximum = self.expected_minutes_per_batch, self.max_minutes_per_batch
+        if expected is not None and maximum is not None and maximum < expected:
+            raise ValueError("max_minutes_per_batch must be at least expected_minutes_per_batch")
+        return self
+
+    def load_criteria(self, directory: str | Path = ".") -> list[Criterion]:
+        """The criteria, in order; bare names are looked up in ``criteria_files`` first."""
+        files = [Path(directory) / name for name in self.criteria_files]
+        return [get_criterion(ref, extra_paths=files) for ref in self.criteria]
+
+
+def load_campaign(directory: str | Path) -> CampaignSpec:
+    """Read and validate ``<directory>/campaign.yaml``; errors name the line and the field."""
+    path = Path(directory) / SPEC_FILE
+    if not path.is_file():
+        raise CampaignError(path, "no campaign.yaml here (create one with `convoscope campaign init`)")
+    text = path.read_text(encoding="utf-8")
+    try:
+        node, data = yaml.compose(text), yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        raise CampaignError(path, f"not valid YAML: {getattr(error, 'problem', error)}",
+                            line=mark.line + 1 if mark else None) from None
+    if not isinstance(data, dict):
+        raise CampaignError(path, "expected a mapping of campaign fields")
+    try:
+        spec = CampaignSpec.model_validate(data)
+    except ValidationError as error:
+        raise _named(error, node, path) from None
+    _check_criteria(spec, node, path)
+    return spec
+
+
+def _named(error: ValidationError, node: Any, path: Path) -> CampaignError:
+    first = sorted(error.errors(), key=lambda e: e["type"] != "extra_forbidden")[0]
+    loc = tuple(first["loc"])
+    field = ".".join(str(part) for part in loc) or None
+    problem = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        problem = "unknown field"
+    elif first["type"] == "missing":
+        problem = "missing field"
+    return CampaignError(path, problem, line=_line(node, loc), field=field)
+
+
+def _check_criteria(spec: CampaignSpec, node: Any, path: Path) -> None:
+    wanted = "dialogue" if spec.granularity == "dialogue" else "response"
+    files = [path.parent / name for name in spec.criteria_files]
+    for index, name in enumerate(spec.criteria_files):
+        if not files[index].is_file():
+            raise CampaignError(path, f"criteria file {name!r} not found next to campaign.yaml",
+                                line=_line(node, ("criteria_files", index)), field=f"criteria_files.{index}")
+    for index, ref in enumerate(spec.criteria):
+        line, field = _line(node, ("criteria", index)), f"criteria.{index}"
+        try:
+            criterion = get_criterion(ref, extra_paths=files)
+        except ValueError as error:
+            raise CampaignError(path, f"criterion {ref!r}: {error}", line=line, field=field) from None
+        if criterion.granularity != wanted:
+            raise CampaignError(path, f"criterion {ref!r} judges a {criterion.granularity}, but this "
+                                f"campaign's granularity is {spec.granularity!r}", line=line, field=field)
+
+
+def _line(node: Any, loc: tuple[Any, ...]) -> int | None:
+    """The 1-based line of the deepest YAML node along ``loc``."""
+    found = node
+    for key in loc:
+        child = None
+        if isinstance(found, yaml.MappingNode):
+            child = next((value for name, value in found.value if name.value == key), None)
+        elif isinstance(found, yaml.SequenceNode) and isinstance(key, int) and key < len(found.value):
+            child = found.value[key]
+        if child is None:
+            break
+        found = child
+    return found.start_mark.line + 1 if found is not None else None

@@ -1,0 +1,199 @@
+"""``convoscope campaign``: set up, serve and watch a human-evaluation campaign."""
+
+from __future__ import annotations
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from convoscope.cli._common import fail_on
+
+
+@click.group("campaign")
+def campaign_group() -> None:
+    """Human-evaluation campaigns: people judge candidates through a web app.
+
+    \b
+    Example:
+      convoscope campaign init my-study/
+      convoscope campaign invite my-study/ --n 12
+      convoscope campaign serve my-study/ --items benchmark.jsonl --db study.db
+      convoscope campaign report my-study/ --out report.html
+    """
+
+
+@campaign_group.command("init")
+@click.argument("directory", type=click.Path(file_okay=False))
+@click.option("--name", help="Campaign name (default: the folder name).")
+def init_command(directory: str, name: str | None) -> None:
+    """Write a campaign.yaml and guidelines.md to edit, from the template.
+
+    \b
+    Example:
+      convoscope campaign init my-study/
+    """
+    from convoscope.campaigns import init_campaign
+
+    console = Console()
+    with fail_on(console):
+        for path in init_campaign(directory, name=name):
+            console.print(f"wrote {path}")
+
+
+@campaign_group.command("serve")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.option("--items", type=click.Path(exists=True, dir_okay=False), help="Items to judge.")
+@click.option("--db", help="Store path or postgresql:// URL (default: 'store:' in campaign.yaml).")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8080, show_default=True, type=int)
+def serve_command(directory: str, items: str | None, db: str | None, host: str, port: int) -> None:
+    """Run the annotation web app; annotators open their private links.
+
+    \b
+    Example:
+      convoscope campaign serve my-study/ --items benchmark.jsonl --db study.db
+    """
+    from convoscope.campaigns import open_campaign
+    from convoscope.web import build_server, dashboard_secret
+
+    console = Console()
+    with fail_on(console):
+        server = build_server(open_campaign(directory, items=items, store=db), host=host, port=port)
+        console.print(f"annotators: http://{host}:{port}/a/<token>  (links from `campaign invite`)",
+                      soft_wrap=True)
+        console.print(f"researcher dashboard (keep it private): "
+                      f"http://{host}:{port}/r/{dashboard_secret(directory)}", soft_wrap=True)
+        console.print("Ctrl-C to stop; every answer is already stored.")
+        try:
+            server.serve_forever()
+        finally:
+            server.server_close()
+
+
+@campaign_group.command("invite")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.option("--n", "count", default=1, show_default=True, type=click.IntRange(min=1))
+@click.option("--base-url", default="http://127.0.0.1:8080", show_default=True)
+def invite_command(directory: str, count: int, base_url: str) -> None:
+    """Create annotators with one private link each (kept in annotators.json).
+
+    A platform's participant id may be added to a link (?PROLIFIC_PID=...); it is kept in
+    annotators.json only, never in verdicts, exports or reports.
+
+    \b
+    Example:
+      convoscope campaign invite my-study/ --n 12
+    """
+    from convoscope.campaigns import invite, load_campaign
+
+    console = Console()
+    with fail_on(console):
+        load_campaign(directory)  # a broken campaign.yaml is reported before anyone is invited
+        for annotator in invite(directory, count):
+            console.print(f"{annotator.id}\t{base_url.rstrip('/')}/a/{annotator.token}", soft_wrap=True)
+
+
+_ITEMS = click.option("--items", type=click.Path(exists=True, dir_okay=False),
+                      help="Items to judge (default: 'items:' in campaign.yaml).")
+_DB = click.option("--db", help="Store path or postgresql:// URL (default: 'store:' in campaign.yaml).")
+
+
+@campaign_group.command("status")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@_ITEMS
+@_DB
+def status_command(directory: str, items: str | None, db: str | None) -> None:
+    """Progress, agreement, time per batch and flagged annotators.
+
+    \b
+    Example:
+      convoscope campaign status my-study/ --items benchmark.jsonl --db study.db
+    """
+    from convoscope.campaigns import open_campaign
+
+    console = Console()
+    with fail_on(console):
+        status = open_campaign(directory, items=items, store=db).status()
+        console.print(f"{status.invited} invited, {status.qualified} qualified, {status.answers} answers")
+        table = Table("batch", "done/started/wanted", "answers", "Fleiss κ", "mean Cohen κ", "strong κ",
+                      "median min", "over time", "flagged", "note")
+        for row in status.batches:
+            a = row.agreement
+            table.add_row(row.batch, f"{row.finished}/{row.started}/{row.wanted or '—'}", str(row.answers),
+                          _fmt(a.fleiss_kappa if a else None), _fmt(a.mean_cohen_kappa if a else None),
+                          _fmt(a.strong_kappa if a else None), _fmt(row.median_minutes, 1),
+                          ", ".join(row.over_time), ", ".join(row.flagged), (a.note if a else None) or "")
+        console.print(table)
+
+
+@campaign_group.command("report")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="The HTML file to write.")
+@_ITEMS
+@_DB
+def report_command(directory: str, out: str, items: str | None, db: str | None) -> None:
+    """Write the HTML report: the protocol's reporting checklist, results and agreement.
+
+    \b
+    Example:
+      convoscope campaign report my-study/ --out report.html
+    """
+    from convoscope.campaigns import open_campaign, write_report
+
+    console = Console()
+    with fail_on(console):
+        console.print(f"wrote {write_report(open_campaign(directory, items=items, store=db), out)}")
+
+
+@campaign_group.command("export")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="A .jsonl or .csv file.")
+@click.option("--qualification", is_flag=True, help="Include the qualification batch's answers.")
+@_ITEMS
+@_DB
+def export_command(directory: str, out: str, qualification: bool, items: str | None, db: str | None) -> None:
+    """Write the human verdicts as JSONL or CSV, ready for `convoscope metaeval --human`.
+
+    \b
+    Example:
+      convoscope campaign export my-study/ --out human.jsonl
+      convoscope metaeval verdicts.jsonl --human human.jsonl
+    """
+    from convoscope.campaigns import export_verdicts, open_campaign
+
+    console = Console()
+    with fail_on(console):
+        campaign = open_campaign(directory, items=items, store=db)
+        count = export_verdicts(campaign, out, qualification=qualification)
+        console.print(f"wrote {count} verdicts to {out}")
+
+
+@campaign_group.command("import")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.argument("verdicts", type=click.Path(dir_okay=False))
+@_ITEMS
+@_DB
+def import_command(directory: str, verdicts: str, items: str | None, db: str | None) -> None:
+    """Add human verdicts collected elsewhere (JSONL or CSV, as `export` writes them).
+
+    Every row is checked like an answer in the web app before anything is stored; rows already
+    stored are skipped.
+
+    \b
+    Example:
+      convoscope campaign import my-study/ paper-forms.csv
+    """
+    from convoscope.campaigns import import_verdicts, open_campaign
+
+    console = Console()
+    with fail_on(console):
+        summary = import_verdicts(open_campaign(directory, items=items, store=db), verdicts)
+        console.print(f"{summary.rows} rows checked: {summary.added} added, "
+                      f"{summary.already_stored} already stored")
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+COMMANDS: list[click.Command] = [campaign_group]

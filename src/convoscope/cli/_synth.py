@@ -1,0 +1,275 @@
+"""``convoscope synth``: simulated multilingual dialogues and balanced benchmarks (seed 001)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from convoscope.cli._common import fail_on
+
+GROUP_EXAMPLE = """
+\b
+Example:
+  convoscope synth contexts --n 40 --languages en,pt,ko --out contexts.jsonl
+  convoscope synth dialogues contexts.jsonl --user embedded --judge embedded \\
+      --chatbot embedded --chatbot openai:llama3.1-8b@http://127.0.0.1:8000/v1 --out dialogues.jsonl
+  convoscope judge dialogues.jsonl --suite dialogue-issues --out verdicts.jsonl
+  convoscope synth curate dialogues.jsonl --verdicts verdicts.jsonl --per-language 100 --out benchmark.jsonl
+"""
+
+
+@click.group("synth", epilog=GROUP_EXAMPLE)
+def synth_group() -> None:
+    """Simulate user-chatbot dialogues in many languages and curate balanced benchmarks."""
+
+
+CONTEXTS_EXAMPLE = """
+\b
+Examples:
+  convoscope synth contexts --n 40 --languages en,pt,ko --out contexts.jsonl
+  convoscope synth contexts --n 10 --languages de --scenes my_scenes.jsonl --seed 7 --out ctx.jsonl
+"""
+
+
+@synth_group.command("contexts", epilog=CONTEXTS_EXAMPLE)
+@click.option("--n", "count", type=int, default=40, show_default=True,
+              help="Scene / persona / affect draws; each is used once per language.")
+@click.option("--languages", default="en", show_default=True, help="Comma-separated ISO 639-1 codes.")
+@click.option("--scenes", "scenes_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Your scenes, JSONL: {\"id\", \"text\", \"affect\" (optional)} a line.")
+@click.option("--personas", "personas_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Your personas, JSONL: {\"id\", \"text\"} a line.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Random seed: same seed, same contexts.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
+def contexts_command(count: int, languages: str, scenes_path: Path | None, personas_path: Path | None,
+                     seed: int, out: Path) -> None:
+    """Sample seed contexts: scene, persona, affective state, gender and language / country.
+
+    Built-in scenes and personas are used unless you give your own. A scene that names a feeling
+    keeps it; otherwise an affective state is drawn evenly from the four circumplex quadrants.
+    """
+    from convoscope.items import write_jsonl
+    from convoscope.synth import read_personas, read_scenes, sample_contexts
+
+    console = Console(stderr=True)
+    with fail_on(console):
+        codes = [code.strip() for code in languages.split(",") if code.strip()]
+        contexts = sample_contexts(count, codes, seed=seed,
+                                   scenes=read_scenes(scenes_path) if scenes_path else None,
+                                   personas=read_personas(personas_path) if personas_path else None)
+        console.print(f"Wrote {write_jsonl(contexts, out)} contexts to {out}")
+
+
+DIALOGUES_EXAMPLE = """
+\b
+Examples:
+  convoscope synth dialogues contexts.jsonl --user embedded --judge embedded --chatbot embedded \\
+      --out dialogues.jsonl
+  convoscope synth dialogues contexts.jsonl --user gpt=openai:gpt-4o-mini \\
+      --judge openai:gemini-2.0-flash@http://127.0.0.1:4000/v1 \\
+      --chatbot llama=openai:llama3.1-8b@http://127.0.0.1:8000/v1 --chatbot embedded --out dialogues.jsonl
+"""
+
+
+@synth_group.command("dialogues", epilog=DIALOGUES_EXAMPLE)
+@click.argument("contexts_path", metavar="CONTEXTS", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--user", "users", multiple=True, default=("embedded",), show_default=True,
+              help="User model spec, optionally NAME=SPEC. Repeatable.")
+@click.option("--judge", default="embedded", show_default=True,
+              help="Model that checks every user turn, or 'none' (rule checks only, no role filter).")
+@click.option("--chatbot", "chatbots", multiple=True, default=("embedded",), show_default=True,
+              help="Chatbot model spec, optionally NAME=SPEC. Repeatable.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Dialogues that pass the filters (items JSONL, appended as they finish).")
+@click.option("--filtered", "filtered_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Where filtered dialogues go, with their reasons (default: OUT.filtered.jsonl).")
+@click.option("--max-turns", type=int, default=10, show_default=True, help="Utterances per dialogue.")
+@click.option("--first-turn-attempts", type=int, default=10, show_default=True)
+@click.option("--later-turn-attempts", type=int, default=5, show_default=True)
+@click.option("--max-tokens", type=int, default=512, show_default=True,
+              help="Longest user or chatbot message, in tokens.")
+@click.option("--judge-mode", type=click.Choice(["auto", "chat", "completion"]), default="auto",
+              show_default=True, help="How the judge answers (auto: completion for embedded models).")
+@click.option("--no-role-check", is_flag=True, help="Skip the role-reversal filter.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--concurrency", type=int, default=4, show_default=True, help="Dialogues in flight.")
+@click.option("--cache", "cache_path", type=click.Path(dir_okay=False),
+              help="Response cache (default: OUT with .cache.db), so a resumed run repeats no call.")
+@click.option("--no-cache", is_flag=True)
+@click.option("--limit", type=int, help="Use only the first N contexts.")
+def dialogues_command(contexts_path: Path, users: tuple[str, ...], judge: str, chatbots: tuple[str, ...],
+                      out: Path, filtered_out: Path | None, max_turns: int, first_turn_attempts: int,
+                      later_turn_attempts: int, max_tokens: int, judge_mode: str, no_role_check: bool,
+                      seed: int, concurrency: int, cache_path: str | None, no_cache: bool,
+                      limit: int | None) -> None:
+    """Simulate dialogues: a user agent (checked turn by turn by a judge) talks to each chatbot.
+
+    Each dialogue is appended to OUT (or to the filtered file) as soon as it ends. Interrupt the
+    run and start the same command again: finished dialogues are skipped, and the response cache
+    answers the calls already made.
+    """
+    from convoscope.synth import SynthSettings, read_contexts
+
+    console = Console(stderr=True)
+    with fail_on(console):
+        contexts = read_contexts(contexts_path)[: limit or None]
+        settings = SynthSettings(max_turns=max_turns, first_turn_attempts=first_turn_attempts,
+                                 later_turn_attempts=later_turn_attempts, user_max_tokens=max_tokens,
+                                 chatbot_max_tokens=max_tokens, judge_mode=judge_mode,  # type: ignore[arg-type]
+                                 check_role=not no_role_check, seed=seed)
+        cache = None if no_cache else cache_path or str(out.with_suffix(".cache.db"))
+        console.print(f"{len(contexts)} contexts x {len(users)} users x {len(chatbots)} chatbots")
+        summary = asyncio.run(_generate(console, contexts, users, judge, chatbots, out, filtered_out,
+                                        settings, concurrency, cache))
+        _print_generation(summary)
+
+
+async def _generate(console, contexts, users, judge, chatbots, out, filtered_out, settings,  # type: ignore[no-untyped-def]
+                    concurrency, cache):
+    from convoscope.models import CachedModel, ResponseCache, model_from_spec
+    from convoscope.synth import generate_dialogues_async, model_label
+
+    built: dict[str, object] = {}
+    store = ResponseCache(cache) if cache else None
+
+    def model(spec: str):  # type: ignore[no-untyped-def]
+        bare = spec.partition("=")[2] if "=" in spec.split(":")[0] else spec
+        if bare not in built:
+            inner = model_from_spec(bare)
+            built[bare] = CachedModel(inner, store) if store else inner
+        return built[bare]
+
+    user_models = _labelled(users, model, model_label)
+    bot_models = _labelled(chatbots, model, model_label)
+    judge_model = None if judge.lower() == "none" else model(judge)
+
+    def report(item) -> None:  # type: ignore[no-untyped-def]
+        synth = item.meta["synth"]
+        status = "kept" if synth["filter"]["passed"] else "filtered: " + ", ".join(synth["filter"]["reasons"])
+        console.print(f"{item.id}: {len(item.context)} turns, ended by {synth['end']}, {status}")
+
+    try:
+        return await generate_dialogues_async(
+            contexts, users=user_models, judge=judge_model, chatbots=bot_models, out=out,
+            filtered_out=filtered_out, settings=settings, concurrency=concurrency, on_dialogue=report)
+    finally:
+        for instance in built.values():
+            await instance.aclose()  # type: ignore[attr-defined]
+        if store is not None:
+            store.close()
+
+
+def _labelled(specs, build, label):  # type: ignore[no-untyped-def]
+    labelled = {}
+    for spec in specs:
+        name = label(spec)
+        if name in labelled:
+            raise click.BadParameter(f"two models are both named {name!r}: name them with NAME=SPEC")
+        labelled[name] = build(spec)
+    return labelled
+
+
+def _print_generation(summary) -> None:  # type: ignore[no-untyped-def]
+    table = Table(title="Dialogue generation", show_header=False)
+    rows = [("planned", summary.planned), ("already done (skipped)", summary.already_done),
+            ("written now", summary.written), ("  of which filtered", summary.filtered),
+            *((f"ended by {name}", count) for name, count in sorted(summary.ends.items())),
+            *((f"filtered: {name}", count) for name, count in sorted(summary.filter_reasons.items())),
+            *((f"{role}: calls / cache hits / tokens in+out",
+               f"{u.calls} / {u.cache_hits} / {u.prompt_tokens}+{u.completion_tokens}")
+              for role, u in sorted(summary.usage.items())),
+            ("wall time", f"{summary.wall_time_s:.1f} s"), ("kept", summary.out),
+            ("filtered", summary.filtered_out)]
+    for name, value in rows:
+        table.add_row(name, str(value))
+    Console().print(table)
+
+
+STATS_EXAMPLE = """
+\b
+Examples:
+  convoscope synth stats dialogues.jsonl dialogues.filtered.jsonl
+  convoscope synth stats dialogues.jsonl --out stats.json
+"""
+
+
+@synth_group.command("stats", epilog=STATS_EXAMPLE)
+@click.argument("paths", metavar="DIALOGUES...", nargs=-1, required=True,
+                type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Also write the rows as JSON.")
+@click.option("--include-filtered", is_flag=True,
+              help="Compute the text columns over filtered dialogues too (usage always includes them).")
+def stats_command(paths: tuple[Path, ...], out: Path | None, include_filtered: bool) -> None:
+    """Per-language statistics: turns, utterance length, MTLD, judge acceptance, calls, tokens."""
+    from convoscope.items import read_items
+    from convoscope.synth import stats_table, synth_stats
+
+    console = Console(stderr=True)
+    with fail_on(console):
+        items = [item for path in paths for item in read_items(path)]
+        rows = synth_stats(items, include_filtered=include_filtered)
+        click.echo(stats_table(rows))
+        if out is not None:
+            out.write_text(json.dumps([row.model_dump() for row in rows], indent=2), encoding="utf-8")
+            console.print(f"Wrote {out}")
+
+
+CURATE_EXAMPLE = """
+\b
+Example:
+  convoscope synth curate dialogues.jsonl --verdicts verdicts.jsonl --per-language 100 --out benchmark.jsonl
+"""
+
+
+@synth_group.command("curate", epilog=CURATE_EXAMPLE)
+@click.argument("dialogues_path", metavar="DIALOGUES", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--verdicts", "verdicts_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Verdicts JSONL from 'convoscope judge DIALOGUES --suite dialogue-issues --out ...'.")
+@click.option("--per-language", type=int, default=100, show_default=True)
+@click.option("--rater", help="Which rater's verdicts to use when the file holds several.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Breaks ties reproducibly.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The benchmark, as items JSONL (what 'convoscope judge' and campaigns read).")
+@click.option("--summary", "summary_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Balance summary as JSON (default: OUT with .summary.json).")
+def curate_command(dialogues_path: Path, verdicts_path: Path, per_language: int, rater: str | None,
+                   seed: int, out: Path, summary_path: Path | None) -> None:
+    """Select a benchmark balanced over issues, overall scores and chatbots, per language."""
+    from convoscope.items import read_items, write_jsonl
+    from convoscope.synth import curate, read_verdicts
+
+    console = Console(stderr=True)
+    with fail_on(console):
+        items = read_items(dialogues_path)
+        chosen, summaries = curate(items, read_verdicts(verdicts_path), per_language=per_language,
+                                   seed=seed, rater=rater)
+        write_jsonl(chosen, out)
+        summary_path = summary_path or out.with_name(out.name.removesuffix(".jsonl") + ".summary.json")
+        summary_path.write_text(json.dumps([s.model_dump(mode="json") for s in summaries], indent=2),
+                                encoding="utf-8")
+        console.print(f"Wrote {len(chosen)} dialogues to {out} and the balance summary to {summary_path}")
+        _print_curation(summaries)
+
+
+def _print_curation(summaries) -> None:  # type: ignore[no-untyped-def]
+    table = Table(title="Benchmark balance")
+    for column in ("language", "selected", "pool", "by chatbot", "by overall", "by issue",
+                   "issue-free", "excluded", "relaxed"):
+        table.add_column(column)
+    for s in summaries:
+        issues = ", ".join(f"{k} {v}" for k, v in s.by_issue.items() if v)
+        table.add_row(s.language, str(s.selected), str(s.pool), _pairs(s.by_chatbot), _pairs(s.by_overall),
+                      issues or "-", str(s.issue_free), _pairs(s.excluded) or "-", _pairs(s.relaxed) or "-")
+    Console().print(table)
+
+
+def _pairs(counts: dict[str, int]) -> str:
+    return ", ".join(f"{key} {value}" for key, value in counts.items())
+
+
+COMMANDS = [synth_group]

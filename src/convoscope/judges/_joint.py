@@ -1,0 +1,122 @@
+"""A judge that answers several criteria in one model call (e.g. the eight dialogue-issue labels
+and the overall score of MEDAL), instead of one call per criterion.
+
+The run loop still asks for one (item, criterion) at a time; the first request for an item sends
+one chat prompt holding every criterion's rubric and a JSON schema with one answer object per
+criterion, and later requests for the same item read their part of that answer. The rater id
+says which way a verdict was made (``model:<name>[one-call]``), so one-call and per-criterion
+verdicts are never pooled or compared as if they were the same judge. Usage is booked on the
+first criterion's verdict; the others are marked ``cached`` because they cost no further call.
+Chat mode only: a next-token score cannot answer several criteria at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from convoscope.criteria import Criterion
+from convoscope.items import Item
+from convoscope.judges._judge import _short_hash
+from convoscope.judges._parse import parse_answer
+from convoscope.judges._prompt import IDK_NOTE, JUDGE_INSTRUCTIONS, render_item
+from convoscope.judges._verdict import Verdict
+from convoscope.models import GenerateRequest, Generation, Message, Model, ModelError
+
+JOINT_INSTRUCTIONS = ("Several criteria follow. Judge the item on each of them separately and answer "
+                      "with one JSON object holding one answer per criterion, keyed by its name.")
+
+
+def joint_request(criteria: tuple[Criterion, ...], item: Item, *, persona: str | None = None,
+                  max_tokens: int = 1200) -> GenerateRequest:
+    """One chat request asking every criterion; rubrics first, the item last (prefix caching)."""
+    from convoscope.criteria import answer_schema, render_rubric
+
+    system = [JUDGE_INSTRUCTIONS, JOINT_INSTRUCTIONS]
+    if persona:
+        system.append(f"Judge from this point of view: {persona}")
+    system.extend(render_rubric(criterion) for criterion in criteria)
+    if any(criterion.scale.allow_idk for criterion in criteria):
+        system.append(IDK_NOTE)
+    schema = {"type": "object", "properties": {c.name: answer_schema(c) for c in criteria},
+              "required": [c.name for c in criteria], "additionalProperties": False}
+    system.append("Answer schema:\n" + json.dumps(schema, ensure_ascii=False))
+    user = render_item(item, criteria[0]) + "\n\nYour judgement of every criterion as JSON:"
+    return GenerateRequest(messages=(Message(role="system", content="\n\n".join(system)),
+                                     Message(role="user", content=user)),
+                           json_schema=schema, max_tokens=max_tokens)
+
+
+@dataclass(frozen=True)
+class JointJudge:
+    """Answers every criterion in ``criteria`` about an item with a single model call."""
+
+    model: Model
+    criteria: tuple[Criterion, ...]
+    persona: str | None = None
+    persona_name: str | None = None
+    max_tokens: int = 1200
+    _calls: dict[str, asyncio.Task[Generation | ModelError]] = field(
+        default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if len({criterion.granularity for criterion in self.criteria}) > 1:
+            raise ValueError("one call can only cover criteria of one granularity "
+                             "(all whole-dialogue or all single-response)")
+
+    @property
+    def rater(self) -> str:
+        suffix = f"#{self.persona_name or _short_hash(self.persona)}" if self.persona else ""
+        return f"model:{self.model.name}[one-call]{suffix}"
+
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "one-call", "model": self.model.name, "persona": self.persona,
+                "max_tokens": self.max_tokens, "criteria": [c.name for c in self.criteria]}
+
+    async def __call__(self, item: Item, criterion: Criterion) -> Verdict:
+        if criterion.name not in {c.name for c in self.criteria}:
+            raise ValueError(f"criterion {criterion.name!r} is not among this one-call judge's criteria")
+        first = item.id not in self._calls
+        if first:
+            self._calls[item.id] = asyncio.ensure_future(self._ask(item))
+        started = time.perf_counter()
+        outcome = await self._calls[item.id]
+        if isinstance(outcome, ModelError):
+            return self._verdict(item, criterion, value=None, unscored_reason="model_error",
+                                 raw=str(outcome), latency_s=time.perf_counter() - started)
+        answer = parse_answer(_part(outcome.text, criterion.name), criterion)
+        usage: dict[str, Any] = {"cached": True}
+        if first:
+            usage = {"prompt_tokens": outcome.prompt_tokens, "completion_tokens": outcome.completion_tokens,
+                     "cost": outcome.cost, "latency_s": outcome.latency_s, "cached": outcome.cached}
+        return self._verdict(item, criterion, value=answer.value, unscored_reason=answer.unscored_reason,
+                             reason=answer.reason, options=answer.options, relevant=answer.relevant,
+                             raw=outcome.text, **usage)
+
+    async def _ask(self, item: Item) -> Generation | ModelError:
+        request = joint_request(self.criteria, item, persona=self.persona, max_tokens=self.max_tokens)
+        try:
+            return await self.model.generate(request)
+        except ModelError as error:
+            return error
+
+    def _verdict(self, item: Item, criterion: Criterion, **fields: Any) -> Verdict:
+        return Verdict(item_id=item.id, criterion=criterion.name, rater=self.rater,
+                       language=item.language, system=item.system, **fields)
+
+
+def _part(text: str, name: str) -> str:
+    """The answer object for one criterion, as JSON text; '' when the answer has none for it."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        start, end = text.find("{"), text.rfind("}")
+        try:
+            data = json.loads(text[start:end + 1]) if start >= 0 else None
+        except json.JSONDecodeError:
+            data = None
+    part = data.get(name) if isinstance(data, dict) else None
+    return json.dumps(part) if isinstance(part, dict) else ""

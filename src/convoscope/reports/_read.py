@@ -1,0 +1,71 @@
+"""Read a verdict file (JSONL as ``convoscope judge --out`` writes it, or its CSV form) back
+into Verdicts, with errors that name the file, the line and the field. The records come from the
+shared reader :func:`convoscope.items.records`; CSV cells are turned back into typed values."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from convoscope.items import ItemError, records
+from convoscope.judges import Verdict
+
+_LIST_FIELDS = ("options",)
+_DICT_FIELDS = ("distribution",)
+_UNION_TAGS = {"int", "str", "float", "bool", "dict[str,float]"}
+_BOOL_TEXT = {"true": True, "false": False, "1": True, "0": False}
+
+
+def read_verdicts(path: str | Path) -> list[Verdict]:
+    """Every verdict in a .jsonl, .json, .csv or .tsv verdict file, validated."""
+    path = Path(path)
+    if not path.exists():
+        raise ItemError(path, None, None, "file not found")
+    table = path.suffix.lower() in (".csv", ".tsv")
+    verdicts = [_validate(path, line, _from_csv(path, line, row) if table else row)
+                for line, row in records(path)]
+    if not verdicts:
+        raise ItemError(path, None, None, "no verdicts in file")
+    return verdicts
+
+
+def _validate(path: Path, line: int, row: dict[str, Any]) -> Verdict:
+    try:
+        return Verdict.model_validate(row)
+    except ValidationError as error:
+        first = error.errors()[0]
+        parts = [str(part) for part in first["loc"]]
+        message = first["msg"]
+        if len(parts) > 1 and parts[-1] in _UNION_TAGS:  # 'value.int': one branch of a union
+            parts, message = parts[:-1], "expected a number, a label or null"
+        location = ".".join(parts) or None
+        if first["type"] == "extra_forbidden":
+            message = "unknown field in a verdict"
+        raise ItemError(path, line, location, message) from None
+
+
+def _from_csv(path: Path, line: int, row: dict[str, Any]) -> dict[str, Any]:
+    """CSV cells are text: empty means absent, lists and maps are JSON, numbers become numbers."""
+    data: dict[str, Any] = {}
+    for key, text in row.items():
+        if text is None or text == "":
+            if key == "value":
+                data[key] = None  # an unscored verdict
+            continue
+        if key in _LIST_FIELDS or key in _DICT_FIELDS:
+            try:
+                data[key] = json.loads(text)
+            except json.JSONDecodeError:
+                raise ItemError(path, line, key, "expected JSON text") from None
+        elif key == "value":
+            data[key] = int(text) if text.lstrip("-").isdigit() else text
+        elif key in ("relevant", "cached"):
+            if text.lower() not in _BOOL_TEXT:
+                raise ItemError(path, line, key, f"expected true or false, got {text!r}")
+            data[key] = _BOOL_TEXT[text.lower()]
+        else:
+            data[key] = text
+    return data

@@ -1,0 +1,115 @@
+"""Simulated multilingual dialogues and balanced benchmarks (seed 001, MEDAL stages 1 and 3).
+
+    from convoscope.synth import sample_contexts, generate_dialogues, synth_stats, curate
+
+Seed contexts (scene, persona, affect, gender, language) drive a simulated user whose every turn
+is checked by a judge and rewritten on rejection; chatbots answer seeing only the dialogue.
+Finished dialogues are filtered (user left its language or its role), described per language,
+and, once judged on ``dialogue-issues``, curated into a benchmark balanced over issues, overall
+scores and chatbots. Dialogues and benchmark are plain items JSONL.
+"""
+
+from convoscope.synth._agents import SynthSettings, Usage, clean_user_text, read_yes_no
+from convoscope.synth._contexts import (
+    Persona,
+    Scene,
+    SeedContext,
+    affect_in_scene,
+    affect_quadrants,
+    builtin_personas,
+    builtin_scenes,
+    languages,
+    read_contexts,
+    read_personas,
+    read_scenes,
+    sample_contexts,
+)
+from convoscope.synth._curate import (
+    DEFAULT_ISSUES,
+    Candidate,
+    LanguageSummary,
+    balanced_pick,
+    candidates,
+    curate,
+    pick_rater,
+    read_verdicts,
+)
+from convoscope.synth._dialogue import (
+    Attempt,
+    DialogueResult,
+    UserTurnLog,
+    continue_dialogue,
+    opening_turn,
+    rule_feedback,
+    user_turn_loop,
+)
+from convoscope.synth._filters import (
+    FilterResult,
+    LanguageCheck,
+    check_role,
+    check_user_language,
+    filter_dialogue,
+    has_language_identifier,
+)
+from convoscope.synth._mtld import mtld, tokens, utterance_length
+from convoscope.synth._run import (
+    GenerationSummary,
+    default_filtered_path,
+    dialogue_id,
+    generate_dialogues,
+    generate_dialogues_async,
+    model_label,
+)
+from convoscope.synth._stats import LanguageStats, stats_table, synth_stats
+
+__all__ = [
+    "DEFAULT_ISSUES",
+    "Attempt",
+    "Candidate",
+    "DialogueResult",
+    "FilterResult",
+    "GenerationSummary",
+    "LanguageCheck",
+    "LanguageStats",
+    "LanguageSummary",
+    "Persona",
+    "Scene",
+    "SeedContext",
+    "SynthSettings",
+    "Usage",
+    "UserTurnLog",
+    "affect_in_scene",
+    "affect_quadrants",
+    "balanced_pick",
+    "builtin_personas",
+    "builtin_scenes",
+    "candidates",
+    "check_role",
+    "check_user_language",
+    "clean_user_text",
+    "continue_dialogue",
+    "curate",
+    "default_filtered_path",
+    "dialogue_id",
+    "filter_dialogue",
+    "generate_dialogues",
+    "generate_dialogues_async",
+    "has_language_identifier",
+    "languages",
+    "model_label",
+    "mtld",
+    "opening_turn",
+    "pick_rater",
+    "read_contexts",
+    "read_personas",
+    "read_scenes",
+    "read_verdicts",
+    "read_yes_no",
+    "rule_feedback",
+    "sample_contexts",
+    "stats_table",
+    "synth_stats",
+    "tokens",
+    "user_turn_loop",
+    "utterance_length",
+]

@@ -1,0 +1,178 @@
+"""The three agents of a simulated dialogue: user, judge of user turns, chatbot.
+
+Each agent is one model call built from the prompts in :mod:`convoscope.synth._prompts`; the
+regeneration loop that ties user and judge together lives in :mod:`convoscope.synth._dialogue`.
+Every call's usage is added to a per-role :class:`~convoscope.models.UsageTotals`, so a dialogue
+can report how many calls and tokens it cost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from convoscope.items import Turn
+from convoscope.models import GenerateRequest, Message, Model, UsageTotals
+from convoscope.synth import _prompts as prompts
+from convoscope.synth._contexts import SeedContext
+
+
+class SynthSettings(BaseModel):
+    """Limits and sampling settings. Defaults are seed 001's (appendix C.2) where it gives them.
+
+    ``max_turns`` counts utterances (user and chatbot). The opening message is sampled with a
+    presence penalty, later user turns and chatbot replies with nucleus sampling (top-p), as in
+    the seed; backends that ignore a setting simply sample without it.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    first_turn_attempts: int = Field(default=10, ge=1, description="Tries for the opening message.")
+    later_turn_attempts: int = Field(default=5, ge=1, description="Tries for each later user turn.")
+    max_turns: int = Field(default=10, ge=2, description="Utterances per dialogue, both sides.")
+    end_signal: str = Field(default=prompts.DEFAULT_END_SIGNAL, min_length=3)
+    user_first_temperature: float = 1.5
+    user_first_presence_penalty: float | None = Field(default=0.6, ge=-2, le=2)
+    user_temperature: float = 0.9
+    user_top_p: float | None = Field(default=0.95, gt=0, le=1)
+    user_max_tokens: int = 512
+    judge_temperature: float = 0.1
+    judge_max_tokens: int = 64
+    chatbot_temperature: float = 0.9
+    chatbot_top_p: float | None = Field(default=0.95, gt=0, le=1)
+    chatbot_max_tokens: int = 512
+    check_role: bool = Field(default=True, description="Ask the judge whether the user swapped roles.")
+    judge_mode: Literal["auto", "chat", "completion"] = Field(
+        default="auto", description="chat: the judge writes yes/no and feedback; completion: yes/no is "
+        "read from the next-token probabilities (no feedback). auto: completion for embedded models.")
+    seed: int = 0
+
+
+class Usage(BaseModel):
+    """Calls and tokens per role: ``user``, ``judge``, ``chatbot``, ``filter``."""
+
+    roles: dict[str, UsageTotals] = Field(default_factory=dict)
+
+    def add(self, role: str, model_usage: UsageTotals) -> None:
+        mine = self.roles.setdefault(role, UsageTotals())
+        for field in ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "errors"):
+            setattr(mine, field, getattr(mine, field) + getattr(model_usage, field))
+        mine.cost += model_usage.cost
+
+
+def request_seed(*parts: object) -> int:
+    """A stable per-call seed, so regenerations differ and a re-run asks the very same question."""
+    digest = hashlib.sha256("\x1f".join(str(part) for part in parts).encode("utf-8")).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+async def call(model: Model, request: GenerateRequest, usage: Usage, role: str) -> str:
+    """One model call; its usage goes to ``role``. Model errors propagate to the caller."""
+    totals = UsageTotals()
+    try:
+        generation = await model.generate(request)
+    except Exception:
+        totals.errors += 1
+        usage.add(role, totals)
+        raise
+    totals.add(generation)
+    usage.add(role, totals)
+    return generation.text
+
+
+async def write_user_turn(user: Model, context: SeedContext, turns: Sequence[Turn],
+                          settings: SynthSettings, usage: Usage, *, seed: int,
+                          rejected: str | None = None, feedback: str | None = None) -> str:
+    """The user agent's next message (the opening one when ``turns`` is empty)."""
+    if turns:
+        system = prompts.USER_NEXT_SYSTEM.format(end=settings.end_signal)
+        text = prompts.next_turn_prompt(context, turns, rejected, feedback)
+        temperature = settings.user_temperature
+        sampling = {"top_p": settings.user_top_p}
+    else:
+        system = prompts.USER_FIRST_SYSTEM
+        text = prompts.first_turn_prompt(context, rejected, feedback)
+        temperature = settings.user_first_temperature
+        sampling = {"presence_penalty": settings.user_first_presence_penalty}
+    request = GenerateRequest(messages=(Message(role="system", content=system),
+                                        Message(role="user", content=text)),
+                              max_tokens=settings.user_max_tokens, temperature=temperature, seed=seed,
+                              **sampling)
+    return clean_user_text(await call(user, request, usage, "user"))
+
+
+async def judge_user_turn(judge: Model, context: SeedContext, turns: Sequence[Turn], candidate: str,
+                          settings: SynthSettings, usage: Usage, *, seed: int) -> tuple[bool | None, str]:
+    """(accepted, feedback) from the judge; accepted is None when its answer is unreadable."""
+    system = prompts.JUDGE_SYSTEM.format(language=context.language_name, end=settings.end_signal)
+    return await ask_yes_no(judge, system, prompts.judge_prompt(turns, candidate), settings, usage,
+                            seed=seed, role="judge")
+
+
+def uses_completion(model: Model, settings: SynthSettings) -> bool:
+    """Tiny embedded models cannot write a readable verdict, but their next token still tells."""
+    if settings.judge_mode != "auto":
+        return settings.judge_mode == "completion"
+    return model.name.startswith("embedded:")
+
+
+async def ask_yes_no(model: Model, system: str, question: str, settings: SynthSettings, usage: Usage,
+                     *, seed: int, role: str) -> tuple[bool | None, str]:
+    """A yes/no question to a judge model: (answer or None when unreadable, explanation)."""
+    if uses_completion(model, settings):
+        prompt = f"{system}\n\n{question}\nAnswer with Yes or No.\nAnswer:"
+        request = GenerateRequest(prompt=prompt, max_tokens=1, temperature=0.0, seed=seed,
+                                  next_token_candidates=(" Yes", " No"))
+        totals = UsageTotals()
+        generation = await model.generate(request)
+        totals.add(generation)
+        usage.add(role, totals)
+        logprobs = generation.next_token_logprobs or {}
+        if " Yes" not in logprobs or " No" not in logprobs:
+            return None, "the judge gave no yes/no probabilities"
+        accepted = logprobs[" Yes"] > logprobs[" No"]
+        return accepted, "" if accepted else "rejected by the judge (completion mode gives no reason)"
+    request = GenerateRequest(messages=(Message(role="system", content=system),
+                                        Message(role="user", content=question)),
+                              max_tokens=settings.judge_max_tokens,
+                              temperature=settings.judge_temperature, seed=seed)
+    return read_yes_no(await call(model, request, usage, role))
+
+
+async def chatbot_reply(chatbot: Model, turns: Sequence[Turn], settings: SynthSettings, usage: Usage,
+                        *, seed: int) -> str:
+    """The chatbot's reply. It sees the shared system prompt and the dialogue, nothing else."""
+    messages = [Message(role="system", content=prompts.CHATBOT_SYSTEM)]
+    messages.extend(Message(role="user" if turn.speaker == "user" else "assistant", content=turn.text)
+                    for turn in turns)
+    request = GenerateRequest(messages=tuple(messages), max_tokens=settings.chatbot_max_tokens,
+                              temperature=settings.chatbot_temperature, top_p=settings.chatbot_top_p,
+                              seed=seed)
+    return (await call(chatbot, request, usage, "chatbot")).strip()
+
+
+_LABEL = re.compile(r"^\s*(?:\*\*)?(?:user|human|message|me)(?:\*\*)?\s*:\s*", re.IGNORECASE)
+_QUOTES = "\"'“”‘’«»「」"
+
+
+def clean_user_text(text: str) -> str:
+    """Strip the wrappers small models add around a message: quotes and a ``User:`` label."""
+    cleaned = text.strip()
+    for _ in range(2):
+        cleaned = _LABEL.sub("", cleaned).strip().strip(_QUOTES).strip()
+    return cleaned
+
+
+_YES_NO = re.compile(r"^[\W_]*(yes|no)\b[\W_]*(.*)$", re.IGNORECASE | re.DOTALL)
+
+
+def read_yes_no(text: str) -> tuple[bool | None, str]:
+    """``("Yes.", ...)`` -> (True, rest); ``"No. too long"`` -> (False, "too long"); else None."""
+    match = _YES_NO.match(text.strip())
+    if match is None:
+        return None, text.strip()
+    return match.group(1).lower() == "yes", match.group(2).strip()

@@ -1,0 +1,178 @@
+"""One simulated dialogue: the user-judge regeneration loop, the chatbot, the end signal.
+
+A user message is kept only when the judge accepts it; a rejected one is written again with the
+judge's feedback, up to ``first_turn_attempts`` for the opening message and
+``later_turn_attempts`` afterwards. A later turn that never passes ends the dialogue, as does the
+user's end signal or the turn cap. Cheap rule checks (empty text, placeholder names, an end signal
+in the opening message) reject an attempt without spending a judge call.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from convoscope.items import Turn
+from convoscope.models import Model, ModelError
+from convoscope.synth._agents import (
+    SynthSettings,
+    Usage,
+    chatbot_reply,
+    judge_user_turn,
+    request_seed,
+    write_user_turn,
+)
+from convoscope.synth._contexts import SeedContext
+
+EndReason = Literal["end_signal", "turn_cap", "turn_rejected", "first_turn_rejected",
+                    "user_error", "judge_error", "chatbot_error"]
+
+
+class Attempt(BaseModel):
+    """One try at a user turn and what became of it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str
+    accepted: bool
+    checked_by: Literal["judge", "rule"]
+    feedback: str | None = None
+    unreadable: bool = Field(default=False, description="The judge's answer was neither yes nor no.")
+
+
+class UserTurnLog(BaseModel):
+    """Every attempt at one user turn; ``accepted`` is False when all of them failed."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    position: int = Field(description="Index of the turn in the dialogue (0 = opening message).")
+    attempts: tuple[Attempt, ...]
+    accepted: bool
+    ended: bool = Field(default=False, description="The accepted message carried the end signal.")
+
+
+_PLACEHOLDER = re.compile(r"\bPerson\s?[XYZ]\b|\[(?:name|user|person)\]|<(?:name|user)>", re.IGNORECASE)
+
+
+def rule_feedback(text: str, *, opening: bool, end_signal: str) -> str | None:
+    """Why an attempt fails without asking the judge, or None when the rules pass it."""
+    if not text.replace(end_signal, "").strip():
+        return "the message is empty" if opening or end_signal not in text else None
+    if _PLACEHOLDER.search(text):
+        return "it uses a placeholder instead of a real name or a pronoun"
+    if opening and end_signal in text:
+        return "the opening message cannot end the conversation"
+    return None
+
+
+async def user_turn_loop(user: Model, judge: Model | None, context: SeedContext, turns: list[Turn],
+                         settings: SynthSettings, usage: Usage, *, key: str) -> UserTurnLog:
+    """Write, check and rewrite one user turn until the judge accepts it or the tries run out.
+    Without a judge (``None``) the first attempt that passes the rule checks is kept.
+
+    Model errors of the user or the judge propagate (the dialogue records them as its end).
+    """
+    opening = not turns
+    limit = settings.first_turn_attempts if opening else settings.later_turn_attempts
+    attempts: list[Attempt] = []
+    rejected: str | None = None
+    feedback: str | None = None
+    for number in range(limit):
+        seed = request_seed(settings.seed, key, len(turns), number)
+        text = await write_user_turn(user, context, turns, settings, usage, seed=seed,
+                                     rejected=rejected, feedback=feedback)
+        reason = rule_feedback(text, opening=opening, end_signal=settings.end_signal)
+        if reason is not None:
+            attempts.append(Attempt(text=text, accepted=False, checked_by="rule", feedback=reason))
+        elif judge is None:  # no judge: the rule checks alone decide
+            attempts.append(Attempt(text=text, accepted=True, checked_by="rule"))
+            return UserTurnLog(position=len(turns), attempts=tuple(attempts), accepted=True,
+                               ended=settings.end_signal in text)
+        else:
+            try:
+                verdict, said = await judge_user_turn(judge, context, turns, text, settings, usage,
+                                                      seed=seed)
+            except ModelError as error:
+                raise _JudgeFailed(str(error)) from error
+            accepted = bool(verdict)
+            attempts.append(Attempt(text=text, accepted=accepted, checked_by="judge",
+                                    feedback=None if accepted else (said or None),
+                                    unreadable=verdict is None))
+            if accepted:
+                return UserTurnLog(position=len(turns), attempts=tuple(attempts), accepted=True,
+                                   ended=settings.end_signal in text)
+        rejected, feedback = text, attempts[-1].feedback or "the message was not acceptable"
+    return UserTurnLog(position=len(turns), attempts=tuple(attempts), accepted=False)
+
+
+class _JudgeFailed(Exception):
+    pass
+
+
+class DialogueResult(BaseModel):
+    """A finished simulated dialogue with everything needed to audit how it was made."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    turns: tuple[Turn, ...]
+    user_turns: tuple[UserTurnLog, ...]
+    end: EndReason
+    error: str | None = None
+    usage: Usage
+
+
+async def continue_dialogue(opening: UserTurnLog, context: SeedContext, *, user: Model, judge: Model | None,
+                            chatbot: Model, settings: SynthSettings, key: str) -> DialogueResult:
+    """Run a dialogue on from a shared opening user turn until it ends. ``opening`` usage is not
+    counted here (it is shared by every chatbot and counted once, by the caller)."""
+    usage = Usage()
+    logs = [opening]
+    if not opening.accepted:
+        return DialogueResult(turns=(), user_turns=tuple(logs), end="first_turn_rejected", usage=usage)
+    turns = [Turn(speaker="user", text=opening.attempts[-1].text)]
+    end: EndReason = "turn_cap"
+    error: str | None = None
+    while len(turns) < settings.max_turns:
+        try:
+            reply = await chatbot_reply(chatbot, turns, settings, usage,
+                                        seed=request_seed(settings.seed, key, "chatbot", len(turns)))
+        except ModelError as failure:
+            end, error = "chatbot_error", str(failure)
+            break
+        turns.append(Turn(speaker="chatbot", text=reply))
+        if len(turns) >= settings.max_turns:
+            break
+        try:
+            log = await user_turn_loop(user, judge, context, turns, settings, usage, key=key)
+        except _JudgeFailed as failure:
+            end, error = "judge_error", str(failure)
+            break
+        except ModelError as failure:
+            end, error = "user_error", str(failure)
+            break
+        logs.append(log)
+        if not log.accepted:
+            end = "turn_rejected"
+            break
+        text = log.attempts[-1].text
+        if log.ended:
+            remainder = text.replace(settings.end_signal, "").strip()
+            if remainder:
+                turns.append(Turn(speaker="user", text=remainder))
+            end = "end_signal"
+            break
+        turns.append(Turn(speaker="user", text=text))
+    return DialogueResult(turns=tuple(turns), user_turns=tuple(logs), end=end, error=error, usage=usage)
+
+
+async def opening_turn(context: SeedContext, *, user: Model, judge: Model | None, settings: SynthSettings,
+                       key: str) -> tuple[UserTurnLog | None, Usage, str | None]:
+    """The opening user turn for a context and user model: (log, usage, error)."""
+    usage = Usage()
+    try:
+        log = await user_turn_loop(user, judge, context, [], settings, usage, key=key)
+    except (ModelError, _JudgeFailed) as error:
+        return None, usage, str(error)
+    return log, usage, None

@@ -1,0 +1,172 @@
+"""Generate simulated dialogues for many seed contexts: concurrent, resumable, one line each.
+
+Every (context, user model, chatbot) triple is one dialogue, written as one
+:class:`~convoscope.items.Item` the moment it is finished: dialogues that pass the filters go to
+``out``, filtered ones (with their reasons) to ``filtered_out``. A re-run reads both files and
+skips every id already there, so an interrupted run continues where it stopped; with a response
+cache, the unfinished dialogues it redoes cost no model call up to the point of interruption.
+The opening user turn is generated once per context and user model and shared by all chatbots.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from convoscope.items import Item
+from convoscope.models import Model, UsageTotals
+from convoscope.synth._agents import SynthSettings, Usage
+from convoscope.synth._contexts import SeedContext
+from convoscope.synth._dialogue import DialogueResult, UserTurnLog, continue_dialogue, opening_turn
+from convoscope.synth._filters import filter_dialogue
+from convoscope.synth._io import append_jsonl, ids_in, repair_tail
+
+_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+
+
+class GenerationSummary(BaseModel):
+    """What a generation run did."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    planned: int
+    already_done: int
+    written: int
+    filtered: int
+    ends: dict[str, int] = Field(default_factory=dict)
+    filter_reasons: dict[str, int] = Field(default_factory=dict)
+    usage: dict[str, UsageTotals] = Field(default_factory=dict)
+    wall_time_s: float = 0.0
+    out: str
+    filtered_out: str
+
+
+def model_label(spec: str) -> str:
+    """A short name for a model spec: ``NAME=SPEC`` gives NAME; otherwise the model's own name
+    (``openai:llama3.1-8b@URL`` -> ``llama3.1-8b``, ``embedded`` -> ``embedded``)."""
+    name, sep, _ = spec.partition("=")
+    if sep and _LABEL.match(name):
+        return name
+    prefix, _, rest = spec.partition(":")
+    label = rest.partition("@")[0] if rest else prefix
+    label = Path(label).stem if label.endswith(".gguf") else label
+    return re.sub(r"[^A-Za-z0-9_.+-]+", "-", label).strip("-") or "model"
+
+
+def dialogue_id(context: SeedContext, user_label: str, chatbot_label: str) -> str:
+    return f"{context.id}.{user_label}.{chatbot_label}"
+
+
+def default_filtered_path(out: Path) -> Path:
+    return out.with_name(out.name.removesuffix(".jsonl") + ".filtered.jsonl")
+
+
+async def generate_dialogues_async(
+    contexts: list[SeedContext], *, users: Mapping[str, Model], judge: Model | None,
+    chatbots: Mapping[str, Model], out: str | Path, filtered_out: str | Path | None = None,
+    settings: SynthSettings | None = None, concurrency: int = 4,
+    on_dialogue: Callable[[Item], None] | None = None,
+) -> GenerationSummary:
+    """Generate every missing dialogue and append it to ``out`` (or ``filtered_out``).
+
+    ``users`` and ``chatbots`` map labels (used in ids and ``Item.system``) to models. With
+    ``judge=None`` user turns are checked by the rules only and the role filter is skipped.
+    """
+    settings = settings or SynthSettings()
+    out = Path(out)
+    filtered_path = Path(filtered_out) if filtered_out else default_filtered_path(out)
+    for path in (out, filtered_path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        repair_tail(path)
+    done = ids_in(out) | ids_in(filtered_path)
+    plan = [(context, user_label, bot_label) for context in contexts for user_label in users
+            for bot_label in chatbots]
+    todo = [entry for entry in plan if dialogue_id(*entry) not in done]
+    started = time.perf_counter()
+    openings: dict[str, asyncio.Task[tuple[UserTurnLog | None, Usage, str | None]]] = {}
+    limit = asyncio.Semaphore(max(1, concurrency))
+    counts = _Counts()
+
+    async def one(context: SeedContext, user_label: str, bot_label: str) -> None:
+        async with limit:
+            opening_key = f"{context.id}.{user_label}"
+            if opening_key not in openings:
+                openings[opening_key] = asyncio.ensure_future(opening_turn(
+                    context, user=users[user_label], judge=judge, settings=settings, key=opening_key))
+            log, opening_usage, error = await asyncio.shield(openings[opening_key])
+            key = dialogue_id(context, user_label, bot_label)
+            item = await _finish(context, log, error, opening_key, opening_usage, key, user_label,
+                                 bot_label, users[user_label], judge, chatbots[bot_label], settings)
+            passed = item.meta["synth"]["filter"]["passed"]
+            append_jsonl(out if passed else filtered_path, item)
+            counts.record(item)
+            if on_dialogue is not None:
+                on_dialogue(item)
+
+    await asyncio.gather(*(one(*entry) for entry in todo))
+    return GenerationSummary(
+        planned=len(plan), already_done=len(plan) - len(todo), written=counts.written,
+        filtered=counts.filtered, ends=dict(counts.ends), filter_reasons=dict(counts.reasons),
+        usage=counts.usage, wall_time_s=time.perf_counter() - started, out=str(out),
+        filtered_out=str(filtered_path))
+
+
+async def _finish(context: SeedContext, opening: UserTurnLog | None, opening_error: str | None,
+                  opening_key: str, opening_usage: Usage, key: str, user_label: str, bot_label: str,
+                  user: Model, judge: Model | None, chatbot: Model, settings: SynthSettings) -> Item:
+    if opening is None:
+        result = DialogueResult(turns=(), user_turns=(), end="user_error", error=opening_error,
+                                usage=Usage())
+    else:
+        result = await continue_dialogue(opening, context, user=user, judge=judge, chatbot=chatbot,
+                                         settings=settings, key=key)
+    verdict = await filter_dialogue(result.turns, context.language, judge=judge, settings=settings,
+                                    usage=result.usage, key=key)
+    meta: dict[str, Any] = {"synth": {
+        "context": context.model_dump(mode="json"), "user": user_label, "user_model": user.name,
+        "judge_model": judge.name if judge else None, "chatbot_model": chatbot.name, "end": result.end,
+        "error": result.error, "user_turns": [log.model_dump(mode="json") for log in result.user_turns],
+        "usage": result.usage.model_dump(mode="json")["roles"],
+        "opening": {"key": opening_key, "usage": opening_usage.model_dump(mode="json")["roles"]},
+        "filter": verdict.model_dump(mode="json"), "settings": settings.model_dump(mode="json"),
+    }}
+    return Item(id=key, context=result.turns, language=context.language, system=bot_label, meta=meta)
+
+
+class _Counts:
+    def __init__(self) -> None:
+        self.written = 0
+        self.filtered = 0
+        self.ends: Counter[str] = Counter()
+        self.reasons: Counter[str] = Counter()
+        self.usage: dict[str, UsageTotals] = {}
+        self._openings: set[str] = set()
+
+    def record(self, item: Item) -> None:
+        synth = item.meta["synth"]
+        self.written += 1
+        self.ends[synth["end"]] += 1
+        if not synth["filter"]["passed"]:
+            self.filtered += 1
+            self.reasons.update(synth["filter"]["reasons"])
+        usages = [synth["usage"]]
+        if synth["opening"]["key"] not in self._openings:
+            self._openings.add(synth["opening"]["key"])
+            usages.append(synth["opening"]["usage"])
+        for roles in usages:
+            for role, totals in roles.items():
+                mine = self.usage.setdefault(role, UsageTotals())
+                for name, value in totals.items():
+                    setattr(mine, name, getattr(mine, name) + value)
+
+
+def generate_dialogues(contexts: list[SeedContext], **options: Any) -> GenerationSummary:
+    """The sync edge of :func:`generate_dialogues_async` (same keyword options)."""
+    return asyncio.run(generate_dialogues_async(contexts, **options))

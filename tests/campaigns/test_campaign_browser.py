@@ -1,0 +1,178 @@
+"""The campaign in real headless Chromium, end to end.
+
+Needs Debian's ``chromium`` (and ``fonts-nanum`` for Korean glyphs) and the ``playwright`` Python
+package, driven with ``executable_path`` (no ``playwright install``). Skipped cleanly when either
+is absent. Set CONVOSCOPE_SCREENSHOTS=docs to refresh the screenshots linked from the README.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from campaign_helpers import write_campaign
+
+from convoscope.campaigns import Campaign, Submission, invite, open_campaign
+from convoscope.web import build_server, dashboard_secret, start_background
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+STUDY = """\
+name: companion-study
+title: Companion chatbot, response candidates
+criteria:
+  - response-candidates:appropriateness
+  - response-candidates:contextualization
+contexts_per_batch: 2
+annotators_per_batch: 2
+expected_minutes_per_batch: 10
+max_minutes_per_batch: 30
+guidelines_summary: Read the dialogue, then judge only the framed candidate as its next turn.
+items: items.jsonl
+qualification:
+  contexts: 1
+  reference_annotators: [a001]
+  kappa_threshold: 0.21
+reporting:
+  sampling: Fluent Korean and English speakers; internal pilot with one reference annotator.
+  payment: 12 EUR per hour (test setting)
+  platform: convoscope web app on 127.0.0.1
+"""
+DIALOGUES = [
+    [("A", "주말에 뭐 했어?"), ("B", "친구들이랑 한강에서 자전거 탔어. 날씨가 정말 좋더라.")],
+    [("A", "I finally finished the marathon <in 4 hours>!"), ("B", "Wow, how do your legs feel?")],
+    [("A", "我明天要去北京出差。"), ("B", "是坐高铁还是坐飞机？")],
+]
+CANDIDATES = {"bot-x": ["재밌었겠다! 어느 구간을 달렸어?", "Sore, but I'm so proud of it.",
+                        "坐高铁，四个小时就到了。"],
+              "bot-y": ["저는 피자를 좋아해요.", "What is your favourite colour?", "我喜欢猫。"]}
+GOLD = ["와, 부럽다. 나도 다음에 같이 가자!", "Like jelly! But it was worth every step.", "高铁，比较方便。"]
+
+
+def _write_study(directory: Path) -> Path:
+    write_campaign(directory)  # guidelines.md
+    (directory / "campaign.yaml").write_text(STUDY, encoding="utf-8")
+    rows = [{"id": f"d{n}-{system}", "system": system, "language": "ko" if n == 0 else None,
+             "context": [{"speaker": s, "text": t} for s, t in turns], "response": CANDIDATES[system][n],
+             "reference": GOLD[n], "meta": {"context_id": f"d{n}"}}
+            for n, turns in enumerate(DIALOGUES) for system in ("bot-x", "bot-y")]
+    (directory / "items.jsonl").write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows),
+                                           encoding="utf-8")
+    return directory
+
+
+def _expected(system: str | None) -> str:
+    """The reference annotator's rule: bot-y's turns are off, the others fine."""
+    return "0" if system == "bot-y" else "1"
+
+
+@pytest.fixture
+def study(tmp_path: Path) -> Iterator[tuple[str, Campaign, list[str]]]:
+    directory = _write_study(tmp_path / "study")
+    people = invite(directory, 3)  # a001 is the internal reference annotator
+    campaign = open_campaign(directory)
+    while (work := campaign.work("a001")).task is not None:  # the internal pilot, answered beforehand
+        campaign.submit("a001", work.task, Submission(answer=_expected(work.task.candidate.system)))
+    server = build_server(campaign, port=0)
+    stop = start_background(server)
+    yield f"http://127.0.0.1:{server.server_port}", campaign, [p.token for p in people]
+    stop()
+
+
+def _answer_page(page: Any, answer: str, *, note: str = "") -> None:
+    """Choose an answer with its keyboard shortcut (1 positive, 2 negative, 3 I don't know), then save."""
+    page.keyboard.press({"1": "1", "0": "2", "idk": "3"}[answer])
+    if answer == "0":
+        page.locator("#options input[type=checkbox]:visible").first.check()
+    if note:
+        page.fill("textarea[name=reason]", note)  # Enter in the note is a new line, so click
+    with page.expect_navigation():
+        if note:
+            page.get_by_role("button", name="Save and next").click()
+        else:
+            page.keyboard.press("Enter")
+
+
+def _system(page: Any, campaign: Campaign) -> str | None:
+    text = page.locator("#candidate").inner_text()
+    candidates = [c for b in campaign.batches for x in b.contexts for c in x.candidates]
+    return next(c.system for c in candidates if c.text == text)
+
+
+def test_qualify_annotate_and_watch(study: tuple[str, Campaign, list[str]]) -> None:
+    base, campaign, tokens = study
+    shots = Path(os.environ.get("CONVOSCOPE_SCREENSHOTS", "")) if os.environ.get("CONVOSCOPE_SCREENSHOTS") \
+        else None
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        try:
+            _fail_qualification(browser.new_page(), base, tokens[2], campaign)
+            _pass_and_finish_batch(browser, base, tokens[1], campaign, shots)
+            page = browser.new_page()
+            page.goto(f"{base}/r/{tokens[1]}")
+            assert "not valid" in page.content()  # an annotator's token opens no researcher page
+            page.goto(f"{base}/r/{dashboard_secret(campaign.directory)}")
+            row = page.locator("tr", has=page.locator("td", has_text="batch-001"))
+            cells = row.locator("td").all_inner_texts()
+            fleiss = float(cells[3])
+            assert 0.0 < fleiss < 1.0  # the reference and a002 agree, except on one "I don't know"
+            assert "3 invited · 1 qualified" in page.locator("#totals").inner_text()
+            page.get_by_role("link", name="Report with the reporting checklist").click()
+            assert page.locator("h2", has_text="Reporting checklist").is_visible()
+            assert "12 EUR per hour" in page.content() and "1 of the 2 who finished" in page.content()
+            assert "60aa1b2c3d" not in page.content()  # the platform id stays out of the report
+            if shots:
+                page.set_viewport_size({"width": 1100, "height": 900})
+                page.screenshot(path=str(shots / "campaign-report.png"), full_page=True)
+        finally:
+            browser.close()
+
+
+def _fail_qualification(page: Any, base: str, token: str, campaign: Campaign) -> None:
+    page.goto(f"{base}/a/{token}?PROLIFIC_PID=60aa1b2c3d")
+    assert page.locator("#progress").inner_text() == "0 of 6 answered"
+    for _ in range(6):  # the opposite of the reference every time
+        _answer_page(page, "1" if _expected(_system(page, campaign)) == "0" else "0")
+    assert "no further batches for you" in page.content()
+
+
+def _pass_and_finish_batch(browser: Any, base: str, token: str, campaign: Campaign,
+                           shots: Path | None) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 700})
+    page.goto(f"{base}/a/{token}")
+    assert "주말에 뭐 했어?" in page.locator("#context").inner_text()
+    assert page.locator("#candidate").get_attribute("lang") == "ko"
+    assert page.locator("#options").is_hidden()
+    for done in range(6):
+        system = _system(page, campaign)
+        if done == 1:
+            assert system == "bot-y"
+            page.keyboard.press("2")  # negative: the explanation options appear at once
+            assert page.locator("#options").is_visible() and page.get_by_text("incoherence").is_visible()
+            if shots:
+                page.screenshot(path=str(shots / "campaign-annotator.png"))
+        _answer_page(page, _expected(system))
+    assert "batch-001" in page.locator("header").inner_text()
+    assert page.locator("#progress").inner_text() == "0 of 12 answered"
+    # Markup typed in a dialogue is shown as text, never interpreted.
+    assert "<in 4 hours>" in page.locator("#context").inner_text()
+    page.keyboard.press("3")  # "I don't know" without a note is refused by the server
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert page.get_by_role("alert").inner_text() == "\"I don't know\" needs a short note saying why"
+    _answer_page(page, "idk", note="It answers the question but ignores the brackets.")
+    page.context.close()  # the browser is closed; the link opened again resumes where it stopped
+    page = browser.new_page()
+    page.goto(f"{base}/a/{token}")
+    assert page.locator("#progress").inner_text() == "1 of 12 answered"
+    for _ in range(11):
+        _answer_page(page, _expected(_system(page, campaign)))
+    assert "everything assigned to you" in page.content()
