@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from convoscope.cli._common import fail_on
@@ -115,15 +116,23 @@ def status_command(directory: str, items: str | None, db: str | None) -> None:
     with fail_on(console):
         status = open_campaign(directory, items=items, store=db).status()
         console.print(f"{status.invited} invited, {status.qualified} qualified, {status.answers} answers")
-        table = Table("batch", "done/started/wanted", "answers", "Fleiss κ", "mean Cohen κ", "strong κ",
-                      "median min", "over time", "flagged", "note")
+        table = Table("batch", "people", "answers", "Fleiss", "Cohen", "strong", "min", "late", "flagged",
+                      caption="people: finished/started/wanted; kappas: Fleiss, mean pairwise Cohen, "
+                      "strong judgements only; min: median minutes; late: over the time limit")
+        table.columns[0].no_wrap = True
+        notes = []
         for row in status.batches:
             a = row.agreement
             table.add_row(row.batch, f"{row.finished}/{row.started}/{row.wanted or '—'}", str(row.answers),
                           _fmt(a.fleiss_kappa if a else None), _fmt(a.mean_cohen_kappa if a else None),
                           _fmt(a.strong_kappa if a else None), _fmt(row.median_minutes, 1),
-                          ", ".join(row.over_time), ", ".join(row.flagged), (a.note if a else None) or "")
+                          ", ".join(row.over_time), ", ".join(row.flagged))
+            if a is not None and a.note:
+                notes.append(f"{row.batch}: {a.note}")
         console.print(table)
+        # Notes say why a statistic is missing; as a column they squeeze the table unreadable.
+        for note in notes:
+            console.print(f"  {escape(note)}", style="dim", soft_wrap=True)
 
 
 @campaign_group.command("report")
