@@ -58,11 +58,12 @@ class LetterCountFakeEmbedder:
     ("I don't know.", 3),
     ("  ", 0),
     ("state-of-the-art 3.5 times", 7),  # hyphens and the decimal point separate words
-    ("안녕하세요", 5),  # Hangul: one per syllable
+    ("안녕하세요", 1),  # Korean is written with spaces: Hangul runs are words
+    ("직원들이 친절했어요", 2),
     ("今日は good day", 5),  # Han and kana: one per character; Latin words as words
-    ("ok ㅋㅋ", 3),  # jamo count as characters too
+    ("ok ㅋㅋ", 2),  # a run of jamo is one word too
 ])
-def test_length_counts_words_and_cjk_characters(text, expected):
+def test_length_counts_words_and_chinese_japanese_characters(text, expected):
     assert length(text) == expected
 
 

@@ -3,7 +3,7 @@
 
 What each baseline scores, for an item with a response (survey answer or chatbot turn):
 
-* ``length`` — the response's length in words (characters in CJK scripts).
+* ``length`` — the response's length in words (characters in Chinese and Japanese).
 * ``embedding`` — cosine between the mean-pooled embeddings of the context and the response
   (reference-free: the item's ``reference`` is never read).
 * ``tfidf`` — cosine between their TF-IDF vectors, fitted on the texts of the same items.

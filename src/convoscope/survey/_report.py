@@ -68,22 +68,28 @@ def _roc_svg(fitted: FittedModel) -> str:
 
 
 def _table(answers: tuple[ScoredAnswer, ...]) -> str:
-    headers = ["id", "question", "answer", "gibberish", *DIMENSIONS, "overall", "decision",
-               "reasons", "follow-up"]
-    head = "".join(f"<th onclick='sortBy({i})'>{h}</th>" for i, h in enumerate(headers))
-    body = "".join(_row(answer) for answer in answers)
+    baselines = list(dict.fromkeys(name for answer in answers for name in answer.baselines))
+    headers = ["id", "question", "answer", "gibberish", *DIMENSIONS, "overall",
+               *(f"baseline {name}" for name in baselines), "decision", "reasons", "follow-up"]
+    head = "".join(f"<th onclick='sortBy({i})'>{html.escape(h)}</th>" for i, h in enumerate(headers))
+    body = "".join(_row(answer, baselines) for answer in answers)
     return ("<h2>Answers</h2><input id=q placeholder='filter…' oninput='filt()'>"
             f"<table id=answers><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
 
 
-def _row(answer: ScoredAnswer) -> str:
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:g}" if float(value).is_integer() else f"{value:.3f}"
+
+
+def _row(answer: ScoredAnswer, baselines: list[str]) -> str:
     reasons = "<br>".join(f"<b>{name}</b>: {html.escape(reason)}"
                           for name, reason in answer.reasons.items() if reason)
     if answer.gibberish:
         reasons = html.escape("gibberish: " + ", ".join(answer.gibberish_reasons))
     cells = [answer.id, answer.question or "", answer.answer, "yes" if answer.gibberish else "",
              *("" if answer.scores.get(n) is None else str(answer.scores[n]) for n in DIMENSIONS),
-             "" if answer.overall is None else f"{answer.overall:.2f}"]
+             "" if answer.overall is None else f"{answer.overall:.2f}",
+             *(_number(answer.baselines.get(name)) for name in baselines)]
     escaped = "".join(f"<td>{html.escape(cell)}</td>" for cell in cells)
     return (f"<tr>{escaped}<td class={answer.decision}>{answer.decision}</td><td>{reasons}</td>"
             f"<td>{html.escape(answer.follow_up or '')}</td></tr>")
