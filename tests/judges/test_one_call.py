@@ -57,6 +57,7 @@ async def test_one_model_call_per_dialogue_for_nine_criteria(tmp_path):
     judge = JointJudge(model, ISSUES)
     summary = await judge_items(DIALOGUES, list(ISSUES), judge, store=Store(tmp_path / "s.db"), concurrency=4)
     assert len(model.requests) == 3 and summary.model_calls == 3 and summary.verdicts == 27
+    assert summary.cache_hits == 0  # the other 8 verdicts of a dialogue share its call: not cache hits
     verdicts = Store(tmp_path / "s.db").verdicts(summary.run_id)
     assert {v.rater for v in verdicts} == {"model:fake[one-call]"}
     by_name = {(v.item_id, v.criterion): v for v in verdicts}
@@ -105,7 +106,8 @@ def test_one_call_on_the_embedded_model(tmp_path):
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert sorted(row["criterion"] for row in rows) == ["lacks-empathy", "repetitive"]
     assert {row["rater"] for row in rows} == {"model:embedded:smollm2[one-call]"}
-    assert rows[0]["raw"] == rows[1]["raw"] and [row["cached"] for row in rows] == [False, True]
+    assert rows[0]["raw"] == rows[1]["raw"] and [row["cached"] for row in rows] == [False, False]
+    assert [row["shared_call"] for row in rows] == [False, True]
     answer = json.loads(rows[0]["raw"])  # the schema holds the model to one object per criterion
     assert set(answer) == {"repetitive", "lacks-empathy"}
     for row in rows:

@@ -6,7 +6,7 @@ one chat prompt holding every criterion's rubric and a JSON schema with one answ
 criterion, and later requests for the same item read their part of that answer. The rater id
 says which way a verdict was made (``model:<name>[one-call]``), so one-call and per-criterion
 verdicts are never pooled or compared as if they were the same judge. Usage is booked on the
-first criterion's verdict; the others are marked ``cached`` because they cost no further call.
+first criterion's verdict; the others are marked ``shared_call``: they cost no call of their own.
 Chat mode only: a next-token score cannot answer several criteria at once.
 """
 
@@ -88,7 +88,7 @@ class JointJudge:
             return self._verdict(item, criterion, value=None, unscored_reason="model_error",
                                  raw=str(outcome), latency_s=time.perf_counter() - started)
         answer = parse_answer(_part(outcome.text, criterion.name), criterion)
-        usage: dict[str, Any] = {"cached": True}
+        usage: dict[str, Any] = {"shared_call": True}
         if first:
             usage = {"prompt_tokens": outcome.prompt_tokens, "completion_tokens": outcome.completion_tokens,
                      "cost": outcome.cost, "latency_s": outcome.latency_s, "cached": outcome.cached}

@@ -45,6 +45,8 @@ class Verdict(BaseModel):
     cost: float | None = None
     latency_s: float | None = None
     cached: bool = False
+    shared_call: bool = Field(default=False, description="Answered by a model call booked on another "
+                              "verdict (one-call judging): no call, no tokens of its own.")
     run_id: str | None = None
     language: str | None = None
     system: str | None = None

@@ -62,7 +62,7 @@ def _from_csv(path: Path, line: int, row: dict[str, Any]) -> dict[str, Any]:
                 raise ItemError(path, line, key, "expected JSON text") from None
         elif key == "value":
             data[key] = int(text) if text.lstrip("-").isdigit() else text
-        elif key in ("relevant", "cached"):
+        elif key in ("relevant", "cached", "shared_call"):
             if text.lower() not in _BOOL_TEXT:
                 raise ItemError(path, line, key, f"expected true or false, got {text!r}")
             data[key] = _BOOL_TEXT[text.lower()]

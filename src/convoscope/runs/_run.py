@@ -46,8 +46,8 @@ class RunSummary:
         else:
             self.scored += 1
         for verdict in members or [final]:
-            if verdict.rater.startswith("metric:"):
-                continue  # computed from the log: no model call, no tokens
+            if verdict.rater.startswith("metric:") or verdict.shared_call:
+                continue  # computed from the log, or answered by another verdict's call
             self.cache_hits += verdict.cached
             self.model_calls += not verdict.cached and verdict.unscored_reason != "model_error"
             self.prompt_tokens += 0 if verdict.cached else verdict.prompt_tokens
