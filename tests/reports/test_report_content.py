@@ -138,3 +138,11 @@ def test_your_own_kpis_are_recognised_from_their_criteria_file():
     assert "id=kpis" not in render_report(verdicts(rows))  # nothing marks it as a KPI
     page = render_report(verdicts(rows), criteria=[greets])
     assert rows_by(page, "kpis", 0, 1)[("greets-user", "model:x")][2:6] == ["2", "–", "–", "50%"]
+
+
+def test_an_offline_judge_is_named_for_what_it_is():
+    rows = dialogue_issue_rows()
+    assert "Offline judge." not in render_report(verdicts(rows))
+    embedded = [{**row, "rater": "model:embedded:smollm2[completion]"} for row in rows
+                if row["rater"].startswith("model:")]
+    assert "Offline judge." in render_report(verdicts(embedded))

@@ -92,6 +92,7 @@ def test_report_is_self_contained_and_escaped(scored: Path) -> None:
     assert f"{decisions.count('accept')} accepted" in page
     assert f"{decisions.count('reject')} rejected" in page
     assert "<th onclick='sortBy(8)'>baseline length</th>" in page  # after overall, before decision
+    assert "Offline judge." in page  # the embedded model judged: the page says what that is worth
 
 
 def test_model_file_applies_weights_without_judging_again(scored: Path) -> None:

@@ -21,7 +21,12 @@ def overview_section(inputs: ReportInputs, source_name: str) -> str:
             ["raters", esc(", ".join(sorted({v.rater for v in verdicts})))],
             ["verdicts by source", esc(", ".join(f"{k}: {n}" for k, n in sorted(raters.items())))],
             ["unscored", esc(", ".join(f"{k}: {n}" for k, n in sorted(unscored.items())) or "none")]]
-    return f"<section id=overview><h2>Overview</h2>{table([], rows, cls='overview')}</section>"
+    warning = ""
+    if any("embedded:" in verdict.rater for verdict in verdicts):
+        from convoscope.runs import OFFLINE_WARNING
+
+        warning = f"<p class=warning role=note><strong>Offline judge.</strong> {esc(OFFLINE_WARNING)}</p>"
+    return f"<section id=overview><h2>Overview</h2>{warning}{table([], rows, cls='overview')}</section>"
 
 
 def generic_section(inputs: ReportInputs, criteria: tuple[str, ...]) -> str:

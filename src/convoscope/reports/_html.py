@@ -26,6 +26,7 @@ td.heat a:hover{outline:2px solid #333}.muted{color:#777}small{color:#555}
 .legend span{display:inline-block;margin-right:1em}
 .legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
 .note{font-size:.9em;color:#555;max-width:60em}
+.warning{background:#fff6d6;border-left:4px solid #d9a400;padding:.5em .8em;max-width:60em}
 """
 
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",

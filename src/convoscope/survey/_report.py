@@ -7,12 +7,14 @@ import html
 from collections import Counter
 from pathlib import Path
 
+from convoscope.runs import OFFLINE_WARNING, is_embedded
 from convoscope.survey._fit import DIMENSION_MAXIMA, DIMENSIONS, FittedModel
 from convoscope.survey._score import ScoredAnswer, SurveyResult
 
 _STYLE = """body{font-family:system-ui,'Noto Sans KR','Malgun Gothic',sans-serif;margin:2em}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px;vertical-align:top}
 th{cursor:pointer;background:#f3f3f3}.bar{display:inline-block;background:#4a7;height:12px}
+.warning{background:#fff6d6;border-left:4px solid #d9a400;padding:.5em .8em;max-width:60em}
 .accept{color:#060}.hold{color:#a60}.reject{color:#a00}.charts{display:flex;gap:3em}"""
 
 _SCRIPT = """function sortBy(n){const t=document.getElementById('answers'),b=t.tBodies[0];
@@ -36,6 +38,9 @@ def render_report(result: SurveyResult, *, title: str = "Survey answers") -> str
                f"Overall by {html.escape(result.aggregation)}; threshold "
                f"{result.threshold:.3f} ± {result.hold_band:.3f}. "
                f"Model calls: {result.model_calls}.</p>")
+    if any(is_embedded(judge) for judge in result.judges):
+        summary += ("<p class=warning role=note><strong>Offline judge.</strong> "
+                    f"{html.escape(OFFLINE_WARNING)}</p>")
     charts = "".join(_histogram(name, answers) for name in DIMENSIONS)
     roc = _roc_svg(result.fitted) if result.fitted and result.fitted.roc_fpr else ""
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}"

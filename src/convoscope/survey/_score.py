@@ -63,6 +63,7 @@ class SurveyResult(BaseModel):
     model_calls: int = 0
     judged: int = Field(default=0, description="Answers that reached the judge.")
     fitted: FittedModel | None = None
+    judges: tuple[str, ...] = Field(default=(), description="Model specs of the judges used.")
 
 
 async def score_survey_async(
@@ -119,7 +120,7 @@ async def score_survey_async(
     calls += used
     return SurveyResult(answers=answers, aggregation=aggregation, threshold=threshold,
                         hold_band=hold_band, run_ids=tuple(run_ids), model_calls=calls,
-                        judged=len(clean), fitted=fitted)
+                        judged=len(clean), fitted=fitted, judges=tuple(str(spec.model) for spec in specs))
 
 
 async def _written_follow_ups(answers: tuple[ScoredAnswer, ...], specs: Sequence[JudgeSpec],
