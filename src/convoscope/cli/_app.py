@@ -13,8 +13,11 @@ def cli() -> None:
     """Measure the quality of conversational responses.
 
     \b
-    Example:
-      convoscope judge examples/survey_items.jsonl --suite survey --out verdicts.jsonl
+    Examples:
+      convoscope survey score examples/survey_answers.csv --question-col question --answer-col answer
+      convoscope judge examples/dialogues.jsonl --suite dialogue-issues --out verdicts.jsonl
+      convoscope report verdicts.jsonl --out report.html
+      convoscope metaeval verdicts.jsonl --human human.jsonl
     """
 
 
