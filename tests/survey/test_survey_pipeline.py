@@ -253,3 +253,15 @@ def test_a_capable_model_writes_follow_ups_and_failures_fall_back(reply) -> None
     else:
         assert answers[0].follow_up == follow_up_for("effort", "en")[0]
         assert answers[0].follow_up_source.startswith("template:effort (model failed: down")
+
+
+def test_running_the_same_command_again_resumes_without_a_model_call(scored: Path) -> None:
+    result = CliRunner().invoke(survey_group, [
+        "score", str(scored / "answers.csv"), "--question-col", "q", "--answer-col", "a",
+        "--report", str(scored / "again.html"), "--store", str(scored / "store.db")])
+    assert result.exit_code == 0, result.output
+    rows = {line.split("│")[1].strip(): line.split("│")[2].strip()
+            for line in result.output.splitlines() if line.count("│") == 3}
+    assert rows["model calls"] == "0"
+    assert rows["cache hits / resumed"] == "0 / 6"  # two clean answers x three dimensions
+    assert "resumed from the store: 6" in (scored / "again.html").read_text(encoding="utf-8")

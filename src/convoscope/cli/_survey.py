@@ -133,6 +133,7 @@ def _print_summary(result) -> None:  # type: ignore[no-untyped-def]
     rows = [("answers", len(result.answers)),
             ("gibberish (not judged)", sum(a.gibberish for a in result.answers)),
             ("judged", result.judged), ("model calls", result.model_calls),
+            ("cache hits / resumed", f"{result.cache_hits} / {result.resumed}"),
             *((name, decisions.count(name)) for name in ("accept", "hold", "reject")),
             ("overall", result.aggregation),
             ("threshold", f"{result.threshold:.3f} ± {result.hold_band:.3f}"),

@@ -37,7 +37,8 @@ def render_report(result: SurveyResult, *, title: str = "Survey answers") -> str
                f"<span class=reject>{counts['reject']} rejected</span>. "
                f"Overall by {html.escape(result.aggregation)}; threshold "
                f"{result.threshold:.3f} ± {result.hold_band:.3f}. "
-               f"Model calls: {result.model_calls}.</p>")
+               f"Model calls: {result.model_calls}; judgements from the response cache: "
+               f"{result.cache_hits}, resumed from the store: {result.resumed}.</p>")
     if any(is_embedded(judge) for judge in result.judges):
         summary += ("<p class=warning role=note><strong>Offline judge.</strong> "
                     f"{html.escape(OFFLINE_WARNING)}</p>")

@@ -13,7 +13,7 @@ from convoscope.filters import LanguageChoice, detect
 from convoscope.items import Item, Turn
 from convoscope.judges import Verdict
 from convoscope.models import Model
-from convoscope.runs import JudgeSpec, is_embedded, judge_async
+from convoscope.runs import JudgeSpec, RunSummary, is_embedded, judge_async
 from convoscope.store import Store
 from convoscope.survey._fit import DIMENSION_MAXIMA, DIMENSIONS, FittedModel
 from convoscope.survey._followup import follow_up_for, model_follow_up
@@ -61,6 +61,8 @@ class SurveyResult(BaseModel):
     hold_band: float
     run_ids: tuple[str, ...] = ()
     model_calls: int = 0
+    cache_hits: int = Field(default=0, description="Judgements answered by the response cache.")
+    resumed: int = Field(default=0, description="Judgements already in the store from an earlier run.")
     judged: int = Field(default=0, description="Answers that reached the judge.")
     fitted: FittedModel | None = None
     judges: tuple[str, ...] = Field(default=(), description="Model specs of the judges used.")
@@ -93,7 +95,7 @@ async def score_survey_async(
     flags = {item.id: detect(item.response or "", lang=lang) for item in items}
     clean = [item for item in items if not flags[item.id].gibberish]
     run_ids: list[str] = []
-    calls = 0
+    calls = cache_hits = resumed = 0
     verdicts: dict[tuple[str, str], Verdict] = {}
     synthesis: dict[str, Verdict] = {}
     for suite, group in _by_rubric(clean, flags, rubrics).items():
@@ -102,13 +104,17 @@ async def score_survey_async(
                                     concurrency=concurrency, on_progress=on_progress)
         run_ids.append(summary.run_id)
         calls += summary.model_calls
+        cache_hits += summary.cache_hits
+        resumed += summary.resumed
         verdicts |= _final_verdicts(store, summary.run_id, len(specs))
         if aggregation == "llm":
-            found, run_id, used = await _synthesise(suite, group, verdicts, specs, store, cache_path,
-                                                    concurrency, on_progress)
+            found, summary = await _synthesise(suite, group, verdicts, specs, store, cache_path,
+                                               concurrency, on_progress)
             synthesis |= found
-            run_ids.append(run_id)
-            calls += used
+            run_ids.append(summary.run_id)
+            calls += summary.model_calls
+            cache_hits += summary.cache_hits
+            resumed += summary.resumed
     answers = tuple(
         _assemble(item, flags[item.id], verdicts, synthesis.get(item.id), aggregation, fitted,
                   threshold, hold_band)
@@ -120,6 +126,7 @@ async def score_survey_async(
     calls += used
     return SurveyResult(answers=answers, aggregation=aggregation, threshold=threshold,
                         hold_band=hold_band, run_ids=tuple(run_ids), model_calls=calls,
+                        cache_hits=cache_hits, resumed=resumed,
                         judged=len(clean), fitted=fitted, judges=tuple(str(spec.model) for spec in specs))
 
 
@@ -185,7 +192,7 @@ def _final_verdicts(store: Store, run_id: str, judges: int) -> dict[tuple[str, s
 async def _synthesise(suite: str, items: Sequence[Item], verdicts: dict[tuple[str, str], Verdict],
                       specs: Sequence[JudgeSpec], store: Store, cache_path: str | Path | None,
                       concurrency: int, on_progress: Callable[[int], None] | None,
-                      ) -> tuple[dict[str, Verdict], str, int]:
+                      ) -> tuple[dict[str, Verdict], RunSummary]:
     """The seed's LLM synthesis: the ``overall`` criterion, shown the three scores and reasons."""
     overall = get_criterion(f"{suite}/overall").model_copy(update={"instructions": (
         "The earlier turn from 'scores' lists this answer's effort, relevance and completeness "
@@ -196,8 +203,7 @@ async def _synthesise(suite: str, items: Sequence[Item], verdicts: dict[tuple[st
     summary = await judge_async(with_scores, [overall], specs, store=store, cache_path=cache_path,
                                 concurrency=concurrency, on_progress=on_progress)
     final = _final_verdicts(store, summary.run_id, len(specs))
-    return ({item_id: v for (item_id, _), v in final.items()}, summary.run_id,
-            summary.model_calls)
+    return {item_id: v for (item_id, _), v in final.items()}, summary
 
 
 def _scores_text(item_id: str, verdicts: dict[tuple[str, str], Verdict]) -> str:
