@@ -25,6 +25,11 @@ def test_init_invite_status(tmp_path: Path) -> None:
     assert created.exit_code == 0 and (tmp_path / "new" / "campaign.yaml").exists()
     again = runner.invoke(campaign_group, ["init", str(tmp_path / "new")])
     assert again.exit_code == 2 and "alreadyexists" in "".join(again.output.split())
+    # the template runs as it stands: its example items fill qualification and one main batch
+    campaign = open_campaign(tmp_path / "new")
+    assert [batch.kind for batch in campaign.batches] == ["qualification", "main"]
+    assert {c.system for b in campaign.batches for ctx in b.contexts for c in ctx.candidates} == {
+        "bot-a", "bot-b", "reference"}
     directory = write_campaign(tmp_path / "study")
     invited = runner.invoke(campaign_group, ["invite", str(directory), "--n", "2"])
     assert invited.exit_code == 0 and invited.output.count("http://127.0.0.1:8080/a/") == 2

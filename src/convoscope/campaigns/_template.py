@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -26,7 +27,7 @@ max_minutes_per_batch: 60
 guidelines_summary: >
   Read the whole dialogue first. Judge only the highlighted candidate, as the next turn.
   Choose "I don't know" when you truly cannot decide, and say why.
-items: items.jsonl           # candidates to judge (relative to this folder); --items overrides
+items: items.jsonl           # candidates to judge (an example to replace); --items overrides
 store: campaign.db           # where answers are stored: a SQLite path or a postgresql:// URL
 qualification:
   enabled: true
@@ -66,8 +67,50 @@ Replace these with two or three examples from your own data.
 """
 
 
+# Seven short contexts, two systems' candidates each plus the turn that really followed: enough
+# for the 5-context qualification batch and one main batch, so `serve` works straight after
+# `init`. Written for the template; replace items.jsonl with your own candidates.
+_EXAMPLE_CONTEXTS = (
+    ("I just adopted a puppy and she chews everything.",
+     "Give her chew toys and swap one in whenever she grabs a shoe.", "That's nice. Do you like cats?",
+     "Oh no, puppies are like that! Have you tried a few chew toys?"),
+    ("Any tips for my first half marathon next month?",
+     "Keep most runs easy, taper the last week and don't try new shoes on race day.",
+     "Marathons are 42 km long.", "Start slower than you feel like and drink at every station."),
+    ("I can't decide between learning Spanish or Japanese.",
+     "Which would you use more? Spanish is quicker to start; Japanese takes longer but may excite you more.",
+     "Learning is good.", "What draws you to each of them?"),
+    ("My tomato plants have yellow leaves at the bottom.",
+     "Lower leaves often yellow from overwatering or low nitrogen; check the soil before watering.",
+     "Tomatoes are red when ripe.", "That can be normal for old leaves, but check if you water too much."),
+    ("I'm nervous about a job interview tomorrow.",
+     "That's natural. Prepare two stories about your work and get some sleep tonight.",
+     "Interviews happen every day.", "You'll do fine! What is the job?"),
+    ("What's a good board game for four friends?",
+     "Try Codenames or Ticket to Ride: easy to learn and fun with four.", "I like games.",
+     "Have you played Catan? It's great with four."),
+    ("I keep forgetting to drink water during the day.",
+     "Keep a bottle on your desk and set a reminder every two hours.",
+     "Water is made of hydrogen and oxygen.",
+     "A big bottle you refill twice a day helps me."),
+)
+
+
+def example_items() -> list[dict[str, object]]:
+    """The template's example candidates as item records (JSONL lines)."""
+    rows: list[dict[str, object]] = []
+    for number, (user, good, weak, reference) in enumerate(_EXAMPLE_CONTEXTS, start=1):
+        context = [{"speaker": "user", "text": user}]
+        for system, text in (("bot-a", good), ("bot-b", weak)):
+            rows.append({"id": f"c{number}-{system}", "context": context, "response": text,
+                         "reference": reference, "system": system, "language": "en",
+                         "meta": {"context_id": f"c{number}"}})
+    return rows
+
+
 def init_campaign(directory: str | Path, *, name: str | None = None) -> list[Path]:
-    """Write the template campaign.yaml and guidelines.md into ``directory``; never overwrite."""
+    """Write the template campaign.yaml and guidelines.md into ``directory`` (never overwriting),
+    and example items.jsonl when there is none yet."""
     target = Path(directory)
     files = {SPEC_FILE: CAMPAIGN_TEMPLATE, GUIDELINES_FILE: GUIDELINES_TEMPLATE}
     existing = [target / file for file in files if (target / file).exists()]
@@ -80,4 +123,8 @@ def init_campaign(directory: str | Path, *, name: str | None = None) -> list[Pat
     for file, text in files.items():
         (target / file).write_text(text.format(name=slug, directory=target), encoding="utf-8")
         written.append(target / file)
+    items = target / "items.jsonl"
+    if not items.exists():
+        items.write_text("".join(json.dumps(row) + "\n" for row in example_items()), encoding="utf-8")
+        written.append(items)
     return written
