@@ -1,4 +1,4 @@
-"""Judges, panels and the Verdict they produce."""
+"""Judges, panels, the Verdict they produce, and reading verdict files back."""
 
 from convoscope.judges._joint import JointJudge, joint_request
 from convoscope.judges._judge import Judge, JudgeMode, RubricJudge, judge_key
@@ -11,6 +11,7 @@ from convoscope.judges._prompt import (
     render_item,
     render_messages,
 )
+from convoscope.judges._read import read_verdicts
 from convoscope.judges._verdict import UnscoredReason, Verdict
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "judge_key",
     "parse_answer",
     "pool_values",
+    "read_verdicts",
     "render_completion_prompt",
     "render_item",
     "render_messages",

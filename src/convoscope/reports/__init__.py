@@ -1,8 +1,8 @@
 """Reports: one self-contained HTML page from a verdict file, with the sections its criteria
 call for (dialogue issues, response candidates, KPIs, other scores)."""
 
+from convoscope.judges import read_verdicts
 from convoscope.reports._inputs import ReportInputs, Sections, detect_sections
-from convoscope.reports._read import read_verdicts
 from convoscope.reports._report import render_report, write_report
 from convoscope.reports._votes import majority, source_of
 

@@ -66,7 +66,7 @@ def write_report(verdict_paths: Sequence[str | Path], out: str | Path, *,
     verdicts and people's."""
     from convoscope.criteria import load_criteria
     from convoscope.items import read_items
-    from convoscope.reports._read import read_verdicts
+    from convoscope.judges import read_verdicts
 
     if not verdict_paths:
         raise ValueError("name at least one verdict file")

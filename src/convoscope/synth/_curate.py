@@ -26,8 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from convoscope.items import Item
 from convoscope.judges import Verdict
+from convoscope.judges import read_verdicts as read_verdict_file
 from convoscope.synth._filters import check_user_language
-from convoscope.synth._io import read_models
 
 DEFAULT_ISSUES = ("uninterpretable", "unsafe", "lacks-empathy", "lacks-commonsense", "repetitive",
                   "incoherent", "irrelevant", "non-factual")
@@ -72,7 +72,7 @@ def read_verdicts(path: str | Path) -> list[Verdict]:
     """Verdicts as ``convoscope judge --out verdicts.jsonl`` writes them."""
     if Path(path).suffix.lower() != ".jsonl":
         raise ValueError(f"{path}: write the verdicts as JSONL (convoscope judge ... --out verdicts.jsonl)")
-    return read_models(path, Verdict)
+    return read_verdict_file(path)
 
 
 def pick_rater(verdicts: list[Verdict], rater: str | None = None) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from convoscope.items import ItemError, records
-from convoscope.judges import Verdict
+from convoscope.judges._verdict import Verdict
 
 _LIST_FIELDS = ("options",)
 _DICT_FIELDS = ("distribution",)
