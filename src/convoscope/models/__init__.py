@@ -16,7 +16,7 @@ from convoscope.models._embedded import (
     embedded_model_path,
 )
 from convoscope.models._openai import OpenAIModel
-from convoscope.models._registry import model_from_spec, register_backend
+from convoscope.models._registry import model_from_spec, open_model, register_backend
 
 __all__ = [
     "DEFAULT_EMBEDDED",
@@ -34,5 +34,6 @@ __all__ = [
     "cache_key",
     "embedded_model_path",
     "model_from_spec",
+    "open_model",
     "register_backend",
 ]

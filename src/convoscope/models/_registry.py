@@ -44,6 +44,23 @@ register_backend("embedded", _embedded)
 register_backend("openai", _openai)
 
 
+def open_model(spec: str, *, cache: Any = None, **options: Any) -> Model:
+    """The one way to build a model: ``spec`` as for :func:`model_from_spec`, wrapped in a
+    response cache when ``cache`` is given (a :class:`ResponseCache` or a path to one).
+
+    ``cache=None`` means no cache; an empty cache is still a cache (``is not None``, never truth)."""
+    from pathlib import Path
+
+    from convoscope.models._cache import CachedModel, ResponseCache
+
+    model = model_from_spec(spec, **options)
+    if cache is None:
+        return model
+    if isinstance(cache, str | Path):
+        cache = ResponseCache(cache)
+    return CachedModel(model, cache)
+
+
 def model_from_spec(spec: str, **options: Any) -> Model:
     """Build a model from a spec string (see the module docstring)."""
     prefix, _, rest = spec.partition(":")
