@@ -111,9 +111,12 @@ def test_mcnemar_degenerate_and_errors():
     for exact in (None, True, False):
         result = mcnemar([1, 0, 1], [1, 0, 1], exact=exact)
         assert (result.statistic, result.pvalue, result.only_a, result.only_b) == (0.0, 1.0, 0, 0)
-    # Balanced discordance: the corrected chi-square is clamped at 0 (statsmodels gives 1/(b+c)).
+    # Balanced discordance follows statsmodels (issue 15 reversed the old clamp at 0): the
+    # corrected statistic is (|b - c| - 1)^2 / (b + c) = 1/60 here.
     balanced = mcnemar([1] * 30 + [0] * 30, [0] * 30 + [1] * 30, exact=False)
-    assert (balanced.statistic, balanced.pvalue) == (0.0, 1.0)
+    theirs = sm_mcnemar([[0, 30], [30, 0]], exact=False, correction=True)
+    assert balanced.statistic == pytest.approx(theirs.statistic) == pytest.approx(1 / 60)
+    assert balanced.pvalue == pytest.approx(theirs.pvalue)
     with pytest.raises(ValueError, match="must be booleans"):
         mcnemar([1, 2, 0], [1, 0, 0])
     with pytest.raises(ValueError, match="must be booleans"):

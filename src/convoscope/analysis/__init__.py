@@ -64,7 +64,7 @@ from convoscope.analysis._metaeval import HumanCeiling, MetaevalRow, metaeval
 from convoscope.analysis._pooling import majority_vote, mean_pool, median_pool
 from convoscope.analysis._raters import leave_one_out, pairwise_correlation
 from convoscope.analysis._read import RatingColumns, read_ratings
-from convoscope.analysis._summary import IDK_ANSWERS, AgreementRow, agreement_table
+from convoscope.analysis._summary import IDK_ANSWERS, AgreementRow, agreement_table, by_slot
 from convoscope.analysis._tables import IDK, RaterMatrix, Rating, rater_matrices
 
 __all__ = [
@@ -91,6 +91,7 @@ __all__ = [
     "agreement_table",
     "binary_scores",
     "bootstrap_ci",
+    "by_slot",
     "cohen_kappa",
     "confusion_counts",
     "equal_error_rate",

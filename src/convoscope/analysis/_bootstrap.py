@@ -4,13 +4,15 @@ Items are drawn with replacement, the same draw for every input array (a 1-D arr
 per item; a 2-D array is raters x items and its columns are drawn). Items missing a value in any
 1-D input are removed first, so every resample has the same number of complete items.
 
-:func:`pearson`, :func:`spearman` and :func:`kendall` (tau-b, up to 1,000 items) take a vectorised
-path; any other statistic is called once per resample.
+:func:`pearson`, :func:`spearman` and :func:`kendall` (tau-b) take a vectorised path; any other
+statistic is called once per resample. Resamples on which the statistic is undefined are left out
+of the percentiles, counted in ``n_undefined`` and reported by a RuntimeWarning.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -153,6 +155,10 @@ def _interval(estimate: float, replicates: np.ndarray, confidence: float, *, n_i
     if len(defined) < len(replicates) / 2:
         raise ValueError(f"{name}: the statistic was undefined on {undefined} of {len(replicates)} "
                          "resamples; too few items or too little variation for an interval")
+    if undefined:
+        warnings.warn(f"{name}: the statistic was undefined on {undefined} of {len(replicates)} resamples "
+                      "(e.g. a resample drew a constant input); the interval uses the other "
+                      f"{len(defined)}", RuntimeWarning, stacklevel=3)
     tail = (1 - confidence) / 2
     low, high = np.quantile(defined, [tail, 1 - tail])
     return BootstrapResult(estimate=estimate, low=float(low), high=float(high), confidence=confidence,

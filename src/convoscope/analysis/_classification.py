@@ -16,6 +16,7 @@ from typing import Any, Literal
 import numpy as np
 from scipy import special
 
+from convoscope.analysis._deprecation import renamed
 from convoscope.analysis._validate import as_array, check_same_length, missing_mask
 
 ZeroDivision = float | Literal["error"]
@@ -42,9 +43,9 @@ class Confusion:
         return Confusion(self.true_negative, self.false_negative, self.false_positive, self.true_positive)
 
 
-def _pairs(reference: Any, predicted: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
-    ref = as_array(reference, name=f"{name}: reference", ndim=1)
-    pred = as_array(predicted, name=f"{name}: predicted", ndim=1)
+def _pairs(y_true: Any, y_pred: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
+    ref = as_array(y_true, name=f"{name}: y_true", ndim=1)
+    pred = as_array(y_pred, name=f"{name}: y_pred", ndim=1)
     check_same_length(ref, pred, name=name)
     keep = ~(missing_mask(ref) | missing_mask(pred))
     if not keep.any():
@@ -52,12 +53,17 @@ def _pairs(reference: Any, predicted: Any, name: str) -> tuple[np.ndarray, np.nd
     return ref[keep], pred[keep]
 
 
-def confusion_counts(reference: Any, predicted: Any, *, positive: Any = 1) -> Confusion:
-    """True/false positives and negatives of ``predicted`` against ``reference``.
+_OLD_NAMES = dict(reference="y_true", predicted="y_pred")
 
-    Example: ``confusion_counts(human_labels, judge_labels, positive="issue")``.
+
+@renamed(**_OLD_NAMES)
+def confusion_counts(y_true: Any, y_pred: Any, *, positive: Any = 1) -> Confusion:
+    """True/false positives and negatives of ``y_pred`` against the reference ``y_true``.
+
+    >>> confusion_counts([1, 1, 0, 0], [1, 0, 1, 0])
+    Confusion(true_positive=1, false_positive=1, false_negative=1, true_negative=1)
     """
-    ref, pred = _pairs(reference, predicted, "confusion_counts")
+    ref, pred = _pairs(y_true, y_pred, "confusion_counts")
     others = {v for v in np.concatenate([ref, pred]).tolist() if v != positive}
     if len(others) > 1:
         shown = sorted(others, key=str)
@@ -76,18 +82,28 @@ def _ratio(numerator: int, denominator: int, zero_division: ZeroDivision, what: 
     return float(zero_division)
 
 
-def precision(reference: Any, predicted: Any, *, positive: Any = 1,
+@renamed(**_OLD_NAMES)
+def precision(y_true: Any, y_pred: Any, *, positive: Any = 1,
               zero_division: ZeroDivision = "error") -> float:
-    """Share of positive predictions that are right. Example: ``precision(y, judge)``."""
-    c = confusion_counts(reference, predicted, positive=positive)
+    """Share of positive predictions that are right.
+
+    >>> precision([1, 1, 0, 0], [1, 1, 1, 0])
+    0.6666666666666666
+    """
+    c = confusion_counts(y_true, y_pred, positive=positive)
     return _ratio(c.true_positive, c.true_positive + c.false_positive, zero_division,
                   f"precision: no item is predicted {positive!r}, so precision")
 
 
-def recall(reference: Any, predicted: Any, *, positive: Any = 1,
+@renamed(**_OLD_NAMES)
+def recall(y_true: Any, y_pred: Any, *, positive: Any = 1,
            zero_division: ZeroDivision = "error") -> float:
-    """Share of reference positives that are found. Example: ``recall(y, judge)``."""
-    c = confusion_counts(reference, predicted, positive=positive)
+    """Share of reference positives that are found.
+
+    >>> recall([1, 1, 0, 0], [1, 0, 0, 0])
+    0.5
+    """
+    c = confusion_counts(y_true, y_pred, positive=positive)
     return _ratio(c.true_positive, c.true_positive + c.false_negative, zero_division,
                   f"recall: no reference item is {positive!r}, so recall")
 
@@ -99,18 +115,25 @@ def _f1(c: Confusion, zero_division: ZeroDivision, label: str) -> float:
                   zero_division, f"f1: neither reference nor prediction contains {label}, so F1")
 
 
-def f1(reference: Any, predicted: Any, *, positive: Any = 1, zero_division: ZeroDivision = "error") -> float:
-    """F1 of the positive class. Example: ``f1(human, judge, positive="issue")``."""
-    c = confusion_counts(reference, predicted, positive=positive)
+@renamed(**_OLD_NAMES)
+def f1(y_true: Any, y_pred: Any, *, positive: Any = 1, zero_division: ZeroDivision = "error") -> float:
+    """F1 of the positive class.
+
+    >>> f1(["issue", "ok", "issue", "ok"], ["issue", "issue", "ok", "ok"], positive="issue")
+    0.5
+    """
+    c = confusion_counts(y_true, y_pred, positive=positive)
     return _f1(c, zero_division, repr(positive))
 
 
-def accuracy(reference: Any, predicted: Any) -> float:
-    """Share of items where ``predicted`` equals ``reference`` (any number of labels).
+@renamed(**_OLD_NAMES)
+def accuracy(y_true: Any, y_pred: Any) -> float:
+    """Share of items where ``y_pred`` equals ``y_true`` (any number of labels).
 
-    Example: ``accuracy(human_majority, judge_labels)``.
+    >>> accuracy(["a", "b", "c", "a"], ["a", "b", "a", "a"])
+    0.75
     """
-    ref, pred = _pairs(reference, predicted, "accuracy")
+    ref, pred = _pairs(y_true, y_pred, "accuracy")
     return float(np.mean(ref == pred))
 
 
@@ -130,12 +153,14 @@ class BinaryScores:
     undefined: tuple[str, ...] = ()
 
 
-def binary_scores(reference: Any, predicted: Any, *, positive: Any = 1) -> BinaryScores:
+@renamed(**_OLD_NAMES)
+def binary_scores(y_true: Any, y_pred: Any, *, positive: Any = 1) -> BinaryScores:
     """Every binary score at once, both classes (F1+ and F1- of seed 001).
 
-    Example: ``binary_scores(human_majority, judge, positive=1).f1_neg``.
+    >>> round(binary_scores([1, 1, 0, 0, 0], [1, 0, 0, 0, 1]).f1_neg, 4)
+    0.6667
     """
-    counts = confusion_counts(reference, predicted, positive=positive)
+    counts = confusion_counts(y_true, y_pred, positive=positive)
     values: dict[str, float | None] = {}
     for suffix, c in (("pos", counts), ("neg", counts.flipped())):
         for name, numerator, denominator in (
@@ -166,10 +191,14 @@ def mcnemar(a_correct: Any, b_correct: Any, *, exact: bool | None = None,
     """McNemar's test: do raters A and B differ in how often they match the same reference?
 
     ``exact=None`` uses the exact binomial test when there are fewer than 25 discordant items and
-    the chi-square test (with continuity ``correction``) otherwise. With no discordant items
-    there is no evidence of a difference: statistic 0, p-value 1.
+    the chi-square test (with continuity ``correction``) otherwise. Both follow statsmodels'
+    ``mcnemar``: the corrected statistic is (|b - c| - 1)^2 / (b + c) without clipping, so equal
+    discordant counts b = c = 3 give 1/6 and p = .683, not p = 1. With no discordant items there
+    is no evidence of a difference: statistic 0, p-value 1.
 
-    Example: ``mcnemar(judge_a == human, judge_b == human)``.
+    >>> result = mcnemar([1, 1, 1, 0, 0, 0, 1], [0, 0, 0, 1, 1, 1, 1], exact=False)
+    >>> round(result.statistic, 4), round(result.pvalue, 4)
+    (0.1667, 0.6831)
     """
     a = as_array(a_correct, name="mcnemar: a_correct", ndim=1)
     b = as_array(b_correct, name="mcnemar: b_correct", ndim=1)
@@ -190,6 +219,6 @@ def mcnemar(a_correct: Any, b_correct: Any, *, exact: bool | None = None,
         smaller = min(only_a, only_b)
         pvalue = min(1.0, 2.0 * float(special.bdtr(smaller, discordant, 0.5)))  # binomial cdf
         return McNemarResult(float(smaller), pvalue, only_a, only_b, True)
-    gap = max(abs(only_a - only_b) - (1 if correction else 0), 0)
+    gap = abs(only_a - only_b) - (1 if correction else 0)  # statsmodels' convention: not clipped
     statistic = gap * gap / discordant
     return McNemarResult(statistic, float(special.chdtrc(1, statistic)), only_a, only_b, False)

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from convoscope.analysis._correlation import average_ranks
+from convoscope.analysis._deprecation import renamed
 from convoscope.analysis._validate import as_array, as_numbers, check_same_length, missing_mask
 
 
@@ -35,9 +36,9 @@ class OperatingPoint(NamedTuple):
     tpr: float
 
 
-def _labelled(y_true: Any, scores: Any, positive: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
+def _labelled(y_true: Any, y_score: Any, positive: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
     labels = as_array(y_true, name=f"{name}: y_true", ndim=1)
-    values = as_numbers(scores, name=f"{name}: scores")
+    values = as_numbers(y_score, name=f"{name}: y_score")
     check_same_length(labels, values, name=name)
     keep = ~(missing_mask(labels) | np.isnan(values))
     labels, values = labels[keep], values[keep]
@@ -53,13 +54,14 @@ def _labelled(y_true: Any, scores: Any, positive: Any, name: str) -> tuple[np.nd
     return is_positive, values
 
 
-def roc_curve(y_true: Any, scores: Any, *, positive: Any = 1) -> RocCurve:
+@renamed(scores="y_score")
+def roc_curve(y_true: Any, y_score: Any, *, positive: Any = 1) -> RocCurve:
     """False and true positive rates at each distinct score, as ``sklearn.metrics.roc_curve``
     with ``drop_intermediate=False``.
 
     Example: ``fpr, tpr, thresholds = roc_curve(is_gibberish, gibberish_score)``.
     """
-    is_positive, values = _labelled(y_true, scores, positive, "roc_curve")
+    is_positive, values = _labelled(y_true, y_score, positive, "roc_curve")
     order = np.argsort(values, kind="mergesort")[::-1]
     ordered, hits = values[order], is_positive[order]
     last_of_value = np.r_[np.flatnonzero(np.diff(ordered)), len(ordered) - 1]
@@ -72,20 +74,23 @@ def roc_curve(y_true: Any, scores: Any, *, positive: Any = 1) -> RocCurve:
     )
 
 
-def roc_auc(y_true: Any, scores: Any, *, positive: Any = 1) -> float:
+@renamed(scores="y_score")
+def roc_auc(y_true: Any, y_score: Any, *, positive: Any = 1) -> float:
     """Area under the ROC curve: the chance that a random positive scores above a random negative,
     ties counting half (the Mann-Whitney U statistic, scaled).
 
-    Example: ``roc_auc(is_gibberish, gibberish_score)``.
+    >>> roc_auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.75
     """
-    is_positive, values = _labelled(y_true, scores, positive, "roc_auc")
+    is_positive, values = _labelled(y_true, y_score, positive, "roc_auc")
     ranks = average_ranks(values)
     n_pos = int(is_positive.sum())
     n_neg = len(values) - n_pos
     return float((ranks[is_positive].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
-def equal_error_rate(y_true: Any, scores: Any, *, positive: Any = 1) -> EqualErrorRate:
+@renamed(scores="y_score")
+def equal_error_rate(y_true: Any, y_score: Any, *, positive: Any = 1) -> EqualErrorRate:
     """The error rate where false positives and false negatives are equally likely, and the
     threshold that comes closest to it.
 
@@ -93,9 +98,10 @@ def equal_error_rate(y_true: Any, scores: Any, *, positive: Any = 1) -> EqualErr
     threshold is that of the nearer of the two ROC points around the crossing (on a tie, the
     lower threshold); flag items whose score is at or above it.
 
-    Example: ``rate, threshold = equal_error_rate(is_gibberish, gibberish_score)``.
+    >>> equal_error_rate([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    EqualErrorRate(rate=0.5, threshold=0.4)
     """
-    fpr, tpr, thresholds = roc_curve(y_true, scores, positive=positive)
+    fpr, tpr, thresholds = roc_curve(y_true, y_score, positive=positive)
     gap = (1.0 - tpr) - fpr  # positive before the crossing, non-increasing along the curve
     after = int(np.argmax(gap <= 0))
     before = after - 1
@@ -105,7 +111,8 @@ def equal_error_rate(y_true: Any, scores: Any, *, positive: Any = 1) -> EqualErr
     return EqualErrorRate(float(rate), float(thresholds[nearer]))
 
 
-def threshold_at(y_true: Any, scores: Any, *, fpr: float, positive: Any = 1) -> OperatingPoint:
+@renamed(scores="y_score")
+def threshold_at(y_true: Any, y_score: Any, *, fpr: float, positive: Any = 1) -> OperatingPoint:
     """The lowest threshold whose false positive rate is at most ``fpr``, i.e. the most detections
     that budget of false alarms allows. If even the top score exceeds the budget, the result is
     ``inf`` (flag nothing), with rates 0.
@@ -114,6 +121,6 @@ def threshold_at(y_true: Any, scores: Any, *, fpr: float, positive: Any = 1) -> 
     """
     if not 0.0 <= fpr <= 1.0:
         raise ValueError(f"threshold_at: fpr must be between 0 and 1, got {fpr!r}")
-    rates, hits, thresholds = roc_curve(y_true, scores, positive=positive)
+    rates, hits, thresholds = roc_curve(y_true, y_score, positive=positive)
     index = int(np.searchsorted(rates, fpr, side="right")) - 1
     return OperatingPoint(float(thresholds[index]), float(rates[index]), float(hits[index]))

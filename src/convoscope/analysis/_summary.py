@@ -19,6 +19,7 @@ from convoscope.analysis._agreement import (
     strong_agreement,
 )
 from convoscope.analysis._krippendorff import LEVELS, Level, krippendorff_alpha
+from convoscope.analysis._raters import leave_one_out, pairwise_correlation
 from convoscope.analysis._tables import IDK, GroupBy, RaterMatrix, rater_matrices
 from convoscope.analysis._validate import missing_mask
 
@@ -45,6 +46,17 @@ class AgreementRow:
     cohen_weights: str | None
     strong: StrongAgreement | None
     notes: tuple[str, ...] = ()
+    # Correlation agreement on numeric scales (None for labels): mean Spearman rho over rater
+    # pairs (USR's inter-annotator agreement), and each rater against the mean of the others.
+    pairwise_spearman: float | None = None
+    loo_spearman: float | None = None
+
+    @property
+    def computed(self) -> bool:
+        """Whether any statistic could be computed for this criterion."""
+        return any(value is not None for value in (
+            self.percent_agreement, self.fleiss_kappa, self.krippendorff_alpha, self.mean_cohen_kappa,
+            self.pairwise_spearman, self.loo_spearman))
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -126,8 +138,40 @@ def _row(matrix: RaterMatrix, level: Level, labels: list[Any] | None) -> Agreeme
                                    lambda: krippendorff_alpha(values, level=level, labels=labels)),
         mean_cohen_kappa=pairwise, cohen_weights=weights,
         strong=attempt(notes, "strong agreement", lambda: strong_agreement(matrix.values, idk=IDK)),
+        pairwise_spearman=_correlation(notes, "pairwise rho", pairwise_correlation, plain),
+        loo_spearman=_correlation(notes, "leave-one-out rho", leave_one_out, plain),
         notes=tuple(notes),
     )
+
+
+def _correlation(notes: list[str], label: str, statistic: Callable[[Any], float],
+                 matrix: RaterMatrix) -> float | None:
+    if not matrix.numeric:
+        return None
+    if statistic is leave_one_out and len(matrix.raters) < 3:
+        return None  # needs three raters; pairwise covers two
+    return attempt(notes, label, lambda: statistic(matrix.values))
+
+
+def by_slot(judgements: Iterable[Any]) -> list[Any]:
+    """The same judgements with each rater replaced by its slot: ``slot:k`` is the k-th rating of
+    an item on a criterion, in input order. Pairing raters by slot rather than by identity is
+    how USR's published agreement is computed (each response has three ratings, listed in the
+    order of the context's annotators, and the people change between contexts).
+
+    >>> from convoscope.analysis import Rating
+    >>> rows = [Rating("a", "q", "human:x", 1), Rating("a", "q", "human:y", 2),
+    ...         Rating("b", "q", "human:y", 3), Rating("b", "q", "human:z", 3)]
+    >>> [r.rater for r in by_slot(rows)]
+    ['slot:1', 'slot:2', 'slot:1', 'slot:2']
+    """
+    seen: dict[tuple[str, str], int] = {}
+    slotted = []
+    for judgement in judgements:
+        key = (str(judgement.criterion), str(judgement.item_id))
+        seen[key] = seen.get(key, 0) + 1
+        slotted.append(_replace(judgement, rater=f"slot:{seen[key]}"))
+    return slotted
 
 
 def integer_scale(values: np.ndarray) -> list[int] | None:

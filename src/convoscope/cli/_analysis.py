@@ -62,25 +62,32 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 @click.option("--by", type=click.Choice(["language", "system"]), help="Also break down by this column.")
 @click.option("--idk", "idk", multiple=True, help="Values meaning \"I don't know\" (repeatable; "
               "default: idk, I don't know, unsure, ...).")
+@click.option("--pair-by", type=click.Choice(["rater", "slot"]), default="rater", show_default=True,
+              help="Pair ratings by rater identity, or by slot (the k-th rating of each item in file "
+              "order, as USR's published agreement does).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the table as JSON.")
-def agree(path: Path, level: str, by: str | None, idk: tuple[str, ...], out: Path | None,
+def agree(path: Path, level: str, by: str | None, idk: tuple[str, ...], pair_by: str, out: Path | None,
           **columns: str) -> None:
     """Inter-annotator agreement of the ratings in PATH (.csv, .tsv, .jsonl, .json), per criterion.
 
     Rows are long format: one rating per row (item, rater, value, optionally criterion). Shows
     items with 2+ ratings, raters, percent agreement, Fleiss' kappa, Krippendorff's alpha, the
-    mean pairwise Cohen's kappa, and agreement on strong judgements (items where someone said
-    "I don't know" removed).
+    mean pairwise Cohen's kappa, agreement on strong judgements (items where someone said
+    "I don't know" removed) and, for numbers, the correlation agreement: mean Spearman rho over
+    rater pairs and each rater against the mean of the others (leave-one-out). Exits 1 when
+    nothing could be computed (e.g. a single rater).
 
     \b
     Example:
       convoscope agree annotations.csv --item-col id --rater-col annotator --value-col label --level ordinal
     """
-    from convoscope.analysis import IDK_ANSWERS, agreement_table, read_ratings
+    from convoscope.analysis import IDK_ANSWERS, agreement_table, by_slot, read_ratings
 
     console = Console()
     with fail_on(console):
         ratings = read_ratings(path, columns=_columns(columns, default_criterion=columns["value_col"]))
+        if pair_by == "slot":
+            ratings = by_slot(ratings)
         rows = agreement_table(ratings, level=level, by=by, idk=idk or IDK_ANSWERS)  # type: ignore[arg-type]
         console.print(_agreement_table(rows, by))
         console.print(f"[dim]{_legend(rows, level)}[/dim]")
@@ -88,14 +95,18 @@ def agree(path: Path, level: str, by: str | None, idk: tuple[str, ...], out: Pat
             for note in row.notes:
                 console.print(f"[dim]{row.criterion}{'/' + row.group if row.group else ''}: {note}[/dim]")
         if out is not None:
-            _write_json(out, {"source": str(path), "level": level, "rows": [r.as_dict() for r in rows]},
-                        console)
+            _write_json(out, {"source": str(path), "level": level, "pair_by": pair_by,
+                              "rows": [r.as_dict() for r in rows]}, console)
+    if not any(row.computed for row in rows):
+        console.print("[red]error:[/red] nothing could be computed (agreement needs two or more "
+                      "raters on the same items)", soft_wrap=True)
+        raise SystemExit(1)
 
 
 def _agreement_table(rows: list[Any], by: str | None) -> Table:
     table = Table(title="Inter-annotator agreement", **_COMPACT)
     headers = ["criterion", *([by] if by else []), "items", "raters", "agree", "Fleiss κ", "α",
-               "Cohen κ", "strong", "strong κ", "idk"]
+               "Cohen κ", "pair ρ", "LOO ρ", "strong", "strong κ", "idk"]
     for header in headers:
         text_column = header in ("criterion", by)
         table.add_column(header, justify="left" if text_column else "right", no_wrap=text_column)
@@ -104,7 +115,8 @@ def _agreement_table(rows: list[Any], by: str | None) -> Table:
         table.add_row(
             row.criterion, *([row.group or "–"] if by else []), str(row.n_items), str(row.n_raters),
             _percent(row.percent_agreement), _fmt(row.fleiss_kappa), _fmt(row.krippendorff_alpha),
-            _fmt(row.mean_cohen_kappa), _percent(strong.percent_agreement if strong else None),
+            _fmt(row.mean_cohen_kappa), _fmt(row.pairwise_spearman), _fmt(row.loo_spearman),
+            _percent(strong.percent_agreement if strong else None),
             _fmt(strong.kappa if strong else None), str(strong.n_removed) if strong else "–",
         )
     return table
@@ -117,7 +129,8 @@ def _percent(value: float | None) -> str:
 def _legend(rows: list[Any], level: str) -> str:
     weights = rows[0].cohen_weights if rows else None
     return (f"α: Krippendorff's alpha ({level}); Cohen κ: mean over rater pairs"
-            f"{f' ({weights} weights)' if weights else ''}; strong: items where a rater said "
+            f"{f' ({weights} weights)' if weights else ''}; pair ρ: mean Spearman over rater pairs; "
+            "LOO ρ: each rater against the mean of the others; strong: items where a rater said "
             "\"I don't know\" removed (idk: how many).")
 
 
