@@ -116,12 +116,14 @@ def test_errors_state_the_rule():
         bootstrap_ci(spearman, [2, 1, 1, 1, 1, 1, 1, 1], [1, 2, 1, 1, 1, 1, 1, 1], n_resamples=400)
 
 
-def test_kendall_above_the_fast_path_limit_falls_back_to_the_loop(monkeypatch):
+def test_kendall_above_the_quadratic_limit_uses_the_n_log_n_path(monkeypatch):
+    # Issue 15: above the limit the bootstrap no longer loops over scipy; Knight's O(n log n)
+    # algorithm must give the same interval as the quadratic path.
     from convoscope.analysis import _resample
 
     human, judge = likert_pair(5, n=40)
     fast = bootstrap_ci(kendall, judge, human, n_resamples=100, seed=2)
     monkeypatch.setattr(_resample, "KENDALL_FAST_MAX_ITEMS", 10)
-    assert _resample.kendall_batch(judge, human) is None
-    looped = bootstrap_ci(kendall, judge, human, n_resamples=100, seed=2)
-    assert (looped.low, looped.high) == pytest.approx((fast.low, fast.high), abs=1e-12)
+    assert _resample.kendall_batch(judge, human).__qualname__.startswith("_kendall_tree_batch")
+    tree = bootstrap_ci(kendall, judge, human, n_resamples=100, seed=2)
+    assert (tree.low, tree.high) == pytest.approx((fast.low, fast.high), abs=1e-12)

@@ -63,7 +63,7 @@ def test_agree_reports_pairwise_and_leave_one_out_correlation(tmp_path):
 
     table: dict[str, dict[str, float]] = {}
     for record in csv.DictReader((SAMPLES / "humans.csv").open()):
-        if record["criterion"] == "overall" and record["label"].strip()[0].isdigit():
+        if record["criterion"] == "overall" and record["label"].strip()[:1].isdigit():
             table.setdefault(record["annotator"], {})[record["id"]] = float(record["label"])
     items = sorted({i for ratings in table.values() for i in ratings})
     matrix = [[table[r].get(i, np.nan) for i in items] for r in sorted(table)]

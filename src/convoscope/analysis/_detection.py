@@ -38,7 +38,7 @@ class OperatingPoint(NamedTuple):
 
 def _labelled(y_true: Any, y_score: Any, positive: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
     labels = as_array(y_true, name=f"{name}: y_true", ndim=1)
-    values = as_numbers(y_score, name=f"{name}: y_score")
+    values = as_numbers(y_score, name=f"{name}: y_score, the scores")
     check_same_length(labels, values, name=name)
     keep = ~(missing_mask(labels) | np.isnan(values))
     labels, values = labels[keep], values[keep]
