@@ -11,8 +11,8 @@ of the percentiles, counted in ``n_undefined`` and reported by a RuntimeWarning.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
