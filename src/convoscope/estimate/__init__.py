@@ -1,0 +1,40 @@
+"""Judges and people together: what people would say, estimated with honest intervals.
+
+* :func:`ppi_mean` — prediction-powered inference (PPI, and PPI++ with power tuning) for a mean
+  or a share from a few human labels and many judge scores; :func:`ppi_difference` for two
+  systems.
+* :func:`fit_isotonic` / :func:`cross_validate` — calibrate a judge's score onto the human scale
+  with a monotone map, and measure agreement before and after out of fold.
+* :func:`estimate` — the same, read straight from a verdict table, per system and language.
+* :func:`select_items` — what people should judge: disagreements, flat distributions, chosen
+  values (a survey "hold"), always with a uniform random sample; each item says why.
+"""
+
+from convoscope.estimate._calibrate import (
+    AgreementScores,
+    Calibration,
+    CalibrationReport,
+    cross_validate,
+    fit_isotonic,
+)
+from convoscope.estimate._ppi import Difference, Estimate, power_tuning_lambda, ppi_difference, ppi_mean
+from convoscope.estimate._route import RANDOM, Selected, select_items
+from convoscope.estimate._verdicts import GroupEstimate, estimate
+
+__all__ = [
+    "RANDOM",
+    "Selected",
+    "select_items",
+    "AgreementScores",
+    "Calibration",
+    "CalibrationReport",
+    "Difference",
+    "Estimate",
+    "GroupEstimate",
+    "cross_validate",
+    "estimate",
+    "fit_isotonic",
+    "power_tuning_lambda",
+    "ppi_difference",
+    "ppi_mean",
+]
