@@ -4,8 +4,11 @@
     detect("asdfghjkl").gibberish          # True, reasons ("low_likelihood", "few_valid_words")
     detect("맛있어요ㅋㅋ").gibberish         # False
 
-Nothing is loaded at import: the Markov tables (package data), the word list and the optional
-Korean analyser load on first use.
+Nothing is loaded at import, and each resource loads when the first answer that needs it arrives:
+the English tables and word list with the first Latin-script answer, the Korean analyser with the
+first Korean one, the language identifier (py3langid) only for answers that may not be English.
+Answers in languages without a model meet language-neutral rules only. ``addresses_grader``
+spots answers that talk to the grader ("please give me a high score").
 """
 
 from convoscope.filters._filter import (
@@ -19,6 +22,7 @@ from convoscope.filters._filter import (
     detect_many,
     markov_log_likelihood,
 )
+from convoscope.filters._grader import addresses_grader, grader_signals
 from convoscope.filters._io import Answer, GibberishSummary, read_answers, summarize, write_flags
 from convoscope.filters._korean import to_jamo
 from convoscope.filters._langid import Language, detect_language
@@ -35,9 +39,11 @@ __all__ = [
     "LanguageChoice",
     "Note",
     "Reason",
+    "addresses_grader",
     "detect",
     "detect_language",
     "detect_many",
+    "grader_signals",
     "markov_log_likelihood",
     "read_answers",
     "summarize",

@@ -7,6 +7,8 @@ that could not run are listed in ``notes``, so every decision can be read back.
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterable
 from typing import Literal
 
@@ -17,10 +19,12 @@ from convoscope.filters._english import DEFAULT_SLANG, english_signals, english_
 from convoscope.filters._korean import (
     DEFAULT_KO_WHITELIST,
     has_content_morpheme,
+    has_content_morphemes,
     korean_signals,
     korean_symbols,
 )
-from convoscope.filters._langid import Language, count_scripts, is_mixed_script, language_of
+from convoscope.filters._langid import count_scripts, is_mixed_script, language_of
+from convoscope.filters._neutral import neutral_reasons, neutral_signals
 
 Reason = Literal[
     "empty",  # nothing but whitespace
@@ -32,13 +36,18 @@ Reason = Literal[
     "incomplete_syllables",  # ko: too many bare jamo next to complete syllables
     "few_distinct_jamo",  # ko: too few different jamo
     "no_morpheme",  # ko: the analyser found no known content morpheme
+    "keyboard_mash",  # any language: most letters slide along a keyboard row (asdf, hjkl)
+    "repeated_characters",  # any language: most letters are one letter repeated (aaaaaa)
+    "few_distinct_letters",  # any language: a long answer made of one or two letters
+    "gibberish_segment",  # one sentence or segment is gibberish though the whole passed
 ]
 Note = Literal[
     "slang",  # en: abbreviations, chat words or laughter were present (and counted as words)
     "elongation",  # en: a stretched word (sooo) was read as the word
     "whitelisted",  # ko: the whole answer is chat markers or whitelisted short forms
     "mixed_script",  # Hangul and Latin letters both hold a sizeable share
-    "unsupported_language",  # another script: not judged, never flagged
+    "unsupported_language",  # a language without a model: only language-neutral rules ran
+    "language_id_unavailable",  # py3langid is not installed: the script chose the pipeline
     "numeric",  # digits but no letters: a number is a legitimate answer
     "morpheme_check_skipped",  # ko: the analyser is off or not installed
 ]
@@ -91,6 +100,27 @@ class GibberishThresholds(BaseModel):
     empty_is_gibberish: bool = Field(
         default=True,
         description="Flag an empty answer (reason 'empty'): there is nothing to score.")
+    language_id: Literal["auto", "off"] = Field(
+        default="auto",
+        description="Identify the language of Latin-script and other answers with py3langid "
+        "(when installed) so that answers in languages without a model are only judged by "
+        "language-neutral rules; 'off' chooses by script alone.")
+    other_min_probability: float = Field(
+        default=0.5, ge=0, le=1,
+        description="An answer is taken to be in another language when py3langid gives that "
+        "language at least this probability.")
+    en_sure_word_ratio: float = Field(
+        default=0.75, ge=0, le=1,
+        description="A plain-ASCII answer the English rules pass with at least this share of "
+        "English words is English without asking the identifier (the fast path).")
+    neutral_max_noise_share: float = Field(
+        default=0.5, ge=0, le=1,
+        description="Language-neutral rules: more than this share of letters in keyboard-row runs "
+        "or in repeated-letter runs is gibberish.")
+    segments: bool = Field(
+        default=True,
+        description="Also judge each sentence of a multi-sentence answer, so a gibberish "
+        "fragment is not hidden by a fluent sentence (reason 'gibberish_segment').")
     mixed_script_share: float = Field(
         default=0.25, gt=0, le=0.5,
         description="Note 'mixed_script' when the smaller of Hangul and Latin holds at least this "
@@ -106,7 +136,8 @@ class GibberishResult(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     text: str
-    lang: Language
+    lang: str = Field(description="ISO 639 code (en, ko, pt, ...), 'other' when the language "
+                      "could not be told, 'none' when the answer has no letters.")
     gibberish: bool
     reasons: tuple[Reason, ...] = ()
     notes: tuple[Note, ...] = ()
@@ -116,6 +147,8 @@ class GibberishResult(BaseModel):
     complete_syllable_ratio: float | None = None
     distinct_jamo: int | None = None
     morpheme_found: bool | None = None
+    language_probability: float | None = None
+    segment: str | None = Field(default=None, description="The gibberish segment, when one was.")
 
 
 def _check_options(thresholds: GibberishThresholds) -> None:
@@ -137,7 +170,26 @@ def detect_many(texts: Iterable[str], *, lang: LanguageChoice = "auto",
                 thresholds: GibberishThresholds = DEFAULT_THRESHOLDS) -> list[GibberishResult]:
     """Judge many answers with the same options; results come back in input order."""
     _check_options(thresholds)
-    return [_detect(text, lang, thresholds) for text in texts]
+    pending: list[tuple[int, str]] = []
+    results = []
+    for index, text in enumerate(texts):
+        before = len(pending)
+        results.append(_detect(text, lang, thresholds, pending))
+        if len(pending) > before:
+            pending[-1] = (index, pending[-1][1])
+            if results[-1].gibberish:  # a gibberish segment decided it already
+                pending.pop()
+    if pending:
+        # One batch call: Kiwi tokenises a list many times faster than line by line.
+        analyser = _resources.morpheme_analyser(thresholds.ko_morphemes)
+        found = has_content_morphemes(analyser, [remaining for _, remaining in pending])
+        for (index, _), has_morpheme in zip(pending, found, strict=True):
+            result = results[index]
+            update: dict[str, object] = {"morpheme_found": has_morpheme}
+            if not has_morpheme:
+                update |= {"gibberish": True, "reasons": (*result.reasons, "no_morpheme")}
+            results[index] = result.model_copy(update=update)
+    return results
 
 
 def markov_log_likelihood(text: str, *, lang: Literal["en", "ko"]) -> float | None:
@@ -146,7 +198,46 @@ def markov_log_likelihood(text: str, *, lang: Literal["en", "ko"]) -> float | No
     return _resources.bigram_model(lang).mean_log_likelihood(symbols)
 
 
-def _detect(text: str, choice: LanguageChoice, thresholds: GibberishThresholds) -> GibberishResult:
+def _detect(text: str, choice: LanguageChoice, thresholds: GibberishThresholds,
+            pending: list[tuple[int, str]] | None = None) -> GibberishResult:
+    """``pending`` collects Korean text whose morpheme check is left to a batch call."""
+    whole = _detect_whole(text, choice, thresholds, pending)
+    if whole.gibberish or not thresholds.segments or whole.lang not in ("en", "ko"):
+        return whole
+    # Segments get the statistical rules only: the morpheme check already saw the whole text.
+    quick = _without_morphemes(thresholds)
+    for segment in _segments(text):
+        part = _detect_whole(segment, choice, quick)
+        if part.gibberish and _counts_as_fragment(part):
+            return whole.model_copy(update={"gibberish": True, "reasons": ("gibberish_segment",),
+                                            "segment": segment})
+    return whole
+
+
+@functools.lru_cache(maxsize=8)
+def _without_morphemes(thresholds: GibberishThresholds) -> GibberishThresholds:
+    return thresholds.model_copy(update={"ko_morphemes": "off"})
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;。！？])\s+|\s*\n+\s*")
+
+
+def _segments(text: str) -> list[str]:
+    """Sentences (and lines) of a multi-sentence answer; [] for a one-sentence answer."""
+    parts = [part for part in _SENTENCE_END.split(text.strip()) if part.strip()]
+    return parts if len(parts) > 1 else []
+
+
+def _counts_as_fragment(part: GibberishResult) -> bool:
+    """A segment flags the answer only on strong evidence: a lone unknown word ("Ljubljana.")
+    fails the word-share rule but is no mash, so it needs a second rule or a second token."""
+    if part.reasons in (("few_valid_words",), ("empty",), ("no_letters",)):
+        return len(part.text.split()) >= 2 and part.reasons == ("few_valid_words",)
+    return True
+
+
+def _detect_whole(text: str, choice: LanguageChoice, thresholds: GibberishThresholds,
+                  pending: list[tuple[int, str]] | None = None) -> GibberishResult:
     if not text.strip():
         return GibberishResult(text=text, lang="none", gibberish=thresholds.empty_is_gibberish,
                                reasons=("empty",) if thresholds.empty_is_gibberish else ())
@@ -156,14 +247,65 @@ def _detect(text: str, choice: LanguageChoice, thresholds: GibberishThresholds) 
     if choice == "auto" and is_mixed_script(counts, minority_share=thresholds.mixed_script_share):
         notes = ("mixed_script",)
     if lang == "en":
-        return _english(text, thresholds, notes)
+        result = _english(text, thresholds, notes)
+        return result if choice == "en" else _unless_another_language(text, result, thresholds)
     if lang == "ko":
-        return _korean(text, thresholds, notes)
+        return _korean(text, thresholds, notes, pending)
     if lang == "other":
-        return GibberishResult(text=text, lang="other", gibberish=False, notes=("unsupported_language",))
+        return _other_language(text, thresholds, None)
     if any(char.isdigit() for char in text):
         return GibberishResult(text=text, lang="none", gibberish=False, notes=("numeric",))
     return GibberishResult(text=text, lang="none", gibberish=True, reasons=("no_letters",))
+
+
+def _identified(text: str, thresholds: GibberishThresholds) -> tuple[str, float] | None:
+    return None if thresholds.language_id == "off" else _resources.identify(text)
+
+
+def _unless_another_language(text: str, english: GibberishResult,
+                             thresholds: GibberishThresholds) -> GibberishResult:
+    """Latin letters need not be English. A plain-ASCII answer the English rules pass with
+    mostly English words is English (no identifier call); otherwise py3langid decides, and an
+    answer confidently in another language gets the language-neutral rules instead."""
+    sure = (not english.gibberish and text.isascii()
+            and (english.valid_word_ratio or 0.0) >= thresholds.en_sure_word_ratio
+            and _has_english_function_word(text))
+    if sure or thresholds.language_id == "off":
+        return english
+    found = _identified(text, thresholds)
+    if found is None:
+        return english.model_copy(update={"notes": (*english.notes, "language_id_unavailable")})
+    code, probability = found
+    if code in ("en", "zxx") or probability < thresholds.other_min_probability:
+        return english.model_copy(update={"language_probability": probability if code == "en" else None})
+    return _other_language(text, thresholds, found)
+
+
+# Common English words that are rare as words of other Latin-script languages ("a", "do", "me",
+# "die" are left out: Portuguese, Spanish and German use them all the time).
+_ENGLISH_FUNCTION_WORDS = frozenset(
+    "the and is was were it i i'm my we you they of for with but not very this that are have "
+    "had be really just would could our at he she his her there what when because it's don't "
+    "liked like good great nice love loved".split())
+
+
+def _has_english_function_word(text: str) -> bool:
+    words = text.lower().replace("\u2019", "'").split()
+    return len(words) <= 2 or any(word.strip(".,!?;:\"()") in _ENGLISH_FUNCTION_WORDS for word in words)
+
+
+def _other_language(text: str, thresholds: GibberishThresholds,
+                    found: tuple[str, float] | None) -> GibberishResult:
+    """A language without a model: only the language-neutral rules, never a flag for the
+    language itself."""
+    if found is None:
+        found = _identified(text, thresholds)
+    code, probability = found if found is not None else ("other", None)
+    if code == "zxx":  # py3langid's "no linguistic content" on a script we do not model
+        code = "other"
+    reasons = neutral_reasons(neutral_signals(text), max_noise_share=thresholds.neutral_max_noise_share)
+    return GibberishResult(text=text, lang=code, gibberish=bool(reasons), reasons=reasons,  # type: ignore[arg-type]
+                           notes=("unsupported_language",), language_probability=probability)
 
 
 def _no_letters_of(lang: Literal["en", "ko"], text: str) -> GibberishResult:
@@ -198,7 +340,8 @@ def _english(text: str, thresholds: GibberishThresholds, notes: tuple[Note, ...]
                            longest_class_run=signals.longest_class_run)
 
 
-def _korean(text: str, thresholds: GibberishThresholds, notes: tuple[Note, ...]) -> GibberishResult:
+def _korean(text: str, thresholds: GibberishThresholds, notes: tuple[Note, ...],
+            pending: list[tuple[int, str]] | None = None) -> GibberishResult:
     signals = korean_signals(text, thresholds.ko_whitelist)
     if signals.whitelisted:
         return GibberishResult(text=text, lang="ko", gibberish=False, notes=(*notes, "whitelisted"))
@@ -217,6 +360,8 @@ def _korean(text: str, thresholds: GibberishThresholds, notes: tuple[Note, ...])
     analyser = _resources.morpheme_analyser(thresholds.ko_morphemes)
     if analyser is None:
         notes += ("morpheme_check_skipped",)
+    elif not fired and pending is not None:
+        pending.append((-1, signals.remaining))  # detect_many fills in the index
     elif not fired:
         # The analyser is the slowest step and only matters for answers the cheap rules passed.
         morpheme_found = has_content_morpheme(analyser, signals.remaining)

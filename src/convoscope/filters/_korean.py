@@ -113,3 +113,10 @@ def has_content_morpheme(analyser: object, text: str) -> bool:
     """True when the analyser finds a known (not out-of-vocabulary) content morpheme in ``text``."""
     tokens = analyser.tokenize(text)  # type: ignore[attr-defined]
     return any(not token.oov and token.tag.startswith(_CONTENT_TAG_PREFIXES) for token in tokens)
+
+
+def has_content_morphemes(analyser: object, texts: list[str]) -> list[bool]:
+    """``has_content_morpheme`` for many texts in one call (Kiwi batches them internally)."""
+    results = analyser.tokenize(texts)  # type: ignore[attr-defined]
+    return [any(not token.oov and token.tag.startswith(_CONTENT_TAG_PREFIXES) for token in tokens)
+            for tokens in results]
