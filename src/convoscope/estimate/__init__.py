@@ -19,7 +19,13 @@ from convoscope.estimate._calibrate import (
 )
 from convoscope.estimate._ppi import Difference, Estimate, power_tuning_lambda, ppi_difference, ppi_mean
 from convoscope.estimate._route import RANDOM, Selected, select_items
-from convoscope.estimate._verdicts import GroupEstimate, estimate
+from convoscope.estimate._verdicts import (
+    Estimates,
+    GroupEstimate,
+    Pairs,
+    calibration_pairs,
+    estimate,
+)
 
 __all__ = [
     "RANDOM",
@@ -30,7 +36,10 @@ __all__ = [
     "CalibrationReport",
     "Difference",
     "Estimate",
+    "Estimates",
     "GroupEstimate",
+    "Pairs",
+    "calibration_pairs",
     "cross_validate",
     "estimate",
     "fit_isotonic",

@@ -60,10 +60,25 @@ def _is_human(rater: str) -> bool:
     return rater.startswith("human:")
 
 
+@dataclass(frozen=True)
+class Estimates(Sequence[GroupEstimate]):
+    """The estimates of every group that could be estimated; ``skipped`` says which groups
+    could not be and why (e.g. fewer than 2 human-labelled items in the random sample)."""
+
+    rows: tuple[GroupEstimate, ...]
+    skipped: tuple[str, ...] = ()
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.rows[index]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
 def estimate(verdicts: Iterable[Any], *, criterion: str, judge: str, target: Target = "mean",
              by: Sequence[GroupField] = ("system",), random_sample: Iterable[str] | None = None,
              calibration: Calibration | None = None, score: str = "expected_value",
-             confidence: float = 0.95) -> list[GroupEstimate]:
+             confidence: float = 0.95) -> Estimates:
     """Prediction-powered estimates of what people would say, per group.
 
     ``judge`` is the judge's rater name as it appears in the verdicts; human raters are those
@@ -86,12 +101,17 @@ def estimate(verdicts: Iterable[Any], *, criterion: str, judge: str, target: Tar
             groups[key]["human"][verdict.item_id].append(verdict.value)
     if not any(g["human"] for g in groups.values()):
         raise ConfigError(f"no human verdict on {criterion!r}: people must rate a sample first")
-    results = []
+    results, skipped = [], []
     for key in sorted(groups, key=lambda k: tuple(str(part) for part in k)):
         judged, human = groups[key]["judge"], groups[key]["human"]
         labelled = [i for i in judged if i in human and (sample is None or i in sample)]
         unlabelled = [i for i in judged if i not in labelled]
         group = dict(zip(by, key, strict=True))
+        if len(labelled) < 2 or not unlabelled:
+            name = ", ".join(f"{k}={v}" for k, v in group.items()) or "all items"
+            skipped.append(f"{name}: {len(labelled)} human-labelled and {len(unlabelled)} "
+                           "judge-only items (at least 2 and 1 are needed)")
+            continue
         targets = list(_targets(target, judged, human, labelled, unlabelled, calibration, score))
         # One weight for every label's share (PPI++ "overall" tuning), so the shares sum to one.
         lam = power_tuning_lambda(*(np.column_stack([t[index] for t in targets]) for index in (1, 2, 3)))
@@ -101,7 +121,9 @@ def estimate(verdicts: Iterable[Any], *, criterion: str, judge: str, target: Tar
                 estimate=ppi_mean(y, yhat, yhat_u, confidence=confidence, lam=lam),
                 labelled="all human-rated items" if sample is None else "random sample",
                 calibration=calibration.name if calibration else None))
-    return results
+    if not results:
+        raise ConfigError("no group could be estimated: " + "; ".join(skipped))
+    return Estimates(tuple(results), tuple(skipped))
 
 
 def _targets(target: Target, judged: dict[str, Any], human: dict[str, list[Any]],
@@ -130,3 +152,35 @@ def _targets(target: Target, judged: dict[str, Any], human: dict[str, list[Any]]
 
         y = np.array([np.mean([str(v) == label for v in human[i]]) for i in labelled])
         yield f"share:{label}", y, share(labelled), share(unlabelled)
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """Items rated by both a judge and people: the judge's score, the people's mean, the language."""
+
+    item_ids: tuple[str, ...]
+    judge: np.ndarray
+    human: np.ndarray
+    language: tuple[str | None, ...]
+
+
+def calibration_pairs(verdicts: Iterable[Any], *, criterion: str, judge: str,
+                      score: str = "expected_value") -> Pairs:
+    """The items both ``judge`` and people scored on ``criterion``, for :func:`fit_isotonic`."""
+    judged: dict[str, Any] = {}
+    human: dict[str, list[float]] = defaultdict(list)
+    for verdict in verdicts:
+        if verdict.criterion != criterion or verdict.value is None:
+            continue
+        if verdict.rater == judge:
+            judged[verdict.item_id] = verdict
+        elif _is_human(verdict.rater) and (number := _number(verdict.value)) is not None:
+            human[verdict.item_id].append(number)
+    ids = tuple(i for i in judged if i in human and _judge_score(judged[i], score) is not None)
+    if len(ids) < 2:
+        raise ConfigError(f"judge {judge!r} and people share {len(ids)} scored items on {criterion!r}; "
+                          "a calibration needs at least 2")
+    return Pairs(item_ids=ids,
+                 judge=np.array([_judge_score(judged[i], score) for i in ids], dtype=float),
+                 human=np.array([np.mean(human[i]) for i in ids], dtype=float),
+                 language=tuple(judged[i].language for i in ids))

@@ -1,0 +1,257 @@
+"""``convoscope route``, ``calibrate`` and ``estimate``: judges and people together."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from convoscope.cli._common import fail_on
+
+_VERDICTS = click.argument("verdict_paths", metavar="VERDICTS...", nargs=-1, required=True,
+                           type=click.Path(exists=True, dir_okay=False, path_type=Path))
+
+
+def _read(paths: tuple[Path, ...]) -> list[Any]:
+    from convoscope.judges import read_verdicts
+
+    return [verdict for path in paths for verdict in read_verdicts(path)]
+
+
+def _interval(low: float, high: float) -> str:
+    return f"[{low:.3f}, {high:.3f}]"
+
+
+ROUTE_EXAMPLE = """
+\b
+Examples:
+  convoscope route verdicts.jsonl --random 100 --out for-people.jsonl
+  convoscope route survey-verdicts.jsonl --value hold --random 50 --out for-people.jsonl
+"""
+
+
+@click.command("route", epilog=ROUTE_EXAMPLE)
+@_VERDICTS
+@click.option("--random", "random_size", type=click.IntRange(min=0), required=True,
+              help="Size of the uniform random sample of all items (what makes estimates unbiased).")
+@click.option("--criterion", help="Only verdicts on this criterion.")
+@click.option("--value", "values", multiple=True, help="Select items with a verdict of this value "
+              "(e.g. hold). Repeatable.")
+@click.option("--flat-above", type=click.FloatRange(0, 1), default=0.8, show_default=True,
+              help="Select items where a judge's score distribution is flatter than this "
+                   "(normalised entropy).")
+@click.option("--no-disagreement", is_flag=True, help="Do not select items where judges disagree.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="JSONL of the chosen items: item_id and the reasons it was chosen.")
+def route_command(verdict_paths: tuple[Path, ...], random_size: int, criterion: str | None,
+                  values: tuple[str, ...], flat_above: float, no_disagreement: bool, seed: int,
+                  out: Path) -> None:
+    """Choose the items of a judged run that people should rate, and say why.
+
+    Items where judges disagree, where a judge's distribution is flat, or with a chosen value
+    (a survey "hold"), always together with a uniform random sample: pass this file to
+    `convoscope estimate --random-sample` once people have rated the items.
+    """
+    from convoscope.estimate import select_items
+
+    console = Console(stderr=True)
+    with fail_on(console):
+        chosen = select_items(_read(verdict_paths), criterion=criterion, random=random_size,
+                              disagreement=not no_disagreement, flat_above=flat_above,
+                              values=values, seed=seed)
+        with out.open("w", encoding="utf-8") as handle:
+            for selected in chosen:
+                handle.write(json.dumps({"item_id": selected.item_id,
+                                         "reasons": list(selected.reasons)}, ensure_ascii=False) + "\n")
+        random_count = sum(s.in_random_sample for s in chosen)
+        console.print(f"Wrote {out}: {len(chosen)} items ({random_count} in the random sample, "
+                      f"{len(chosen) - random_count} chosen only for a reason)")
+
+
+def _random_sample(path: Path | None) -> set[str] | None:
+    """Item ids of the random sample: a `route` output (reason `random`) or one id per line."""
+    if path is None:
+        return None
+    from convoscope.errors import LocatedError
+
+    ids: set[str] = set()
+    for line_number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        text = line.strip()
+        if not text:
+            continue
+        if not text.startswith("{"):
+            ids.add(text)
+            continue
+        try:
+            row = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise LocatedError(path, f"not JSON: {error.msg}", line=line_number) from None
+        if "random" in row.get("reasons", ["random"]):
+            ids.add(str(row["item_id"]))
+    return ids
+
+
+CALIBRATE_EXAMPLE = """
+\b
+Examples:
+  convoscope calibrate verdicts.jsonl humans.jsonl --criterion overall \\
+      --judge "model:openai:gpt-4o-mini[chat]" --levels 1-5 --out calibration.json
+"""
+
+
+def _levels(text: str | None) -> list[float] | None:
+    if not text:
+        return None
+    low, _, high = text.partition("-")
+    if not high:
+        return [float(part) for part in text.split(",")]
+    return [float(level) for level in range(int(low), int(high) + 1)]
+
+
+@click.command("calibrate", epilog=CALIBRATE_EXAMPLE)
+@_VERDICTS
+@click.option("--criterion", required=True)
+@click.option("--judge", "judge_rater", required=True, help="The judge's rater name in the verdicts.")
+@click.option("--levels", help="The human scale, e.g. 0-4 or 1,2,3: adds QWK and accuracy.")
+@click.option("--score", type=click.Choice(["value", "expected_value"]), default="expected_value",
+              show_default=True, help="The judge's score to map (expected_value falls back to value).")
+@click.option("--folds", type=click.IntRange(min=2), default=5, show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Where to save the calibration (JSON), for `convoscope estimate --calibration`.")
+def calibrate_command(verdict_paths: tuple[Path, ...], criterion: str, judge_rater: str,
+                      levels: str | None, score: str, folds: int, out: Path) -> None:
+    """Learn a monotone map from a judge's scores to the human scale, on items both rated.
+
+    Agreement with people before and after is measured out of fold (Spearman, and with
+    --levels quadratic-weighted kappa and accuracy), overall and per language.
+    """
+    from convoscope.estimate import calibration_pairs, cross_validate, fit_isotonic
+
+    console = Console()
+    with fail_on(console):
+        pairs = calibration_pairs(_read(verdict_paths), criterion=criterion, judge=judge_rater, score=score)
+        scale = _levels(levels)
+        report = cross_validate(pairs.judge, pairs.human, folds=folds, levels=scale, groups=pairs.language)
+        bounds = (min(scale), max(scale)) if scale else None
+        calibration = fit_isotonic(pairs.judge, pairs.human, scale=bounds,
+                                   name=f"isotonic:{judge_rater}->{criterion}")
+        out.write_text(json.dumps(calibration.to_dict(), indent=2, ensure_ascii=False) + "\n",
+                       encoding="utf-8")
+        table = Table(box=box.SIMPLE_HEAD, title=f"{criterion}: {judge_rater}, {report.n} items, "
+                      f"{report.folds}-fold", title_justify="left")
+        for column in ("group", "when", "Spearman", "QWK", "accuracy"):
+            table.add_column(column)
+        rows = [("all", report.before, report.after),
+                *((name, before, after) for name, (before, after) in report.groups.items())]
+        for group, before, after in rows:
+            for when, scores in (("before", before), ("after", after)):
+                table.add_row(group, when, *(("–" if v is None else f"{v:.3f}")
+                                             for v in (scores.spearman, scores.qwk, scores.accuracy)))
+        console.print(table)
+        console.print(f"Wrote {out}")
+
+
+ESTIMATE_EXAMPLE = """
+\b
+Examples:
+  convoscope estimate verdicts.jsonl humans.jsonl --criterion overall \\
+      --judge "model:embedded:smollm2[completion]"
+  convoscope estimate verdicts.jsonl humans.jsonl --criterion overall --judge J \\
+      --random-sample for-people.jsonl --calibration calibration.json \\
+      --by system,language --out estimates.csv
+"""
+
+
+_EXISTING = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+@click.command("estimate", epilog=ESTIMATE_EXAMPLE)
+@_VERDICTS
+@click.option("--criterion", required=True)
+@click.option("--judge", "judge_rater", required=True, help="The judge's rater name in the verdicts.")
+@click.option("--target", type=click.Choice(["mean", "shares"]), default="mean", show_default=True,
+              help="The mean human score, or the share of each label.")
+@click.option("--by", default="system", show_default=True,
+              help="Group by system, language or both (system,language).")
+@click.option("--random-sample", "sample_path", type=_EXISTING,
+              help="Which human-rated items are the uniform random sample (a `route` output).")
+@click.option("--calibration", "calibration_path", type=_EXISTING,
+              help="Map the judge's scores through this calibration first.")
+@click.option("--score", type=click.Choice(["value", "expected_value"]), default="expected_value",
+              show_default=True)
+@click.option("--confidence", type=click.FloatRange(0.5, 0.999), default=0.95, show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Also write a CSV.")
+def estimate_command(verdict_paths: tuple[Path, ...], criterion: str, judge_rater: str, target: str,
+                     by: str, sample_path: Path | None, calibration_path: Path | None, score: str,
+                     confidence: float, out: Path | None) -> None:
+    """What people would say, from a few human labels and many judged items, with honest intervals.
+
+    Prediction-powered inference (PPI++): the judge's mean over all items, corrected by how it
+    differs from people on the items both rated. Beside it, the estimate from the human labels
+    alone and how many human labels the judge was worth. The human-rated items must be a
+    uniform random sample; name it with --random-sample when people also rated routed items.
+    """
+    from convoscope.estimate import Calibration, estimate
+
+    console = Console()
+    with fail_on(console):
+        groups = tuple(part.strip() for part in by.split(",") if part.strip())
+        calibration = (Calibration.from_dict(json.loads(calibration_path.read_text(encoding="utf-8")))
+                       if calibration_path else None)
+        results = estimate(_read(verdict_paths), criterion=criterion, judge=judge_rater,
+                           target=target,  # type: ignore[arg-type]
+                           by=groups, random_sample=_random_sample(sample_path),  # type: ignore[arg-type]
+                           calibration=calibration, score=score, confidence=confidence)
+        rows = [_estimate_row(result) for result in results]
+        table = Table(box=box.SIMPLE_HEAD, title_justify="left",
+                      title=f"{criterion}: people's {target} estimated with {judge_rater}")
+        for column in ("group", "target", "PPI [CI]", "people only [CI]", "n people", "n judge",
+                       "labels worth"):
+            table.add_column(column)
+        for row in rows:
+            ppi = f"{row['estimate']:.3f} {_interval(row['ci_low'], row['ci_high'])}"
+            human = f"{row['human_only']:.3f} {_interval(row['human_only_low'], row['human_only_high'])}"
+            table.add_row(row["group"], row["target"], ppi, human, str(row["n_human"]),
+                          str(row["n_judged"]), f"{row['effective_n']:.0f}")
+        console.print(table)
+        for note in results.skipped:
+            console.print(f"Not estimated: {note}")
+        if results and results[0].labelled == "all human-rated items":
+            console.print("Every human-rated item was taken as the random sample; pass --random-sample "
+                          "if people also rated items chosen for a reason.")
+        if calibration:
+            console.print(f"Judge scores mapped through {calibration.name}.")
+        if out:
+            with out.open("w", encoding="utf-8", newline="") as handle:
+                writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+                writer.writeheader()
+                writer.writerows(rows)
+            console.print(f"Wrote {out}")
+
+
+def _text_cell(text: str) -> str:
+    """A CSV cell a spreadsheet will not run: text starting with = + - @ gets a leading quote."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def _estimate_row(result: Any) -> dict[str, Any]:
+    value = result.estimate
+    return {"criterion": _text_cell(result.criterion), "judge": _text_cell(result.judge),
+            "group": _text_cell(",".join(f"{k}={v}" for k, v in result.group.items()) or "all"),
+            "target": _text_cell(result.target), "estimate": value.value,
+            "ci_low": value.ci[0], "ci_high": value.ci[1],
+            "human_only": value.human_only, "human_only_low": value.human_only_ci[0],
+            "human_only_high": value.human_only_ci[1], "n_human": value.n_human,
+            "n_judged": value.n_judged, "lambda": value.lam, "effective_n": value.effective_n,
+            "confidence": value.confidence, "labelled": result.labelled,
+            "calibration": result.calibration or ""}
+
+
+COMMANDS = [route_command, calibrate_command, estimate_command]

@@ -1,0 +1,81 @@
+"""`convoscope route`, `calibrate` and `estimate` on a verdict table with judges and people."""
+
+import csv
+import json
+
+from click.testing import CliRunner
+
+from convoscope.cli import cli
+from convoscope.cli._app import _register
+from convoscope.estimate import Calibration
+
+from .test_estimate_verdicts import JUDGE, _table
+
+_register()
+
+
+def _run(*args):
+    return CliRunner().invoke(cli, [str(arg) for arg in args], env={"COLUMNS": "300"})
+
+
+def _write(path, verdicts):
+    path.write_text("".join(v.model_dump_json() + "\n" for v in verdicts), encoding="utf-8")
+    return path
+
+
+def _split(tmp_path):
+    rows, _ = _table()
+    judge = _write(tmp_path / "judge.jsonl", [v for v in rows if not v.rater.startswith("human:")])
+    people = _write(tmp_path / "people.jsonl", [v for v in rows if v.rater.startswith("human:")])
+    return judge, people
+
+
+def test_route_writes_reasons_and_the_random_sample(tmp_path):
+    judge, _ = _split(tmp_path)
+    out = tmp_path / "route.jsonl"
+    result = _run("route", judge, "--random", 25, "--out", out)
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sum("random" in row["reasons"] for row in rows) == 25
+    assert "25 in the random sample" in result.output
+
+
+def test_calibrate_then_estimate_names_the_calibration(tmp_path):
+    judge, people = _split(tmp_path)
+    calibration = tmp_path / "calibration.json"
+    result = _run("calibrate", judge, people, "--criterion", "overall", "--judge", JUDGE,
+                  "--levels", "0-4", "--score", "value", "--out", calibration)
+    assert result.exit_code == 0, result.output
+    assert "before" in result.output and "after" in result.output
+    loaded = Calibration.from_dict(json.loads(calibration.read_text()))
+    assert loaded.scale == (0.0, 4.0)
+    out = tmp_path / "estimates.csv"
+    result = _run("estimate", judge, people, "--criterion", "overall", "--judge", JUDGE,
+                  "--calibration", calibration, "--score", "value", "--out", out)
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(out.open()))
+    assert [row["group"] for row in rows] == ["system=bot-a", "system=bot-b"]
+    assert {row["calibration"] for row in rows} == {loaded.name}
+    assert float(rows[0]["estimate"]) > float(rows[1]["estimate"])  # bot-a is better by design
+    assert "Every human-rated item was taken as the random sample" in result.output
+
+
+def test_estimate_with_a_random_sample_file_uses_only_those_labels(tmp_path):
+    judge, people = _split(tmp_path)
+    sample = tmp_path / "sample.txt"
+    sample.write_text("\n".join(f"bot-a-{i}" for i in range(20)) + "\n")
+    out = tmp_path / "estimates.csv"
+    result = _run("estimate", judge, people, "--criterion", "overall", "--judge", JUDGE,
+                  "--random-sample", sample, "--score", "value", "--out", out)
+    assert result.exit_code == 0, result.output
+    rows = {row["group"]: row for row in csv.DictReader(out.open())}
+    assert rows["system=bot-a"]["n_human"] == "20"
+    assert "system=bot-b" not in rows
+    assert "Not estimated: system=bot-b: 0 human-labelled" in result.output
+
+
+def test_estimate_for_an_unknown_judge_is_a_one_line_error(tmp_path):
+    judge, people = _split(tmp_path)
+    result = _run("estimate", judge, people, "--criterion", "overall", "--judge", "model:nobody")
+    assert result.exit_code == 2
+    assert "judges present: model:scripted-judge" in result.output
