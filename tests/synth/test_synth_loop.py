@@ -34,21 +34,35 @@ async def test_opening_turn_is_regenerated_with_feedback_until_accepted():
 
 
 async def test_opening_turn_gives_up_after_its_limit():
-    model = agents(judge_says=lambda r: "No. Not natural.")
+    counter = itertools.count()
+    model = agents(judge_says=lambda r: f"No. Not natural, reason {next(counter)}.")
     settings = SynthSettings(first_turn_attempts=4)
     log, _, _ = await opening_turn(CONTEXT, user=model, judge=model, settings=settings, key="k")
-    assert not log.accepted and len(log.attempts) == 4
+    assert not log.accepted and len(log.attempts) == 4 and not log.stopped_early
     assert model.calls("user-first") == 4 and model.calls("judge") == 4
     default_limit, _, _ = await opening_turn(CONTEXT, user=model, judge=model, settings=SynthSettings(),
                                              key="k2")
     assert len(default_limit.attempts) == 10  # seed 001's limit for the opening turn
 
 
+async def test_a_judge_that_rejects_everything_identically_stops_the_turn_early():
+    model = agents(judge_says=lambda r: "No. Not natural.")
+    log, _, _ = await opening_turn(CONTEXT, user=model, judge=model, settings=SynthSettings(), key="k")
+    assert not log.accepted and log.stopped_early
+    assert len(log.attempts) == 3 and model.calls("judge") == 3  # not the 10 tries allowed
+    settings = SynthSettings(identical_rejections_stop=5)
+    longer, _, _ = await opening_turn(CONTEXT, user=model, judge=model, settings=settings, key="k2")
+    assert len(longer.attempts) == 5 and longer.stopped_early
+
+
 async def test_a_later_turn_that_never_passes_ends_the_dialogue_after_five_tries():
+    counter = itertools.count()
+
     def judge(request):
         return "Yes." if "(no messages yet)" in request.messages[1].content or "chatbot:" not in \
-            request.messages[1].content else "No. Sounds like an assistant."
-    model = agents(judge_says=judge)
+            request.messages[1].content else f"No. Sounds like an assistant ({next(counter)})."
+    asked = itertools.count()
+    model = agents(judge_says=judge, user_lines=lambda r: f"What should I do about it, {next(asked)}?")
     log, _, _ = await opening_turn(CONTEXT, user=model, judge=model, settings=SynthSettings(), key="k")
     result = await continue_dialogue(log, CONTEXT, user=model, judge=model, chatbot=model,
                                      settings=SynthSettings(), key="k.u.b")

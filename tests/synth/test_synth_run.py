@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -20,8 +21,13 @@ CONTEXTS = sample_contexts(3, ["en", "pt"], seed=5)
 SETTINGS = SynthSettings(max_turns=4)
 
 
+_ASKED = itertools.count()
+
+
 def english_user(request):
-    return "Any tips for keeping a small balcony garden alive?"
+    # Short (under 25 characters), so no single turn is identified as off-language by the loop's
+    # rule (the whole user side still is, by the filter); numbered, so no turn repeats another.
+    return f"What should I do, {next(_ASKED)}?"
 
 
 async def test_every_triple_becomes_one_item_and_the_opening_is_shared(tmp_path):

@@ -93,6 +93,10 @@ Examples:
 @click.option("--later-turn-attempts", type=int, default=5, show_default=True)
 @click.option("--max-tokens", type=int, default=512, show_default=True,
               help="Longest user or chatbot message, in tokens.")
+@click.option("--opening-max-tokens", type=int, default=64, show_default=True,
+              help="Longest opening message, in tokens (one or two sentences).")
+@click.option("--opening-temperature", type=float, default=1.5, show_default=True,
+              help="Sampling temperature of the opening message (seed 001: 1.5; lower for small models).")
 @click.option("--judge-mode", type=click.Choice(["auto", "chat", "completion"]), default="auto",
               show_default=True, help="How the judge answers (auto: completion for embedded models).")
 @click.option("--no-role-check", is_flag=True, help="Skip the role-reversal filter.")
@@ -104,7 +108,8 @@ Examples:
 @click.option("--limit", type=int, help="Use only the first N contexts.")
 def dialogues_command(contexts_path: Path, users: tuple[str, ...], judge: str, chatbots: tuple[str, ...],
                       out: Path, filtered_out: Path | None, max_turns: int, first_turn_attempts: int,
-                      later_turn_attempts: int, max_tokens: int, judge_mode: str, no_role_check: bool,
+                      later_turn_attempts: int, max_tokens: int, opening_max_tokens: int,
+                      opening_temperature: float, judge_mode: str, no_role_check: bool,
                       seed: int, concurrency: int, cache_path: str | None, no_cache: bool,
                       limit: int | None) -> None:
     """Simulate dialogues: a user agent (checked turn by turn by a judge) talks to each chatbot.
@@ -121,6 +126,8 @@ def dialogues_command(contexts_path: Path, users: tuple[str, ...], judge: str, c
         settings = SynthSettings(max_turns=max_turns, first_turn_attempts=first_turn_attempts,
                                  later_turn_attempts=later_turn_attempts, user_max_tokens=max_tokens,
                                  chatbot_max_tokens=max_tokens, judge_mode=judge_mode,  # type: ignore[arg-type]
+                                 user_first_max_tokens=opening_max_tokens,
+                                 user_first_temperature=opening_temperature,
                                  check_role=not no_role_check, seed=seed)
         cache = None if no_cache else cache_path or str(out.with_suffix(".cache.db"))
         console.print(f"{len(contexts)} contexts x {len(users)} users x {len(chatbots)} chatbots")
@@ -131,22 +138,14 @@ def dialogues_command(contexts_path: Path, users: tuple[str, ...], judge: str, c
 
 async def _generate(console, contexts, users, judge, chatbots, out, filtered_out, settings,  # type: ignore[no-untyped-def]
                     concurrency, cache):
-    from convoscope.models import CachedModel, ResponseCache, model_from_spec
+    from convoscope.models import ResponseCache
     from convoscope.synth import generate_dialogues_async, model_label
 
-    built: dict[str, object] = {}
     store = ResponseCache(cache) if cache else None
-
-    def model(spec: str):  # type: ignore[no-untyped-def]
-        bare = spec.partition("=")[2] if "=" in spec.split(":")[0] else spec
-        if bare not in built:
-            inner = model_from_spec(bare)
-            built[bare] = CachedModel(inner, store) if store else inner
-        return built[bare]
-
-    user_models = _labelled(users, model, model_label)
-    bot_models = _labelled(chatbots, model, model_label)
-    judge_model = None if judge.lower() == "none" else model(judge)
+    models = _RoleModels(store)
+    user_models = _labelled(users, lambda spec: models.get(spec, "user"), model_label)
+    bot_models = _labelled(chatbots, lambda spec: models.get(spec, "chatbot"), model_label)
+    judge_model = None if judge.lower() == "none" else models.get(judge, "judge")
 
     def report(item) -> None:  # type: ignore[no-untyped-def]
         synth = item.meta["synth"]
@@ -158,10 +157,33 @@ async def _generate(console, contexts, users, judge, chatbots, out, filtered_out
             contexts, users=user_models, judge=judge_model, chatbots=bot_models, out=out,
             filtered_out=filtered_out, settings=settings, concurrency=concurrency, on_dialogue=report)
     finally:
-        for instance in built.values():
-            await instance.aclose()  # type: ignore[attr-defined]
+        await models.aclose()
         if store is not None:
             store.close()
+
+
+class _RoleModels:
+    """One model per spec, except embedded models: each role (user, judge, chatbot) gets its own
+    in-process instance, so each keeps its prompt prefix in its own KV cache (one shared
+    instance re-read the judge's prompt from scratch after every user turn) and the roles run in
+    parallel instead of queueing on one lock. HTTP models are shared: the server caches."""
+
+    def __init__(self, store) -> None:  # type: ignore[no-untyped-def]
+        self._store = store
+        self._built: dict[tuple[str, str], object] = {}
+
+    def get(self, spec: str, role: str):  # type: ignore[no-untyped-def]
+        from convoscope.models import open_model
+
+        bare = spec.partition("=")[2] if "=" in spec.split(":")[0] else spec
+        key = (bare, role if bare.split(":")[0] == "embedded" else "")
+        if key not in self._built:
+            self._built[key] = open_model(bare, cache=self._store)
+        return self._built[key]
+
+    async def aclose(self) -> None:
+        for instance in self._built.values():
+            await instance.aclose()  # type: ignore[attr-defined]
 
 
 def _labelled(specs, build, label):  # type: ignore[no-untyped-def]
@@ -188,6 +210,8 @@ def _print_generation(summary) -> None:  # type: ignore[no-untyped-def]
     for name, value in rows:
         table.add_row(name, str(value))
     Console().print(table)
+    if summary.judge_note:
+        Console().print(f"Judge: {summary.judge_note}.")
 
 
 STATS_EXAMPLE = """

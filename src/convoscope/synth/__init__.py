@@ -9,7 +9,10 @@ and, once judged on ``dialogue-issues``, curated into a benchmark balanced over 
 scores and chatbots. Dialogues and benchmark are plain items JSONL.
 """
 
-from convoscope.synth._agents import SynthSettings, Usage, clean_user_text, read_yes_no
+from convoscope.synth._agents import SynthSettings, Usage, clean_user_text, read_yes_no, whole_sentences
+from convoscope.synth._checks import CHECKS as JUDGE_CHECKS
+from convoscope.synth._checks import CheckCalibration, JudgeCalibration, judge_by_checks, threshold_between
+from convoscope.synth._checks import calibrate as calibrate_judge
 from convoscope.synth._contexts import (
     Persona,
     Scene,
@@ -64,11 +67,14 @@ from convoscope.synth._stats import LanguageStats, stats_table, synth_stats
 
 __all__ = [
     "DEFAULT_ISSUES",
+    "JUDGE_CHECKS",
     "Attempt",
     "Candidate",
+    "CheckCalibration",
     "DialogueResult",
     "FilterResult",
     "GenerationSummary",
+    "JudgeCalibration",
     "LanguageCheck",
     "LanguageStats",
     "LanguageSummary",
@@ -83,6 +89,7 @@ __all__ = [
     "balanced_pick",
     "builtin_personas",
     "builtin_scenes",
+    "calibrate_judge",
     "candidates",
     "check_role",
     "check_user_language",
@@ -95,6 +102,7 @@ __all__ = [
     "generate_dialogues",
     "generate_dialogues_async",
     "has_language_identifier",
+    "judge_by_checks",
     "languages",
     "model_label",
     "mtld",
@@ -109,7 +117,9 @@ __all__ = [
     "sample_contexts",
     "stats_table",
     "synth_stats",
+    "threshold_between",
     "tokens",
     "user_turn_loop",
     "utterance_length",
+    "whole_sentences",
 ]

@@ -16,8 +16,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from convoscope.items import Turn
-from convoscope.models import GenerateRequest, Message, Model, UsageTotals
+from convoscope.models import GenerateRequest, Generation, Message, Model, UsageTotals
 from convoscope.synth import _prompts as prompts
+from convoscope.synth._checks import CHECKS, judge_by_checks
 from convoscope.synth._contexts import SeedContext
 
 
@@ -40,6 +41,21 @@ class SynthSettings(BaseModel):
     user_temperature: float = 0.9
     user_top_p: float | None = Field(default=0.95, gt=0, le=1)
     user_max_tokens: int = 512
+    user_first_max_tokens: int = Field(default=64, ge=1, description=(
+        "Longest opening message, in tokens (also capped by user_max_tokens): an opening is one or "
+        "two sentences, and a hot sampler on a small model otherwise rambles for hundreds of words."))
+    user_stop: tuple[str, ...] = Field(default=("\n",), description=(
+        "Where a user message ends: a chat message is one line; small models go on to write labels "
+        "and the prompt's own fields on the next lines."))
+    max_user_words: int = Field(default=60, ge=1, description="Longer user messages are rejected by rule.")
+    rejected_words_shown: int = Field(default=25, ge=1, description=(
+        "A rejected attempt is quoted to the next try up to this many words, then summarised."))
+    identical_rejections_stop: int = Field(default=3, ge=2, description=(
+        "Give up on a turn after this many judge rejections in a row with the same feedback."))
+    judge_thresholds: dict[str, float] | None = Field(default=None, description=(
+        "Completion mode: P(yes) threshold per named check (natural, in_role, coherent). None: "
+        "calibrated at the start of a run (generate_dialogues), or 0.5 for each check when a turn "
+        "is judged on its own; {}: the judge checks nothing and the rules alone decide."))
     judge_temperature: float = 0.1
     judge_max_tokens: int = 64
     chatbot_temperature: float = 0.9
@@ -72,6 +88,11 @@ def request_seed(*parts: object) -> int:
 
 async def call(model: Model, request: GenerateRequest, usage: Usage, role: str) -> str:
     """One model call; its usage goes to ``role``. Model errors propagate to the caller."""
+    return (await call_generation(model, request, usage, role)).text
+
+
+async def call_generation(model: Model, request: GenerateRequest, usage: Usage, role: str) -> Generation:
+    """:func:`call`, returning the whole generation (finish reason, probabilities)."""
     totals = UsageTotals()
     try:
         generation = await model.generate(request)
@@ -81,36 +102,66 @@ async def call(model: Model, request: GenerateRequest, usage: Usage, role: str) 
         raise
     totals.add(generation)
     usage.add(role, totals)
-    return generation.text
+    return generation
 
 
 async def write_user_turn(user: Model, context: SeedContext, turns: Sequence[Turn],
                           settings: SynthSettings, usage: Usage, *, seed: int,
-                          rejected: str | None = None, feedback: str | None = None) -> str:
-    """The user agent's next message (the opening one when ``turns`` is empty)."""
+                          rejected: str | None = None, feedback: str | None = None) -> tuple[str, bool]:
+    """The user agent's next message (the opening one when ``turns`` is empty), and whether it
+    was cut off by the token limit with no complete sentence to keep."""
+    shown = prompts.shorten(rejected, settings.rejected_words_shown) if rejected is not None else None
+    max_tokens = settings.user_max_tokens
     if turns:
         system = prompts.USER_NEXT_SYSTEM.format(end=settings.end_signal)
-        text = prompts.next_turn_prompt(context, turns, rejected, feedback)
+        text = prompts.next_turn_prompt(context, turns, shown, feedback)
         temperature = settings.user_temperature
         sampling = {"top_p": settings.user_top_p}
     else:
         system = prompts.USER_FIRST_SYSTEM
-        text = prompts.first_turn_prompt(context, rejected, feedback)
+        text = prompts.first_turn_prompt(context, shown, feedback)
         temperature = settings.user_first_temperature
         sampling = {"presence_penalty": settings.user_first_presence_penalty}
+        max_tokens = min(max_tokens, settings.user_first_max_tokens)
     request = GenerateRequest(messages=(Message(role="system", content=system),
                                         Message(role="user", content=text)),
-                              max_tokens=settings.user_max_tokens, temperature=temperature, seed=seed,
-                              **sampling)
-    return clean_user_text(await call(user, request, usage, "user"))
+                              max_tokens=max_tokens, temperature=temperature, seed=seed,
+                              stop=settings.user_stop, **sampling)
+    generation = await call_generation(user, request, usage, "user")
+    message = clean_user_text(generation.text)
+    if generation.finish_reason != "length":
+        return message, False
+    kept = whole_sentences(message)
+    return (kept, False) if kept else (message, True)
+
+
+_SENTENCE_END = re.compile(r"[.!?。！？…]+[\"'”’)]*")
+
+
+def whole_sentences(text: str) -> str:
+    """The text up to its last complete sentence ("" when it has none)."""
+    ends = [match.end() for match in _SENTENCE_END.finditer(text)]
+    return text[: ends[-1]].strip() if ends else ""
 
 
 async def judge_user_turn(judge: Model, context: SeedContext, turns: Sequence[Turn], candidate: str,
-                          settings: SynthSettings, usage: Usage, *, seed: int) -> tuple[bool | None, str]:
-    """(accepted, feedback) from the judge; accepted is None when its answer is unreadable."""
+                          settings: SynthSettings, usage: Usage, *, seed: int
+                          ) -> tuple[bool | None, str, dict[str, float] | None]:
+    """(accepted, feedback, P(yes) per check) from the judge; accepted is None when its answer is
+    unreadable. In completion mode each named check is asked on its own and the feedback names
+    the checks that failed with their probabilities; in chat mode the judge writes its reason."""
+    if uses_completion(judge, settings):
+        thresholds = settings.judge_thresholds
+        if thresholds is None:
+            thresholds = dict.fromkeys(CHECKS, 0.5)
+        accepted, feedback, scores, totals = await judge_by_checks(judge, turns, candidate, thresholds,
+                                                                   seed=seed)
+        usage.add("judge", totals)
+        return accepted, feedback, scores
     system = prompts.JUDGE_SYSTEM.format(language=context.language_name, end=settings.end_signal)
-    return await ask_yes_no(judge, system, prompts.judge_prompt(turns, candidate), settings, usage,
-                            seed=seed, role="judge")
+    accepted, said = await ask_yes_no(judge, system, prompts.judge_prompt(turns, candidate), settings,
+                                      usage, seed=seed, role="judge")
+    return accepted, said, None
 
 
 def uses_completion(model: Model, settings: SynthSettings) -> bool:

@@ -10,6 +10,7 @@ in the opening message) reject an attempt without spending a judge call.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -22,9 +23,11 @@ from convoscope.synth._agents import (
     chatbot_reply,
     judge_user_turn,
     request_seed,
+    uses_completion,
     write_user_turn,
 )
 from convoscope.synth._contexts import SeedContext
+from convoscope.synth._filters import check_user_language
 
 EndReason = Literal["end_signal", "turn_cap", "turn_rejected", "first_turn_rejected",
                     "user_error", "judge_error", "chatbot_error"]
@@ -40,6 +43,8 @@ class Attempt(BaseModel):
     checked_by: Literal["judge", "rule"]
     feedback: str | None = None
     unreadable: bool = Field(default=False, description="The judge's answer was neither yes nor no.")
+    scores: dict[str, float] | None = Field(
+        default=None, description="Completion-mode judge: P(yes) of each named check it asked.")
 
 
 class UserTurnLog(BaseModel):
@@ -51,20 +56,52 @@ class UserTurnLog(BaseModel):
     attempts: tuple[Attempt, ...]
     accepted: bool
     ended: bool = Field(default=False, description="The accepted message carried the end signal.")
+    stopped_early: bool = Field(default=False, description=(
+        "Tries were left, but the judge kept rejecting with the same feedback, so they were not spent."))
 
 
 _PLACEHOLDER = re.compile(r"\bPerson\s?[XYZ]\b|\[(?:name|user|person)\]|<(?:name|user)>", re.IGNORECASE)
 
 
-def rule_feedback(text: str, *, opening: bool, end_signal: str) -> str | None:
-    """Why an attempt fails without asking the judge, or None when the rules pass it."""
-    if not text.replace(end_signal, "").strip():
+def rule_feedback(text: str, *, opening: bool, end_signal: str, language: str | None = None,
+                  earlier: Sequence[str] = (), max_words: int | None = None, cut: bool = False
+                  ) -> str | None:
+    """Why an attempt fails without asking the judge, or None when the rules pass it.
+
+    Beyond emptiness, placeholders and an end signal in the opening: a message cut off by the
+    token limit (``cut``), one longer than ``max_words``, a repeat of an ``earlier`` user
+    message, and one of 25 characters or more confidently in another language than ``language``.
+    """
+    bare = text.replace(end_signal, "").strip()
+    if not bare:
         return "the message is empty" if opening or end_signal not in text else None
     if _PLACEHOLDER.search(text):
         return "it uses a placeholder instead of a real name or a pronoun"
     if opening and end_signal in text:
         return "the opening message cannot end the conversation"
+    if _PROMPT_LABEL.match(bare):
+        return "it copies a label from the instructions instead of writing the message itself"
+    if cut:
+        return "it was cut off at the length limit: write one or two short sentences"
+    if max_words is not None and (count := len(bare.split())) > max_words:
+        return f"it is too long ({count} words): write one or two short sentences"
+    if _normalised(bare) in {_normalised(line) for line in earlier}:
+        return "it repeats an earlier message word for word"
+    if language is not None and len(bare) >= _LANGUAGE_MIN_CHARS:
+        check = check_user_language([Turn(speaker="user", text=bare)], language)
+        if not check.passed:
+            found = f"in '{check.detected}'" if check.detected else "in another writing system"
+            return f"it is written {found}, not in the language of the situation ('{language}')"
     return None
+
+
+_LANGUAGE_MIN_CHARS = 25  # shorter texts are too short to identify reliably
+_PROMPT_LABEL = re.compile(r"\W*(?:situation|person|how they feel|gender|language|conversation so far|"
+                           r"(?:the )?user'?s next message|opening message)\s*(?:is)?\s*:", re.IGNORECASE)
+
+
+def _normalised(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", "", text.lower()).split())
 
 
 async def user_turn_loop(user: Model, judge: Model | None, context: SeedContext, turns: list[Turn],
@@ -79,32 +116,59 @@ async def user_turn_loop(user: Model, judge: Model | None, context: SeedContext,
     attempts: list[Attempt] = []
     rejected: str | None = None
     feedback: str | None = None
+    earlier = [turn.text for turn in turns if turn.speaker == "user"]
     for number in range(limit):
         seed = request_seed(settings.seed, key, len(turns), number)
-        text = await write_user_turn(user, context, turns, settings, usage, seed=seed,
-                                     rejected=rejected, feedback=feedback)
-        reason = rule_feedback(text, opening=opening, end_signal=settings.end_signal)
+        text, cut = await write_user_turn(user, context, turns, settings, usage, seed=seed,
+                                          rejected=rejected, feedback=feedback)
+        reason = rule_feedback(text, opening=opening, end_signal=settings.end_signal,
+                               language=context.language, earlier=earlier,
+                               max_words=settings.max_user_words, cut=cut)
         if reason is not None:
             attempts.append(Attempt(text=text, accepted=False, checked_by="rule", feedback=reason))
-        elif judge is None:  # no judge: the rule checks alone decide
-            attempts.append(Attempt(text=text, accepted=True, checked_by="rule"))
-            return UserTurnLog(position=len(turns), attempts=tuple(attempts), accepted=True,
-                               ended=settings.end_signal in text)
         else:
-            try:
-                verdict, said = await judge_user_turn(judge, context, turns, text, settings, usage,
-                                                      seed=seed)
-            except ModelError as error:
-                raise _JudgeFailed(str(error)) from error
-            accepted = bool(verdict)
-            attempts.append(Attempt(text=text, accepted=accepted, checked_by="judge",
-                                    feedback=None if accepted else (said or None),
-                                    unreadable=verdict is None))
-            if accepted:
+            attempt = await _judged(judge, context, turns, text, settings, usage, seed=seed)
+            attempts.append(attempt)
+            if attempt.accepted:
                 return UserTurnLog(position=len(turns), attempts=tuple(attempts), accepted=True,
                                    ended=settings.end_signal in text)
+        if _same_rejections(attempts, settings.identical_rejections_stop) and number + 1 < limit:
+            return UserTurnLog(position=len(turns), attempts=tuple(attempts), accepted=False,
+                               stopped_early=True)
         rejected, feedback = text, attempts[-1].feedback or "the message was not acceptable"
     return UserTurnLog(position=len(turns), attempts=tuple(attempts), accepted=False)
+
+
+async def _judged(judge: Model | None, context: SeedContext, turns: list[Turn], text: str,
+                  settings: SynthSettings, usage: Usage, *, seed: int) -> Attempt:
+    """The judge's verdict on an attempt that passed the rules (no judge, or a completion-mode
+    judge left with no check it can do: the rules alone decide)."""
+    if judge is None or settings.judge_thresholds == {} and uses_completion(judge, settings):
+        return Attempt(text=text, accepted=True, checked_by="rule")
+    try:
+        verdict, said, scores = await judge_user_turn(judge, context, turns, text, settings, usage,
+                                                      seed=seed)
+    except ModelError as error:
+        raise _JudgeFailed(str(error)) from error
+    accepted = bool(verdict)
+    return Attempt(text=text, accepted=accepted, checked_by="judge",
+                   feedback=None if accepted else (said or None), unreadable=verdict is None,
+                   scores=scores)
+
+
+def _same_rejections(attempts: list[Attempt], run: int) -> bool:
+    """The last ``run`` attempts were all rejected for the same reason (by the same rule, or by
+    the judge with the same feedback; for a completion-mode judge: the same checks failed)."""
+    last = attempts[-run:]
+    if len(last) < run or any(attempt.accepted for attempt in last):
+        return False
+    return len({(attempt.checked_by, _rejection_key(attempt)) for attempt in last}) == 1
+
+
+def _rejection_key(attempt: Attempt) -> str:
+    if attempt.scores is not None:
+        return " ".join(sorted(re.findall(r"\((\w+): P\(yes\)", attempt.feedback or "")))
+    return (attempt.feedback or "").strip().lower()
 
 
 class _JudgeFailed(Exception):

@@ -109,6 +109,18 @@ def _retry_note(rejected: str | None, feedback: str | None) -> list[str]:
             f"Feedback on it: {feedback or 'not good enough; try again.'}"]
 
 
+def shorten(text: str, words: int) -> str:
+    """At most ``words`` words of a rejected attempt, with how long it was when cut: the next try
+    needs to see what went wrong, not to re-read (and pay for) a rambling attempt whole.
+    Texts without spaces (Chinese, Japanese) are cut at four characters a word."""
+    parts = text.split()
+    if len(parts) > 1 and len(parts) > words:
+        return " ".join(parts[:words]) + f" … (cut; {len(parts)} words in all)"
+    if len(parts) <= 1 and len(text) > 4 * words:
+        return text[: 4 * words] + f" … (cut; {len(text)} characters in all)"
+    return text
+
+
 def judge_prompt(turns: Sequence[Turn], candidate: str) -> str:
     shown = [*turns, Turn(speaker="user", text=candidate)]
     return f"Conversation:\n{render_dialogue(shown)}\n\nIs the last user message acceptable?"

@@ -22,7 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from convoscope.items import Item
 from convoscope.models import Model, UsageTotals
-from convoscope.synth._agents import SynthSettings, Usage
+from convoscope.synth._agents import SynthSettings, Usage, uses_completion
+from convoscope.synth._checks import JudgeCalibration, calibrate
 from convoscope.synth._contexts import SeedContext
 from convoscope.synth._dialogue import DialogueResult, UserTurnLog, continue_dialogue, opening_turn
 from convoscope.synth._filters import filter_dialogue
@@ -46,6 +47,9 @@ class GenerationSummary(BaseModel):
     wall_time_s: float = 0.0
     out: str
     filtered_out: str
+    judge_calibration: JudgeCalibration | None = Field(
+        default=None, description="Completion-mode judge: how each check separated its examples.")
+    judge_note: str | None = Field(default=None, description="What the judge could and could not check.")
 
 
 def model_label(spec: str) -> str:
@@ -90,9 +94,14 @@ async def generate_dialogues_async(
             for bot_label in chatbots]
     todo = [entry for entry in plan if dialogue_id(*entry) not in done]
     started = time.perf_counter()
+    counts = _Counts()
+    calibration = None
+    if todo and judge is not None and uses_completion(judge, settings) and settings.judge_thresholds is None:
+        calibration, spent = await calibrate(judge)
+        counts.usage["calibration"] = spent
+        settings = settings.model_copy(update={"judge_thresholds": calibration.thresholds})
     openings: dict[str, asyncio.Task[tuple[UserTurnLog | None, Usage, str | None]]] = {}
     limit = asyncio.Semaphore(max(1, concurrency))
-    counts = _Counts()
 
     async def one(context: SeedContext, user_label: str, bot_label: str) -> None:
         async with limit:
@@ -115,7 +124,19 @@ async def generate_dialogues_async(
         planned=len(plan), already_done=len(plan) - len(todo), written=counts.written,
         filtered=counts.filtered, ends=dict(counts.ends), filter_reasons=dict(counts.reasons),
         usage=counts.usage, wall_time_s=time.perf_counter() - started, out=str(out),
-        filtered_out=str(filtered_path))
+        filtered_out=str(filtered_path), judge_calibration=calibration,
+        judge_note=_judge_note(judge, settings, calibration))
+
+
+def _judge_note(judge: Model | None, settings: SynthSettings, calibration: JudgeCalibration | None
+                ) -> str | None:
+    if judge is None:
+        return "no judge: the rules alone checked user turns, and the role filter did not run"
+    if calibration is not None:
+        return calibration.describe()
+    if uses_completion(judge, settings) and settings.judge_thresholds is not None:
+        return f"the judge checked with the given thresholds {settings.judge_thresholds}"
+    return None
 
 
 async def _finish(context: SeedContext, opening: UserTurnLog | None, opening_error: str | None,
