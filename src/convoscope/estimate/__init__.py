@@ -8,8 +8,18 @@
 * :func:`estimate` — the same, read straight from a verdict table, per system and language.
 * :func:`select_items` — what people should judge: disagreements, flat distributions, chosen
   values (a survey "hold"), always with a uniform random sample; each item says why.
+* :func:`bias_diagnostics` / :func:`position_bias` — length, language, self-preference and
+  position bias of a judge, measured against people.
 """
 
+from convoscope.estimate._bias import (
+    BiasReport,
+    GroupGap,
+    LengthBias,
+    PositionBias,
+    bias_diagnostics,
+    position_bias,
+)
 from convoscope.estimate._calibrate import (
     AgreementScores,
     Calibration,
@@ -28,6 +38,12 @@ from convoscope.estimate._verdicts import (
 )
 
 __all__ = [
+    "BiasReport",
+    "GroupGap",
+    "LengthBias",
+    "PositionBias",
+    "bias_diagnostics",
+    "position_bias",
     "RANDOM",
     "Selected",
     "select_items",
