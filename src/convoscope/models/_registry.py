@@ -24,10 +24,19 @@ def register_backend(prefix: str, factory: BackendFactory) -> None:
     _BACKENDS[prefix] = factory
 
 
+# Options that only mean something to one kind of backend: a panel mixing an embedded model
+# and endpoints gets one set of options, and each backend takes the ones that are its own.
+ENDPOINT_OPTIONS = frozenset({
+    "max_concurrency", "rpm", "tpm", "timeout", "deadline", "max_retries", "backoff_s",
+    "context_length", "api_key", "api_key_env", "allow_insecure", "price_per_million", "transport"})
+EMBEDDED_OPTIONS = frozenset({"n_ctx", "n_threads"})
+
+
 def _embedded(rest: str, **options: Any) -> Model:
     from convoscope.models._embedded import DEFAULT_EMBEDDED, EmbeddedModel
 
-    return EmbeddedModel(rest or DEFAULT_EMBEDDED, **options)
+    own = {key: value for key, value in options.items() if key not in ENDPOINT_OPTIONS}
+    return EmbeddedModel(rest or DEFAULT_EMBEDDED, **own)
 
 
 def _openai(rest: str, **options: Any) -> Model:
@@ -37,7 +46,8 @@ def _openai(rest: str, **options: Any) -> Model:
     if not model:
         raise ModelError("an openai spec needs a model name: openai:MODEL@BASE_URL")
     base_url = base_url or os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1")
-    return OpenAIModel(model, base_url=base_url, **options)
+    own = {key: value for key, value in options.items() if key not in EMBEDDED_OPTIONS}
+    return OpenAIModel(model, base_url=base_url, **own)
 
 
 register_backend("embedded", _embedded)

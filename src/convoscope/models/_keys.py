@@ -1,0 +1,60 @@
+"""Which API key an endpoint gets: only the one given for it, and never in clear to a remote host.
+
+* ``api_key`` or ``api_key_env`` (the name of an environment variable) belong to the endpoint they
+  are given for. ``api_key_env`` may also map hosts to variables, ``{"api.example.com": "EX_KEY",
+  "*": "OTHER"}``, so one setting serves a panel of several providers.
+* ``OPENAI_API_KEY`` is read only for api.openai.com, or for the host ``OPENAI_BASE_URL`` names.
+* A key is refused over plain ``http://`` to a host other than this machine, unless
+  ``allow_insecure`` is set.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from collections.abc import Mapping
+from urllib.parse import urlsplit
+
+from convoscope.models._base import ModelError
+
+_OPENAI_HOST = "api.openai.com"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _host(url: str) -> str:
+    return (urlsplit(url).hostname or "").lower()
+
+
+def resolve_api_key(base_url: str, *, api_key: str | None = None,
+                    api_key_env: str | Mapping[str, str] | None = None,
+                    allow_insecure: bool = False) -> str | None:
+    """The key to send to ``base_url`` (None: send none). Raises :class:`ModelError` for a key
+    variable that is named but empty, and for a key that would cross the network in clear."""
+    host = _host(base_url)
+    key, source = api_key, "api_key"
+    if key is None and api_key_env:
+        variable = api_key_env if isinstance(api_key_env, str) else (
+            api_key_env.get(host) or api_key_env.get("*"))
+        if variable:
+            key, source = os.environ.get(variable), variable
+            if not key:
+                raise ModelError(f"the API key variable {variable} (for {host}) is not set")
+    if key is None and _default_openai_host(host):
+        key, source = os.environ.get("OPENAI_API_KEY") or None, "OPENAI_API_KEY"
+    if key and urlsplit(base_url).scheme == "http" and not is_loopback(host) and not allow_insecure:
+        raise ModelError(f"refusing to send the API key from {source} over plain http to {host}: "
+                         "use https, or allow it with --allow-insecure-key (option allow_insecure)")
+    return key
+
+
+def _default_openai_host(host: str) -> bool:
+    configured = os.environ.get("OPENAI_BASE_URL")
+    return host == _OPENAI_HOST or (bool(configured) and host == _host(configured or ""))

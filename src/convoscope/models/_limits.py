@@ -1,0 +1,95 @@
+"""How many requests one endpoint gets at once, and how many per minute.
+
+The in-flight limit adapts (additive increase, multiplicative decrease, as TCP does): a 429 halves
+it, each success adds ``1/limit`` so it grows by about one per round of answers, and it never
+exceeds the user's ceiling. Only the first 429 of a round cuts: requests already in flight when the
+limit was cut do not cut it again. Requests- and tokens-per-minute budgets are aiolimiter's leaky
+buckets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from aiolimiter import AsyncLimiter
+
+UNBOUNDED = 1024  # "no ceiling given": the run's own concurrency is then the limit
+
+
+class AdaptiveLimit:
+    """An in-flight limit between 1 and ``ceiling`` that backs off on 429 and grows back."""
+
+    def __init__(self, ceiling: int | None = None) -> None:
+        if ceiling is not None and ceiling < 1:
+            raise ValueError(f"max_concurrency must be at least 1, not {ceiling}")
+        self.ceiling = ceiling or UNBOUNDED
+        self.limit = float(self.ceiling)
+        self.in_flight = 0
+        self.peak = 0
+        self._last_cut = 0.0
+        self._changed: asyncio.Condition | None = None
+
+    def _condition(self) -> asyncio.Condition:
+        if self._changed is None:  # created on first use, inside the running loop
+            self._changed = asyncio.Condition()
+        return self._changed
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[float]:
+        """Hold one in-flight slot; yields the time the request started (for :meth:`throttled`)."""
+        changed = self._condition()
+        async with changed:
+            await changed.wait_for(lambda: self.in_flight < max(1, int(self.limit)))
+            self.in_flight += 1
+            self.peak = max(self.peak, self.in_flight)
+        try:
+            yield time.monotonic()
+        finally:
+            async with changed:
+                self.in_flight -= 1
+                changed.notify_all()
+
+    def succeeded(self) -> None:
+        self.limit = min(float(self.ceiling), self.limit + 1.0 / max(self.limit, 1.0))
+
+    def throttled(self, started: float) -> None:
+        """The endpoint said 429 to a request that started at ``started``."""
+        if started < self._last_cut:
+            return  # sent before the last cut: that cut already answered this congestion
+        self._last_cut = time.monotonic()
+        self.limit = max(1.0, min(self.limit, float(self.in_flight)) / 2)
+
+
+class RateBudget:
+    """Optional requests-per-minute and tokens-per-minute budgets of one endpoint."""
+
+    def __init__(self, rpm: float | None = None, tpm: float | None = None) -> None:
+        for label, value in (("rpm", rpm), ("tpm", tpm)):
+            if value is not None and value <= 0:
+                raise ValueError(f"{label} must be positive, not {value}")
+        # Per-second buckets of a sixtieth of the minute's budget: requests are spread over the
+        # minute instead of spent in one burst at its start.
+        self._requests = _spread(rpm) if rpm else None
+        self._tokens = _spread(tpm) if tpm else None
+
+    async def spend(self, tokens: int) -> None:
+        """Wait until one more request of about ``tokens`` tokens fits both budgets."""
+        if self._requests is not None:
+            await self._requests.acquire()
+        if self._tokens is not None:
+            await self._tokens.acquire(min(float(tokens), self._tokens.max_rate))
+
+
+def _spread(per_minute: float) -> AsyncLimiter:
+    """A bucket holding at least one unit that refills at ``per_minute / 60`` a second."""
+    capacity = max(1.0, per_minute / 60)
+    return AsyncLimiter(capacity, capacity * 60 / per_minute)
+
+
+def estimated_tokens(text_bytes: int, max_tokens: int) -> int:
+    """What a request may cost against a tokens-per-minute budget, as OpenAI counts it: the
+    prompt (about four bytes a token) plus the most the answer may use."""
+    return text_bytes // 4 + max_tokens

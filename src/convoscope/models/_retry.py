@@ -1,0 +1,116 @@
+"""When to try an HTTP model call again, and how long to wait first.
+
+The signals are the ones OpenAI-compatible servers and the proxies in front of them send:
+408 / 409 / 425 / 429 and 5xx (Cloudflare's 520-524 included, 501 and 505 excluded),
+``x-should-retry: true|false`` (overrides the status), ``retry-after-ms``, and ``Retry-After`` as
+seconds or as an HTTP date. A 200 whose body is not a completion is retried too: it is usually a
+proxy's error page or a server restarting. The loop itself is tenacity's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import TypeVar
+
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    stop_after_attempt,
+    stop_before_delay,
+    wait_random_exponential,
+)
+
+T = TypeVar("T")
+
+_RETRY_STATUS = {408, 409, 425, 429}
+_NEVER_RETRY_5XX = {501, 505}
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How hard to try one call. ``timeout`` bounds each attempt; ``deadline`` the whole call,
+    waits included; ``max_retries`` counts attempts after the first."""
+
+    timeout: float = 60.0
+    deadline: float = 180.0
+    max_retries: int = 3
+    backoff_s: float = 0.5
+    max_backoff_s: float = 20.0
+    max_retry_after_s: float = 60.0
+
+    def __post_init__(self) -> None:
+        if self.timeout <= 0 or self.deadline <= 0 or self.max_retries < 0:
+            raise ValueError("timeout and deadline must be positive and max_retries at least 0")
+
+
+class TransientError(Exception):
+    """One attempt failed in a way worth trying again (``retry_after``: the server's hint;
+    ``status``: the HTTP status, None when no answer came)."""
+
+    def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.status, self.retry_after = status, retry_after
+
+
+def should_retry(status: int, headers: Mapping[str, str]) -> bool:
+    """Whether an HTTP error status is worth another attempt (``x-should-retry`` decides first)."""
+    explicit = (headers.get("x-should-retry") or "").strip().lower()
+    if explicit in ("true", "false"):
+        return explicit == "true"
+    return status in _RETRY_STATUS or (status >= 500 and status not in _NEVER_RETRY_5XX)
+
+
+def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+    """The wait the server asked for: ``retry-after-ms``, else ``Retry-After`` (seconds or date)."""
+    milliseconds = headers.get("retry-after-ms")
+    if milliseconds:
+        try:
+            return max(0.0, float(milliseconds) / 1000)
+        except ValueError:
+            pass
+    value = (headers.get("retry-after") or "").strip()
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def _wait(policy: RetryPolicy) -> Callable[[RetryCallState], float]:
+    backoff = wait_random_exponential(multiplier=policy.backoff_s, max=policy.max_backoff_s)  # full jitter
+
+    def wait(state: RetryCallState) -> float:
+        error = state.outcome.exception() if state.outcome else None
+        hinted = getattr(error, "retry_after", None)
+        if hinted is not None:
+            return min(float(hinted), policy.max_retry_after_s)
+        return float(backoff(state))
+
+    return wait
+
+
+async def call_with_retries(attempt: Callable[[], Awaitable[T]], policy: RetryPolicy) -> T:
+    """Run ``attempt`` until it returns, retrying :class:`TransientError` within the policy.
+
+    Raises the last :class:`TransientError` when attempts run out or the next wait would cross
+    the deadline, and :class:`TimeoutError` when the deadline passes during an attempt."""
+    retrying = AsyncRetrying(
+        stop=stop_after_attempt(policy.max_retries + 1) | stop_before_delay(policy.deadline),
+        wait=_wait(policy), retry=retry_if_exception_type(TransientError), reraise=True)
+    async with asyncio.timeout(policy.deadline):
+        async for trial in retrying:
+            with trial:
+                return await attempt()
+    raise AssertionError("unreachable: tenacity either returns or raises")
+

@@ -1,0 +1,107 @@
+"""What an OpenAI-compatible server sends back, checked before anything reads it.
+
+A 200 whose body is not a completion (invalid JSON, an empty body, a proxy's HTML page, a
+``content`` that is an object, ``choices: ["x"]``) is named here, so the caller can retry it and,
+in the end, report it as that request's failure, quoting what came back.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Literal
+
+Kind = Literal["chat", "completion"]
+SNIPPET = 200
+_SCORE_KEY = re.compile(r'"score"\s*:\s*"?$')
+_CONTEXT_PATTERNS = (
+    re.compile(r"context (?:window|length|size) (?:of|is) (\d+)", re.IGNORECASE),
+    re.compile(r"maximum context length is (\d+)", re.IGNORECASE),
+    re.compile(r"n_ctx[^\d]{1,12}(\d+)", re.IGNORECASE),
+)
+_PROMPT_TOKENS = re.compile(r"(\d+) in your prompt|requested tokens \((\d+)\)"
+                            r"|prompt (?:of|has|is) (\d+) tokens|n_prompt_tokens\D{1,4}(\d+)", re.IGNORECASE)
+
+
+def snippet(text: str) -> str:
+    text = text.strip()
+    return repr(text[:SNIPPET] + ("..." if len(text) > SNIPPET else "")) if text else "an empty body"
+
+
+def body_problem(text: str, kind: Kind) -> tuple[dict[str, Any] | None, str | None]:
+    """The decoded body, or what is wrong with it as a ``kind`` completion."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None, "a body that is not JSON"
+    if not isinstance(data, dict):
+        return None, "JSON that is not an object"
+    if "error" in data and "choices" not in data:
+        return None, "an error object"
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices:
+        return None, "no choices"
+    choice = choices[0]
+    if not isinstance(choice, dict):
+        return None, "a choice that is not an object"
+    if kind == "chat":
+        message = choice.get("message")
+        if not isinstance(message, dict):
+            return None, "a choice without a message object"
+        if not isinstance(message.get("content"), str | None):
+            return None, "message content that is not text"
+    elif not isinstance(choice.get("text"), str):
+        return None, "a choice without text"
+    if not isinstance(data.get("usage") or {}, dict):
+        return None, "usage that is not an object"
+    return data, None
+
+
+def context_overflow(detail: str) -> tuple[int | None, int] | None:
+    """(prompt tokens or None, context size) when an error message says the prompt is too long."""
+    for pattern in _CONTEXT_PATTERNS:
+        found = pattern.search(detail)
+        if found:
+            tokens = _PROMPT_TOKENS.search(detail)
+            count = next((int(group) for group in tokens.groups() if group), None) if tokens else None
+            return count, int(found.group(1))
+    return None
+
+
+def top_logprobs(data: dict[str, Any]) -> dict[str, float] | None:
+    try:
+        return first_top(data["choices"][0])
+    except (KeyError, IndexError, TypeError):
+        return None
+
+
+def first_top(choice: dict[str, Any]) -> dict[str, float] | None:
+    logprobs = choice.get("logprobs")
+    if not isinstance(logprobs, dict):
+        return None
+    tops = logprobs.get("top_logprobs") or [None]
+    return tops[0] if isinstance(tops, list) and isinstance(tops[0], dict) else None
+
+
+def completion_top_logprobs(choice: dict[str, Any], candidates: tuple[str, ...]) -> dict[str, float] | None:
+    top = first_top(choice)
+    if not top:
+        return None
+    wanted = set(candidates)
+    return {token: float(logprob) for token, logprob in top.items() if token in wanted}
+
+
+def score_token_logprobs(choice: dict[str, Any]) -> dict[str, float] | None:
+    """In a chat answer, the alternatives the model weighed for the first token of the score."""
+    logprobs = choice.get("logprobs")
+    content = (logprobs.get("content") if isinstance(logprobs, dict) else None) or []
+    written = ""
+    for entry in content:
+        if not isinstance(entry, dict):
+            return None
+        if _SCORE_KEY.search(written) and str(entry.get("token", "")).strip(' "'):
+            alternatives = entry.get("top_logprobs") or []
+            return {alt["token"]: float(alt["logprob"]) for alt in alternatives
+                    if isinstance(alt, dict) and "token" in alt and "logprob" in alt} or None
+        written += str(entry.get("token", ""))
+    return None

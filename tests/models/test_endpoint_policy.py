@@ -1,0 +1,212 @@
+"""Retry signals, timeouts, in-flight limits, rate budgets and keys of the HTTP backend, through
+the fault-injecting proxy (tests/faultproxy.py) answering on its own (no model behind it)."""
+
+import asyncio
+import time
+
+import pytest
+from faultproxy import BAD_BODIES, Fault, FaultProxy
+
+from convoscope.models import GenerateRequest, ModelError, OpenAIModel
+from convoscope.models._limits import AdaptiveLimit
+from convoscope.models._retry import RetryPolicy, retry_after_seconds, should_retry
+
+PROMPT = GenerateRequest(prompt="Score:", max_tokens=1)
+
+
+@pytest.fixture
+def proxy():
+    with FaultProxy() as running:
+        yield running
+
+
+def model_for(proxy, **options):
+    options.setdefault("backoff_s", 0.01)
+    return OpenAIModel("canned", base_url=proxy.base_url, **options)
+
+
+async def generate(model, request=PROMPT):
+    try:
+        return await model.generate(request)
+    finally:
+        await model.aclose()
+
+
+def test_the_default_policy_bounds_a_hung_endpoint_to_minutes_not_ten():
+    policy = RetryPolicy()
+    # Before: 5 attempts x 120 s = 600 s and more per item, with no way to change it.
+    assert policy.deadline <= 180 and policy.timeout <= 60 and policy.max_retries == 3
+
+
+async def test_a_hung_endpoint_costs_the_timeout_not_minutes(proxy):
+    proxy.always(Fault.hang(30))
+    started = time.monotonic()
+    with pytest.raises(ModelError, match="timeout of 0.3 s"):
+        await generate(model_for(proxy, timeout=0.3, max_retries=1))
+    assert time.monotonic() - started < 5
+    assert len(proxy.requests) == 2
+
+
+async def test_the_deadline_bounds_a_call_whatever_the_retries(proxy):
+    proxy.always(Fault.hang(30))
+    started = time.monotonic()
+    with pytest.raises(ModelError, match="deadline of 1 s"):
+        await generate(model_for(proxy, timeout=0.4, max_retries=50, deadline=1.0))
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize("status", [500, 502, 503, 504, 520, 521, 522, 523, 524, 408, 409, 429])
+async def test_transient_statuses_are_retried(proxy, status):
+    proxy.script(Fault.status(status), Fault.status(status))
+    generation = await generate(model_for(proxy))
+    assert generation.text == " 1" and len(proxy.requests) == 3
+
+
+async def test_x_should_retry_overrides_the_status(proxy):
+    proxy.script(Fault.status(400, headers={"x-should-retry": "true"}))
+    assert (await generate(model_for(proxy))).text == " 1"
+    proxy.script(Fault.status(503, headers={"x-should-retry": "false"}))
+    with pytest.raises(ModelError, match="HTTP 503"):
+        await generate(model_for(proxy))
+    assert len(proxy.requests) == 3  # 2 for the first call, 1 for the second
+
+
+@pytest.mark.parametrize("fault, at_least", [
+    (lambda: Fault.throttle(retry_after="1"), 0.9),
+    (lambda: Fault.throttle(http_date_in=2), 0.9),  # an HTTP date has whole seconds: 1-2 s from now
+    (lambda: Fault.throttle(retry_after_ms="400"), 0.35),
+], ids=["seconds", "http-date", "milliseconds"])
+async def test_retry_after_in_every_form_is_honoured(proxy, fault, at_least):
+    proxy.script(fault())  # made now: the date must be in the future
+    started = time.monotonic()
+    await generate(model_for(proxy))
+    assert time.monotonic() - started >= at_least
+
+
+def test_retry_signals_are_read_as_the_servers_send_them():
+    assert retry_after_seconds({"retry-after-ms": "250"}) == 0.25
+    assert retry_after_seconds({"retry-after": "3"}) == 3.0
+    assert retry_after_seconds({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, now=1445412470.0) == 10.0
+    assert retry_after_seconds({"retry-after": "soon"}) is None
+    assert should_retry(522, {}) and not should_retry(501, {}) and not should_retry(400, {})
+    assert should_retry(400, {"x-should-retry": "true"}) and not should_retry(429, {"x-should-retry": "false"})
+
+
+async def test_a_dropped_connection_is_retried(proxy):
+    proxy.script(Fault.drop(), Fault.drop())
+    assert (await generate(model_for(proxy))).text == " 1"
+    assert len(proxy.requests) == 3
+
+
+@pytest.mark.parametrize("name", sorted(BAD_BODIES))
+async def test_a_bad_body_is_retried_then_names_the_endpoint_and_what_came_back(proxy, name):
+    proxy.always(BAD_BODIES[name])
+    with pytest.raises(ModelError) as raised:
+        await generate(model_for(proxy, max_retries=1))
+    message = str(raised.value)
+    assert proxy.base_url in message and "HTTP 200 with" in message
+    assert len(proxy.requests) == 2
+    shown = BAD_BODIES[name].text[:40]
+    assert (shown in message) if shown else ("an empty body" in message)
+
+
+async def test_the_in_flight_limit_follows_the_requested_concurrency(proxy):
+    # Before: at most 8 requests in flight to an endpoint, whatever --concurrency said.
+    proxy.always(Fault.slow(0.3))
+    model = model_for(proxy)
+    await asyncio.gather(*(model.generate(PROMPT) for _ in range(32)))
+    await model.aclose()
+    assert proxy.peak_in_flight == 32
+
+
+async def test_a_ceiling_given_by_the_user_is_kept(proxy):
+    proxy.always(Fault.slow(0.1))
+    model = model_for(proxy, max_concurrency=4)
+    await asyncio.gather(*(model.generate(PROMPT) for _ in range(12)))
+    await model.aclose()
+    assert proxy.peak_in_flight == 4
+
+
+async def test_429_halves_the_in_flight_limit_and_it_grows_back(proxy):
+    proxy.script(*[Fault.throttle(retry_after_ms="50")] * 16)
+    proxy.always(Fault.slow(0.05))
+    model = model_for(proxy, max_concurrency=16)
+    await asyncio.gather(*(model.generate(PROMPT) for _ in range(16)))
+    cut = model.in_flight_limit.limit
+    assert cut <= 8  # one halving per round of 429s, not one per 429 (that would reach 1)
+    assert cut >= 1
+    await asyncio.gather(*(model.generate(PROMPT) for _ in range(200)))
+    await model.aclose()
+    assert cut < model.in_flight_limit.limit <= 16
+
+
+def test_the_adaptive_limit_is_additive_up_and_multiplicative_down():
+    limit = AdaptiveLimit(10)
+    limit.in_flight = 10
+    limit.throttled(started=time.monotonic())
+    assert limit.limit == 5
+    limit.throttled(started=0.0)  # sent before the cut: the cut already answered it
+    assert limit.limit == 5
+    for _ in range(5):
+        limit.succeeded()
+    assert 5.9 < limit.limit < 6.1
+    for _ in range(1000):
+        limit.succeeded()
+    assert limit.limit == 10
+
+
+async def test_a_requests_per_minute_budget_spreads_requests(proxy):
+    model = model_for(proxy, rpm=120)  # two a second
+    started = time.monotonic()
+    await asyncio.gather(*(model.generate(PROMPT) for _ in range(6)))
+    await model.aclose()
+    assert time.monotonic() - started >= 1.8
+
+
+async def test_a_tokens_per_minute_budget_counts_prompt_and_answer(proxy):
+    model = model_for(proxy, tpm=600)  # ten tokens a second; each request is about 1 + 9 tokens
+    request = GenerateRequest(prompt="Score:", max_tokens=9)
+    started = time.monotonic()
+    for _ in range(3):
+        await model.generate(request)
+    await model.aclose()
+    assert time.monotonic() - started >= 1.8
+
+
+async def test_each_generation_records_the_served_model_seed_and_temperature(proxy):
+    generation = await generate(model_for(proxy), GenerateRequest(prompt="Score:", temperature=0.7, seed=7))
+    assert (generation.served_model, generation.seed, generation.temperature) == ("canned", 7, 0.7)
+
+
+# -- keys ------------------------------------------------------------------------------------------
+
+async def test_the_openai_key_is_not_sent_to_other_endpoints(proxy, monkeypatch):
+    # Before: OPENAI_API_KEY went as a Bearer token to every base URL.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    await generate(model_for(proxy))
+    assert "authorization" not in proxy.requests[0].headers
+
+
+async def test_a_key_variable_is_sent_only_to_the_host_it_is_bound_to(proxy, monkeypatch):
+    monkeypatch.setenv("LOCAL_KEY", "sk-local")
+    monkeypatch.setenv("OTHER_KEY", "sk-other")
+    await generate(model_for(proxy, api_key_env={"127.0.0.1": "LOCAL_KEY", "api.example.com": "OTHER_KEY"}))
+    await generate(model_for(proxy, api_key_env={"api.example.com": "OTHER_KEY"}))
+    assert proxy.requests[0].headers["authorization"] == "Bearer sk-local"
+    assert "authorization" not in proxy.requests[1].headers
+
+
+def test_a_key_is_refused_over_plain_http_to_a_remote_host(monkeypatch):
+    monkeypatch.setenv("REMOTE_KEY", "sk-remote")
+    with pytest.raises(ModelError, match="refusing to send the API key from REMOTE_KEY over plain http"):
+        OpenAIModel("m", base_url="http://judge.example.com/v1", api_key_env="REMOTE_KEY")
+    OpenAIModel("m", base_url="http://judge.example.com/v1", api_key_env="REMOTE_KEY", allow_insecure=True)
+    OpenAIModel("m", base_url="https://judge.example.com/v1", api_key_env="REMOTE_KEY")
+    OpenAIModel("m", base_url="http://localhost:8000/v1", api_key_env="REMOTE_KEY")
+
+
+def test_a_named_key_variable_that_is_unset_is_a_clear_error(monkeypatch):
+    monkeypatch.delenv("MISSING_KEY", raising=False)
+    with pytest.raises(ModelError, match="MISSING_KEY .* is not set"):
+        OpenAIModel("m", base_url="https://judge.example.com/v1", api_key_env="MISSING_KEY")
