@@ -57,3 +57,13 @@ def llama_server():
         except subprocess.TimeoutExpired:
             server.kill()
         log.close()
+
+
+@pytest.fixture
+def fault_proxy(llama_server):
+    """A fault-injecting proxy (tests/faultproxy.py) in front of the real llama.cpp server:
+    script faults with ``fault_proxy.script(Fault...)``; point models at ``fault_proxy.base_url``."""
+    from faultproxy import FaultProxy
+
+    with FaultProxy(upstream=llama_server[0]) as proxy:
+        yield proxy
