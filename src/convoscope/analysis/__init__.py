@@ -40,6 +40,15 @@ from convoscope.analysis._classification import (
     precision,
     recall,
 )
+from convoscope.analysis._compare import (
+    JudgeComparison,
+    SetAverage,
+    SystemRow,
+    compare_judges,
+    dialogue_level,
+    per_rater_average,
+    system_level,
+)
 from convoscope.analysis._correlation import (
     CorrelationTest,
     kendall,
@@ -59,12 +68,24 @@ from convoscope.analysis._detection import (
     roc_curve,
     threshold_at,
 )
+from convoscope.analysis._export import latex_escape, paper_table, to_csv, to_latex, to_markdown
 from convoscope.analysis._krippendorff import krippendorff_alpha
+from convoscope.analysis._labels import label_value, map_labels
 from convoscope.analysis._metaeval import HumanCeiling, MetaevalRow, metaeval
 from convoscope.analysis._pooling import majority_vote, mean_pool, median_pool
 from convoscope.analysis._raters import leave_one_out, pairwise_correlation
 from convoscope.analysis._read import RatingColumns, read_ratings
+from convoscope.analysis._report import metaeval_report
+from convoscope.analysis._significance import (
+    DependentCorrelationTest,
+    PermutationResult,
+    permutation_test,
+    steiger_test,
+    williams_t,
+    williams_test,
+)
 from convoscope.analysis._summary import IDK_ANSWERS, AgreementRow, agreement_table, by_slot
+from convoscope.analysis._system import run_agreement, system_bootstrap_ci, system_means
 from convoscope.analysis._tables import IDK, RaterMatrix, Rating, rater_matrices
 
 __all__ = [
@@ -75,52 +96,76 @@ __all__ = [
     "BootstrapResult",
     "Confusion",
     "CorrelationTest",
+    "DependentCorrelationTest",
     "EqualErrorRate",
     "HumanCeiling",
+    "JudgeComparison",
     "McNemarResult",
     "MetaevalRow",
     "OperatingPoint",
     "PairKappa",
     "PairwiseKappa",
+    "PermutationResult",
     "RaterMatrix",
     "Rating",
     "RatingColumns",
     "RocCurve",
+    "SetAverage",
     "StrongAgreement",
+    "SystemRow",
     "accuracy",
     "agreement_table",
     "binary_scores",
     "bootstrap_ci",
     "by_slot",
     "cohen_kappa",
+    "compare_judges",
     "confusion_counts",
+    "dialogue_level",
     "equal_error_rate",
     "f1",
     "fleiss_kappa",
     "kendall",
     "kendall_test",
     "krippendorff_alpha",
+    "label_value",
+    "latex_escape",
     "leave_one_out",
     "majority_vote",
+    "map_labels",
     "mcnemar",
     "mean_pool",
     "median_pool",
     "metaeval",
+    "metaeval_report",
     "paired_bootstrap_diff",
     "pairwise_cohen_kappa",
     "pairwise_correlation",
+    "paper_table",
     "pearson",
     "pearson_test",
+    "per_rater_average",
     "percent_agreement",
+    "permutation_test",
     "precision",
     "rater_matrices",
     "read_ratings",
     "recall",
     "roc_auc",
     "roc_curve",
+    "run_agreement",
     "spearman",
     "spearman_test",
+    "steiger_test",
     "strong_agreement",
+    "system_bootstrap_ci",
     "system_correlation",
+    "system_level",
+    "system_means",
     "threshold_at",
+    "to_csv",
+    "to_latex",
+    "to_markdown",
+    "williams_t",
+    "williams_test",
 ]
