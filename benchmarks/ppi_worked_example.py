@@ -98,6 +98,10 @@ def main() -> None:
     parser.add_argument("--n-route", type=int, default=20)
     parser.add_argument("--reps", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--synthetic-r", type=float, default=0.6,
+                        help="Also show a synthetic judge whose scores correlate about this much with "
+                             "the people's (people's mean plus noise): what a capable judge would save. "
+                             "0 leaves it out.")
     args = parser.parse_args()
     benchmark = load_benchmark("usr-topicalchat", Path(args.data), reference_free=True)
     items = list(benchmark.items)
@@ -124,7 +128,12 @@ def main() -> None:
         flatness = np.array([entropy(by_item[i.id].distribution) for i in items])
         judges.append((by_item[items[0].id].rater, scores, flatness))
     lengths = np.array([float(item_length(item)) for item in items])
-    judges.append(("baseline:length", lengths, np.zeros(len(items))))  # no doubt signal: routed = first items
+    judges.append(("baseline:length", lengths, np.zeros(len(items))))  # no doubt signal: routed at random
+    if args.synthetic_r:
+        # Noise sized so corr(truth, truth + noise) = r: var(noise) = var(truth) (1 / r^2 - 1).
+        noise_sd = truth.std() * math.sqrt(1 / args.synthetic_r**2 - 1)
+        synthetic = truth + np.random.default_rng(args.seed + 1).normal(0, noise_sd, len(truth))
+        judges.append((f"synthetic judge (r ≈ {args.synthetic_r})", synthetic, np.zeros(len(items))))
     print(f"USR Topical-Chat, {len(items)} responses, truth = mean of {min(map(len, human.values()))}–"
           f"{max(map(len, human.values()))} experts per item; {args.reps} repetitions, seed {args.seed}; "
           f"judging took {time.perf_counter() - started:.0f} s\n")

@@ -79,3 +79,22 @@ def test_estimate_for_an_unknown_judge_is_a_one_line_error(tmp_path):
     result = _run("estimate", judge, people, "--criterion", "overall", "--judge", "model:nobody")
     assert result.exit_code == 2
     assert "judges present: model:scripted-judge" in result.output
+
+
+def test_bias_reports_length_and_language_from_the_items_file(tmp_path):
+    from convoscope import Item
+    from convoscope.items import write_jsonl
+
+    from .test_bias import JUDGE as BIASED
+    from .test_bias import _table as biased_table
+
+    rows, lengths = biased_table(length_bias=0.08)
+    verdicts = _write(tmp_path / "all.jsonl", rows)
+    items = tmp_path / "items.jsonl"
+    write_jsonl([Item(id=item, response=" ".join(["word"] * words))
+                 for item, words in lengths.items()], items)
+    result = _run("bias", verdicts, "--criterion", "overall", "--judge", BIASED, "--items", items,
+                  "--own-family", "gpt-bot")
+    assert result.exit_code == 0, result.output
+    assert "length: Spearman(residual, words) +0." in result.output
+    assert "language ko" in result.output and "self-preference" in result.output

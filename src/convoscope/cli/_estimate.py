@@ -254,4 +254,57 @@ def _estimate_row(result: Any) -> dict[str, Any]:
             "calibration": result.calibration or ""}
 
 
-COMMANDS = [route_command, calibrate_command, estimate_command]
+BIAS_EXAMPLE = """
+\b
+Examples:
+  convoscope bias verdicts.jsonl humans.jsonl --criterion overall --judge J --items items.jsonl
+  convoscope bias verdicts.jsonl humans.jsonl --criterion overall --judge J --own-family gpt-bot
+"""
+
+
+@click.command("bias", epilog=BIAS_EXAMPLE)
+@_VERDICTS
+@click.option("--criterion", required=True)
+@click.option("--judge", "judge_rater", required=True, help="The judge's rater name in the verdicts.")
+@click.option("--items", "items_path", type=_EXISTING, help="The judged items: adds length bias.")
+@click.option("--own-family", multiple=True, help="A system built on the judge's own model family "
+              "(measures self-preference). Repeatable.")
+@click.option("--score", type=click.Choice(["value", "expected_value"]), default="expected_value",
+              show_default=True)
+def bias_command(verdict_paths: tuple[Path, ...], criterion: str, judge_rater: str,
+                 items_path: Path | None, own_family: tuple[str, ...], score: str) -> None:
+    """How a judge leans against people: length, language gaps, self-preference.
+
+    Residuals are the judge's score minus the people's mean, both standardised, on the items
+    both rated: a fair judge's residuals do not grow with length, average zero in every
+    language and do not favour its own model family.
+    """
+    from convoscope.baselines import item_length
+    from convoscope.estimate import bias_diagnostics
+    from convoscope.items import read_items
+
+    console = Console()
+    with fail_on(console):
+        lengths = ({item.id: item_length(item) for item in read_items(items_path)}
+                   if items_path else None)
+        report = bias_diagnostics(_read(verdict_paths), criterion=criterion, judge=judge_rater,
+                                  lengths=lengths, own_family=own_family, score=score)
+        console.print(f"{criterion}: {judge_rater} against people on {report.n} items")
+        if report.length:
+            length = report.length
+            console.print(f"  length: Spearman(residual, words) {length.rho:+.3f} (p {length.pvalue:.3g}), "
+                          f"{length.slope_per_10_words:+.3f} SD per 10 words, n {length.n}")
+        for language, gap in report.languages.items():
+            p = "–" if gap.pvalue is None else f"{gap.pvalue:.3g}"
+            console.print(f"  language {language}: mean residual {gap.mean_residual:+.3f} SD "
+                          f"(p {p}), n {gap.n}")
+        if report.self_preference:
+            gap = report.self_preference
+            p = "–" if gap.pvalue is None else f"{gap.pvalue:.3g}"
+            console.print(f"  self-preference: own family minus others {gap.mean_residual:+.3f} SD "
+                          f"(Welch p {p}), n {gap.n}")
+        for note in report.notes:
+            console.print(f"  note: {note}")
+
+
+COMMANDS = [route_command, calibrate_command, estimate_command, bias_command]
