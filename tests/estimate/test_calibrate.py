@@ -54,3 +54,12 @@ def test_calibration_needs_paired_items():
         fit_isotonic([1, 2, 3], [1, 2])
     with pytest.raises(ConfigError, match="at least 2"):
         fit_isotonic([1, np.nan], [1, 2])
+
+
+def test_people_means_between_levels_are_rounded_for_kappa_and_accuracy():
+    rng = np.random.default_rng(4)
+    human = rng.integers(1, 6, 300) + rng.choice([0.0, 1 / 3, -1 / 3], 300)  # means of 3 raters
+    judge = human + rng.normal(0, 0.2, 300)
+    report = cross_validate(judge, human, levels=range(1, 6))
+    assert report.before.qwk is not None and report.before.qwk > 0.8
+    assert report.before.accuracy > 0.6

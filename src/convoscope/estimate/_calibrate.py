@@ -97,11 +97,15 @@ def _agreement(predicted: np.ndarray, human: np.ndarray, levels: np.ndarray | No
 
     if levels is None:
         return AgreementScores(safe(lambda: spearman(predicted, human)), None, None)
-    rounded = levels[np.abs(predicted[:, None] - levels[None, :]).argmin(axis=1)]
+    def nearest(values: np.ndarray) -> np.ndarray:
+        return levels[np.abs(values[:, None] - levels[None, :]).argmin(axis=1)]
+
+    # People's means (several raters per item) fall between levels: round both sides.
+    rounded, human_levels = nearest(predicted), nearest(human)
     return AgreementScores(
         spearman=safe(lambda: spearman(predicted, human)),
-        qwk=safe(lambda: cohen_kappa(rounded, human, weights="quadratic", labels=list(levels))),
-        accuracy=float(np.mean(rounded == human)),
+        qwk=safe(lambda: cohen_kappa(rounded, human_levels, weights="quadratic", labels=list(levels))),
+        accuracy=float(np.mean(rounded == human_levels)),
     )
 
 
@@ -109,8 +113,9 @@ def cross_validate(judge_scores: Any, human_scores: Any, *, folds: int = 5, seed
                    levels: Any = None, groups: Any = None) -> CalibrationReport:
     """Agreement of the raw judge score and of the calibrated score with people, out of fold.
 
-    ``levels`` (e.g. ``range(0, 5)``) are the human scale's values: with them the scores are
-    rounded to the nearest level for quadratic-weighted kappa and accuracy. ``groups`` (e.g.
+    ``levels`` (e.g. ``range(0, 5)``) are the human scale's values: with them the judge's scores
+    and the people's means are rounded to the nearest level for quadratic-weighted kappa and
+    accuracy. ``groups`` (e.g.
     the language of each item) adds the same figures per group."""
     x = np.asarray(judge_scores, dtype=float).reshape(-1)
     y = np.asarray(human_scores, dtype=float).reshape(-1)
