@@ -84,6 +84,7 @@ from convoscope.analysis._significance import (
     williams_t,
     williams_test,
 )
+from convoscope.analysis._study import MetaevalStudy, metaeval_study
 from convoscope.analysis._summary import IDK_ANSWERS, AgreementRow, agreement_table, by_slot
 from convoscope.analysis._system import run_agreement, system_bootstrap_ci, system_means
 from convoscope.analysis._tables import IDK, RaterMatrix, Rating, rater_matrices
@@ -101,6 +102,7 @@ __all__ = [
     "HumanCeiling",
     "JudgeComparison",
     "McNemarResult",
+    "MetaevalStudy",
     "MetaevalRow",
     "OperatingPoint",
     "PairKappa",
@@ -138,6 +140,7 @@ __all__ = [
     "median_pool",
     "metaeval",
     "metaeval_report",
+    "metaeval_study",
     "paired_bootstrap_diff",
     "pairwise_cohen_kappa",
     "pairwise_correlation",

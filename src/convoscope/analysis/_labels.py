@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from convoscope.analysis._summary import _replace
+from convoscope.analysis._summary import IDK_ANSWERS, _replace
 from convoscope.analysis._validate import is_missing
 from convoscope.errors import LocatedError
 
@@ -58,12 +58,13 @@ def map_labels(ratings: Iterable[Any], criteria: Mapping[str, Any] | None = None
     """The ratings with text values replaced by :func:`label_value` of their criterion (looked up
     by name in ``criteria``; criteria not there get the default binary words). A label off the
     scale raises :class:`convoscope.errors.LocatedError` naming the file and line it came from.
+    "I don't know" answers (:data:`IDK_ANSWERS`) are left as they are.
     """
     criteria = criteria or {}
     mapped = []
     for rating in ratings:
         value = rating.value
-        if isinstance(value, str):
+        if isinstance(value, str) and value.strip().lower() not in IDK_ANSWERS:
             try:
                 new = label_value(criteria.get(str(rating.criterion)), value)
             except ValueError as error:

@@ -13,6 +13,7 @@ criteria, the AUC — never kappa or F1, which would need a cut-off chosen for t
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -194,9 +195,13 @@ def _intervals(scores: np.ndarray, humans: RaterMatrix, options: dict[str, Any],
     human_mean = mean_pool(humans.values)
     intervals: dict[str, BootstrapResult | None] = {}
     for name, statistic in CORRELATIONS.items():
-        def compute(statistic: Any = statistic) -> BootstrapResult:
-            return bootstrap_ci(statistic, scores, human_mean, n_resamples=options["n_resamples"],
-                                confidence=options["confidence"], seed=options["seed"])
+        def compute(statistic: Any = statistic, name: str = name) -> BootstrapResult:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", RuntimeWarning)
+                result = bootstrap_ci(statistic, scores, human_mean, n_resamples=options["n_resamples"],
+                                      confidence=options["confidence"], seed=options["seed"])
+            notes.extend(f"{name}: {warning.message}" for warning in caught)
+            return result
 
         intervals[name] = attempt(notes, name, compute)
     return intervals

@@ -158,11 +158,31 @@ def _legend(rows: list[Any], level: str) -> str:
               help="Embedded model for --baseline embedding: smollm2, gemma3-270m or a .gguf path.")
 @click.option("--context-turns", type=int, default=3, show_default=True,
               help="Context turns the similarity baselines compare the response with.")
+@click.option("--criteria-file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Criteria YAML: human labels (present/absent, yes/no, ...) are mapped to the values "
+              "judges store by each criterion's scale.")
+@click.option("--human-sets", type=click.Choice(["pooled", "each"]), default="pooled", show_default=True,
+              help="each: also score every judge against each human rater alone and average "
+              "(GPT-ABCEval's protocol).")
+@click.option("--view", type=click.Choice(["turn", "dialogue"]), default="turn", show_default=True,
+              help="dialogue: average turn ratings per dialogue first.")
+@click.option("--dialogue-pattern", default=r"^(.*):[^:]*$", show_default=True,
+              help="Regular expression whose first group is an item's dialogue (for --view dialogue).")
+@click.option("--system-level", "system", is_flag=True,
+              help="Add system-level correlations (system means) with intervals from resampling items.")
+@click.option("--permutations", type=int, default=0, show_default=True,
+              help="Also compare judges by a paired permutation test of Kendall's tau (resamples).")
+@click.option("--table", "tables", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the criterion x judge table: .csv, .md or .tex (booktabs); repeatable.")
+@click.option("--report", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write an HTML report with figures (needs the plots extra: matplotlib).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the rows as JSON.")
 def metaeval(verdicts_path: Path, human_path: Path | None, criteria: tuple[str, ...], by: str | None,
              resamples: int, confidence: float, seed: int, level: str | None, positive: str | None,
              expected: bool, items_path: Path | None, baselines: tuple[str, ...], embedding_model: str,
-             context_turns: int, out: Path | None, **columns: str) -> None:
+             context_turns: int, criteria_file: Path | None, human_sets: str, view: str,
+             dialogue_pattern: str, system: bool, permutations: int, tables: tuple[Path, ...],
+             report: Path | None, out: Path | None, **columns: str) -> None:
     """Meta-evaluate judges: compare the verdicts in VERDICTS with human ratings.
 
     For each judge and criterion: Spearman, Kendall and Pearson correlation with the mean human
@@ -179,7 +199,7 @@ def metaeval(verdicts_path: Path, human_path: Path | None, criteria: tuple[str, 
       convoscope metaeval verdicts.jsonl --human human.jsonl --items items.jsonl \\
           --baseline length --baseline embedding --baseline tfidf
     """
-    from convoscope.analysis import metaeval as run_metaeval
+    from convoscope.analysis import metaeval_study as run_metaeval
     from convoscope.analysis import read_ratings
 
     console = Console()
@@ -192,20 +212,84 @@ def metaeval(verdicts_path: Path, human_path: Path | None, criteria: tuple[str, 
         if baselines:
             judged += _baseline_ratings(items_path, baselines, criteria or _judged_criteria(judged),
                                         embedding_model, context_turns, console)
-        rows = run_metaeval(judged, humans, criteria=criteria or None, by=by,  # type: ignore[arg-type]
-                            n_resamples=resamples, confidence=confidence, seed=seed,
-                            level=level,  # type: ignore[arg-type]
-                            positive=_label(positive), score="expected_value" if expected else "value")
+        study = run_metaeval(judged, humans, criteria=list(criteria) or None, by=by,  # type: ignore[arg-type]
+                             n_resamples=resamples, confidence=confidence, seed=seed,
+                             level=level,  # type: ignore[arg-type]
+                             positive=_label(positive), score="expected_value" if expected else "value",
+                             definitions=_definitions(criteria_file), view=view,  # type: ignore[arg-type]
+                             dialogue_pattern=dialogue_pattern, human_sets=human_sets,  # type: ignore[arg-type]
+                             system=system, permutations=permutations)
+        rows = study.rows
         for table in _metaeval_tables(rows):
             console.print(table)
         console.print(f"[dim]{_metaeval_legend(confidence)}[/dim]")
+        for extra in _study_tables(study):
+            console.print(extra)
         for row in rows:
             for note in row.notes:
                 console.print(f"[dim]{row.judge} on {row.criterion}: {note}[/dim]")
+        for path in tables:
+            study.write_table(path)
+            console.print(f"Wrote {path}")
+        if report is not None:
+            report.write_text(study.report_html(title=f"Meta-evaluation of {verdicts_path.name}"),
+                              encoding="utf-8")
+            console.print(f"Wrote {report}")
         if out is not None:
             _write_json(out, {"verdicts": str(verdicts_path), "human": str(human_path or verdicts_path),
                               "resamples": resamples, "confidence": confidence, "seed": seed,
-                              "rows": [row.as_dict() for row in rows]}, console)
+                              "view": view, **study.as_dict()}, console)
+    if not study.computed:
+        console.print("[red]error:[/red] nothing could be computed (no item has both a judge score and a "
+                      "human rating on a comparable scale)", soft_wrap=True)
+        raise SystemExit(1)
+
+
+def _definitions(path: Path | None) -> dict[str, Any] | None:
+    if path is None:
+        return None
+    from convoscope.criteria import load_criteria
+
+    return {criterion.name: criterion for criterion in load_criteria(path)}
+
+
+def _comparison_row(c: Any) -> list[str]:
+    williams, boot = c.williams, c.bootstrap
+    difference = "–" if boot is None else f"{boot.estimate:+.3f} [{boot.low:+.2f}, {boot.high:+.2f}]"
+    return [c.criterion, c.judge_a, c.judge_b, str(c.n_items), _fmt(williams.r_a if williams else None),
+            _fmt(williams.r_b if williams else None), _fmt(williams.pvalue if williams else None),
+            _fmt(c.steiger.pvalue if c.steiger else None), difference,
+            _fmt(c.mcnemar.pvalue if c.mcnemar else None)]
+
+
+def _study_tables(study: Any) -> list[Table]:
+    """Judge against judge, system level and per annotation set, when the study has them."""
+    tables = []
+    if study.comparisons:
+        table = Table(title="Judge against judge (Spearman ρ with the human mean)", **_COMPACT)
+        for header in ["criterion", "A", "B", "n", "ρ A", "ρ B", "Williams p", "Steiger p",
+                       "ρ A − ρ B [bootstrap]", "McNemar p"]:
+            table.add_column(header, justify="left" if header in ("criterion", "A", "B") else "right")
+        for c in study.comparisons:
+            table.add_row(*_comparison_row(c))
+        tables.append(table)
+    if study.systems:
+        table = Table(title="System level (system means; items resampled within systems)", **_COMPACT)
+        for header in ["criterion", "judge", "systems", "Pearson r", "Spearman ρ"]:
+            table.add_column(header, justify="left" if header in ("criterion", "judge") else "right")
+        for row in study.systems:
+            table.add_row(row.criterion, row.judge, str(row.n_systems), _interval(row.pearson),
+                          _interval(row.spearman))
+        tables.append(table)
+    if study.per_set:
+        table = Table(title="Against each human rater alone, averaged (per annotation set)", **_COMPACT)
+        for header in ["criterion", "judge", "sets", "F1+", "F1−", "accuracy", "Spearman ρ"]:
+            table.add_column(header, justify="left" if header in ("criterion", "judge") else "right")
+        for row in study.per_set:
+            table.add_row(row.criterion, row.judge, str(row.n_sets), _fmt(row.f1_pos), _fmt(row.f1_neg),
+                          _fmt(row.accuracy), _fmt(row.spearman))
+        tables.append(table)
+    return tables
 
 
 def _judged_criteria(ratings: list[Any]) -> tuple[str, ...]:
