@@ -43,9 +43,14 @@ def test_route_writes_reasons_and_the_random_sample(tmp_path):
 def test_calibrate_then_estimate_names_the_calibration(tmp_path):
     judge, people = _split(tmp_path)
     calibration = tmp_path / "calibration.json"
+    mapped = tmp_path / "calibrated.jsonl"
     result = _run("calibrate", judge, people, "--criterion", "overall", "--judge", JUDGE,
-                  "--levels", "0-4", "--score", "value", "--out", calibration)
+                  "--levels", "0-4", "--score", "value", "--out", calibration, "--write-calibrated", mapped)
     assert result.exit_code == 0, result.output
+    calibrated = [json.loads(line) for line in mapped.read_text().splitlines()]
+    assert len(calibrated) == 600
+    assert {row["rater"] for row in calibrated} == {f"{JUDGE}|calibrated:isotonic:{JUDGE}->overall"}
+    assert all(0 <= row["value"] <= 4 for row in calibrated)
     assert "before" in result.output and "after" in result.output
     loaded = Calibration.from_dict(json.loads(calibration.read_text()))
     assert loaded.scale == (0.0, 4.0)

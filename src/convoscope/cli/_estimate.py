@@ -125,18 +125,23 @@ def _levels(text: str | None) -> list[float] | None:
 @click.option("--folds", type=click.IntRange(min=2), default=5, show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Where to save the calibration (JSON), for `convoscope estimate --calibration`.")
+@click.option("--write-calibrated", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the judge's verdicts mapped through the calibration (JSONL), as "
+                   "rater '<judge>|calibrated:<name>'.")
 def calibrate_command(verdict_paths: tuple[Path, ...], criterion: str, judge_rater: str,
-                      levels: str | None, score: str, folds: int, out: Path) -> None:
+                      levels: str | None, score: str, folds: int, out: Path,
+                      write_calibrated: Path | None) -> None:
     """Learn a monotone map from a judge's scores to the human scale, on items both rated.
 
     Agreement with people before and after is measured out of fold (Spearman, and with
     --levels quadratic-weighted kappa and accuracy), overall and per language.
     """
-    from convoscope.estimate import calibration_pairs, cross_validate, fit_isotonic
+    from convoscope.estimate import apply_calibration, calibration_pairs, cross_validate, fit_isotonic
 
     console = Console()
     with fail_on(console):
-        pairs = calibration_pairs(_read(verdict_paths), criterion=criterion, judge=judge_rater, score=score)
+        verdicts = _read(verdict_paths)
+        pairs = calibration_pairs(verdicts, criterion=criterion, judge=judge_rater, score=score)
         scale = _levels(levels)
         report = cross_validate(pairs.judge, pairs.human, folds=folds, levels=scale, groups=pairs.language)
         bounds = (min(scale), max(scale)) if scale else None
@@ -156,6 +161,11 @@ def calibrate_command(verdict_paths: tuple[Path, ...], criterion: str, judge_rat
                                              for v in (scores.spearman, scores.qwk, scores.accuracy)))
         console.print(table)
         console.print(f"Wrote {out}")
+        if write_calibrated:
+            mapped = apply_calibration([v for v in verdicts if v.criterion == criterion], calibration,
+                                       judge=judge_rater, levels=scale, score=score)
+            write_calibrated.write_text("".join(v.model_dump_json() + "\n" for v in mapped), encoding="utf-8")
+            console.print(f"Wrote {write_calibrated} ({len(mapped)} verdicts, rater {mapped[0].rater})")
 
 
 ESTIMATE_EXAMPLE = """

@@ -24,6 +24,7 @@ from convoscope.estimate._calibrate import (
     AgreementScores,
     Calibration,
     CalibrationReport,
+    apply_calibration,
     cross_validate,
     fit_isotonic,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "Estimates",
     "GroupEstimate",
     "Pairs",
+    "apply_calibration",
     "calibration_pairs",
     "cross_validate",
     "estimate",

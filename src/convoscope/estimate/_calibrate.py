@@ -137,3 +137,32 @@ def cross_validate(judge_scores: Any, human_scores: Any, *, folds: int = 5, seed
     return CalibrationReport(before=_agreement(x, y, level_array),
                              after=_agreement(calibrated, y, level_array),
                              n=len(x), folds=folds, groups=report_groups)
+
+
+def apply_calibration(verdicts: Any, calibration: Calibration, *, judge: str,
+                      levels: Any = None, score: str = "expected_value") -> list[Any]:
+    """The judge's verdicts mapped through ``calibration``, as new verdicts of a rater named
+    ``<judge>|calibrated:<calibration name>`` so every table and report shows which map made
+    the value. ``expected_value`` holds the calibrated score; ``value`` the nearest of
+    ``levels`` (or the rounded score). Unscored verdicts stay unscored."""
+    level_array = None if levels is None else np.asarray(list(levels), dtype=float)
+    rater = f"{judge}|calibrated:{calibration.name}"
+    out = []
+    for verdict in verdicts:
+        if verdict.rater != judge:
+            continue
+        raw = verdict.expected_value if score == "expected_value" and verdict.expected_value is not None \
+            else verdict.value
+        try:
+            number = float(raw) if raw is not None else None
+        except (TypeError, ValueError):
+            number = None
+        if number is None:
+            out.append(verdict.model_copy(update={"rater": rater}))
+            continue
+        mapped = float(calibration.apply([number])[0])
+        nearest = (level_array[np.abs(level_array - mapped).argmin()] if level_array is not None
+                   else round(mapped))
+        out.append(verdict.model_copy(update={"rater": rater, "expected_value": mapped,
+                                              "value": int(nearest), "distribution": None}))
+    return out
