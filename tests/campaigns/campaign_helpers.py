@@ -18,6 +18,7 @@ criteria:
 contexts_per_batch: 2
 annotators_per_batch: 2
 guidelines_summary: Judge the highlighted turn.
+instructions: false
 items: items.jsonl
 store: study.db
 qualification:

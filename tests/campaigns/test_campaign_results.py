@@ -145,8 +145,9 @@ def test_report_fills_the_checklist_and_hides_platform_ids(answered: Campaign) -
     assert "Is this response a sensible, natural continuation of the dialogue?" in html
     assert "<th>Annotators recruited (invited)</th><td>3</td>" in html
     assert "mean 2.0, min 2, max 2 votes per candidate" in html
-    assert "at least 0.21" in html and "not stated: set <code>reporting.payment</code>" in html
-    assert "Fleiss&#x27; kappa per main batch" in html and "mean 1.000" in html
+    assert "at least 0.21" in html
+    assert '<span class="missing">not stated: set reporting.payment in campaign.yaml</span>' in html
+    assert "Fleiss&#39; kappa per main batch" in html and "mean 1.000" in html
     assert "<td>bot-y</td><td class=\"num\">3</td><td class=\"num\">6</td>" in html
     assert "PROLIFIC5f3e9a" not in html and "<svg" in html
     assert "<script" not in html.lower()
@@ -188,17 +189,18 @@ def test_report_and_export_commands(answered: Campaign, tmp_path: Path) -> None:
 
 def test_import_checks_every_row_then_stores_new_ones(answered: Campaign, tmp_path: Path) -> None:
     exported = tmp_path / "all.csv"
-    export_verdicts(answered, exported)
+    export_verdicts(answered, exported, qualification=True)  # main answers count once qualified
     target = write_campaign(tmp_path / "copy")  # the same study, an empty store
+    invite(target, 3)  # the same people (answers of people never invited are refused)
     copy = open_campaign(target)
     summary = import_verdicts(copy, exported)
-    assert (summary.rows, summary.added, summary.already_stored) == (36, 36, 0)
+    assert (summary.rows, summary.added, summary.already_stored) == (54, 54, 0)
     assert import_verdicts(copy, exported).added == 0  # importing twice adds nothing
     assert copy.status().batches[1].agreement.fleiss_kappa == pytest.approx(1.0)
     assert copy.results() == answered.results()
     bad = tmp_path / "bad.jsonl"
-    rows = [{"item_id": "c2-bot-x", "criterion": "appropriateness", "rater": "human:z9", "value": 1},
-            {"item_id": "c2-bot-x", "criterion": "appropriateness", "rater": "human:z8", "value": None,
+    rows = [{"item_id": "c2-bot-x", "criterion": "appropriateness", "rater": "human:a003", "value": 1},
+            {"item_id": "c2-bot-x", "criterion": "appropriateness", "rater": "human:a003", "value": None,
              "unscored_reason": "idk"}]
     bad.write_text("\n".join(json.dumps(row) for row in rows))
     before = len(copy.verdicts())

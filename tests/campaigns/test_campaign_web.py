@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -35,7 +36,9 @@ def test_page_layout_and_escaping(served: tuple[str, Path, list[str]]) -> None:
     assert html.index('id="context"') < html.index('id="candidate"')
     assert "Is this response a sensible" in html and "0 of 6 answered" in html
     assert "Dialogue 1 of 1 · candidate 1 of 3" in html
-    assert 'id="options" data-after="0 idk"' in html and 'data-key="1"' in html
+    # Every option the guidelines define is offered: "coherence" after a positive answer too.
+    assert 'id="options" data-after="1 0 idk"' in html and 'data-key="1"' in html
+    assert '<label class="answer" data-after="1"><input type="checkbox" name="options" value="coherence">' in html
     guidelines = get(f"{base}/a/{tokens[0]}/guidelines").text
     assert "<h1>Guidelines</h1>" in guidelines and "<p>Be &lt;careful&gt;.</p>" in guidelines
 
@@ -144,16 +147,17 @@ def test_dashboard_needs_its_own_secret(served: tuple[str, Path, list[str]]) -> 
     assert report.status_code == 200 and "Reporting checklist" in report.text
 
 
-def test_time_on_task_is_recorded(served: tuple[str, Path, list[str]]) -> None:
+def test_time_on_task_is_measured_on_the_server(served: tuple[str, Path, list[str]]) -> None:
     base, directory, tokens = served
     url = f"{base}/a/{tokens[0]}"
     page = get(url).text
-    shown = float(_hidden(page, "shown"))
+    assert 'name="shown"' not in page  # the browser sends no time of its own any more
+    time.sleep(1.0)
     data = {"csrf": _hidden(page, "csrf"), "task": _hidden(page, "task"), "answer": "1",
-            "shown": str(shown - 42)}  # as if the page had been open 42 seconds longer
+            "shown": "1", "seconds": "4000"}  # values a client might forge: ignored
     post(url, data=data)
-    [verdict] = open_campaign(directory).verdicts()
-    assert 42 <= verdict.latency_s < 42 + 30
+    [verdict] = open_campaign(directory).answers()
+    assert 1.0 <= verdict.latency_s < 30
 
 
 def test_platform_id_is_kept_apart(served: tuple[str, Path, list[str]]) -> None:
@@ -198,10 +202,16 @@ def test_people_arriving_together_are_spread_over_batches(tmp_path: Path) -> Non
     assert len(campaign.verdicts()) == 4
 
 
-def test_guidelines_markdown_subset_is_escaped() -> None:
-    from convoscope.web._pages import markdown_html
+def test_guidelines_render_tables_images_and_links_and_nothing_unsafe() -> None:
+    from convoscope.web import markdown_html
 
-    text = "# Title\nOne line\nand the next.\n\n- **bold** <b>x</b>\n  continued\n- *two*\n\ntail"
-    html = markdown_html(text)
-    assert html == ("<h1>Title</h1><p>One line and the next.</p><ul><li><strong>bold</strong> "
-                    "&lt;b&gt;x&lt;/b&gt; continued</li><li><em>two</em></li></ul><p>tail</p>")
+    text = ("# Examples\n\n| dialogue | answer |\n|---|---|\n| A: hi <b>x</b> | **appropriate** |\n\n"
+            "![a screenshot](media/shot.png) [the protocol](https://example.org/protocol)\n\n"
+            "[bad](javascript:alert(1)) <img src=x onerror=alert(1)> <script>alert(2)</script>\n")
+    html = str(markdown_html(text, media_base="/a/tok"))
+    assert '<div class="table-wrap"><table>' in html and "<td><strong>appropriate</strong></td>" in html
+    assert "<td>A: hi &lt;b&gt;x&lt;/b&gt;</td>" in html
+    assert '<img src="/a/tok/media/shot.png" alt="a screenshot">' in html
+    assert '<a href="https://example.org/protocol" rel="noopener noreferrer">the protocol</a>' in html
+    assert "javascript:" not in html.replace("[bad](javascript:alert(1))", "")
+    assert "<script" not in html and "<img src=x" not in html and 'href="javascript' not in html

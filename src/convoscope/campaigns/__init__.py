@@ -3,8 +3,12 @@
 People answer the same criteria as the LLM judges; every answer is stored as a human Verdict.
 """
 
+from convoscope.campaigns._access import Standing, excluded_reason
 from convoscope.campaigns._answers import (
     IDK,
+    IDK_DEFINITION,
+    IDK_LABEL,
+    N_,
     AnswerError,
     Submission,
     answer_choices,
@@ -12,16 +16,9 @@ from convoscope.campaigns._answers import (
     task_key,
     to_verdict,
 )
-from convoscope.campaigns._campaign import (
-    Annotator,
-    BatchFull,
-    Campaign,
-    Work,
-    invite,
-    open_campaign,
-    read_annotators,
-)
-from convoscope.campaigns._export import export_verdicts
+from convoscope.campaigns._campaign import BatchFull, Campaign, Work, open_campaign, secure_sqlite
+from convoscope.campaigns._events import Event, EventLog
+from convoscope.campaigns._export import export_verdicts, spreadsheet_safe
 from convoscope.campaigns._import import ImportSummary, VerdictImportError, import_verdicts
 from convoscope.campaigns._monitor import (
     BatchAgreement,
@@ -30,6 +27,15 @@ from convoscope.campaigns._monitor import (
     batch_agreement,
     flag_annotators,
     qualify,
+)
+from convoscope.campaigns._people import (
+    MTURK_PREVIEW,
+    PLATFORM_PARAMETERS,
+    Annotator,
+    PlatformError,
+    invite,
+    platform_session,
+    read_annotators,
 )
 from convoscope.campaigns._plan import (
     Batch,
@@ -43,12 +49,36 @@ from convoscope.campaigns._plan import (
 )
 from convoscope.campaigns._report import render_report, status_tables, write_report
 from convoscope.campaigns._results import OptionCount, SystemResult, option_breakdown, system_results
-from convoscope.campaigns._spec import CampaignError, CampaignSpec, Qualification, Reporting, load_campaign
-from convoscope.campaigns._status import AnnotatorStatus, BatchStatus, CampaignStatus, campaign_status
+from convoscope.campaigns._spec import (
+    Attention,
+    CampaignError,
+    CampaignSpec,
+    Platform,
+    Qualification,
+    Reporting,
+    load_campaign,
+)
+from convoscope.campaigns._status import AnnotatorStatus, BatchStatus, CampaignStatus, Note, campaign_status
 from convoscope.campaigns._template import init_campaign
 
 __all__ = [
     "IDK",
+    "IDK_DEFINITION",
+    "IDK_LABEL",
+    "MTURK_PREVIEW",
+    "N_",
+    "PLATFORM_PARAMETERS",
+    "Attention",
+    "Event",
+    "EventLog",
+    "Note",
+    "Platform",
+    "PlatformError",
+    "Standing",
+    "excluded_reason",
+    "platform_session",
+    "secure_sqlite",
+    "spreadsheet_safe",
     "Annotator",
     "AnnotatorStatus",
     "AnswerError",

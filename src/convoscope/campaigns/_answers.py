@@ -10,13 +10,26 @@ from pydantic import BaseModel, ConfigDict
 
 from convoscope.campaigns._plan import Task
 from convoscope.criteria import Criterion, ExplanationOption
+from convoscope.errors import ConvoscopeError
 from convoscope.judges import Verdict
 
 IDK: Literal["idk"] = "idk"
+IDK_LABEL = "I don't know"
+IDK_DEFINITION = "Parts of it meet the criterion and parts do not; say why in the note."
 
 
-class AnswerError(ValueError):
-    """An answer the server refuses; the message is shown to the annotator."""
+def N_(message: str) -> str:
+    """Mark a message for the catalogue; it is translated where it is shown (the web app)."""
+    return message
+
+
+class AnswerError(ConvoscopeError, ValueError):
+    """An answer the server refuses. ``msgid`` is looked up in the message catalogue and filled
+    with ``params``; ``str(error)`` is the English text."""
+
+    def __init__(self, msgid: str, **params: object):
+        self.msgid, self.params = msgid, params
+        super().__init__(msgid.format(**params))
 
 
 class Submission(BaseModel):
@@ -37,8 +50,7 @@ def answer_choices(criterion: Criterion) -> list[tuple[str, str, str]]:
         level = criterion.level(value)
         choices.append((str(value), criterion.answer_word(value), level.definition if level else ""))
     if criterion.scale.allow_idk:
-        choices.append((IDK, "I don't know", "Parts of it meet the criterion and parts do not; "
-                                              "say why in the note."))
+        choices.append((IDK, IDK_LABEL, IDK_DEFINITION))
     return choices
 
 
@@ -50,18 +62,23 @@ def options_for(criterion: Criterion, answer: str) -> list[ExplanationOption]:
             if wanted & {str(value) for value in option.when}]
 
 
-def to_verdict(task: Task, criterion: Criterion, annotator: str, submission: Submission) -> Verdict:
+def to_verdict(task: Task, criterion: Criterion, annotator: str, submission: Submission, *,
+               max_note_chars: int | None = None) -> Verdict:
     """Validate one submission against its criterion and return the human Verdict."""
     choices = {value for value, _, _ in answer_choices(criterion)}
     if submission.answer not in choices:
-        raise AnswerError(f"choose one of the answers for {criterion.name}")
+        raise AnswerError(N_("Choose one of the answers for {criterion}."), criterion=criterion.name)
     reason = submission.reason.strip()
     if submission.answer == IDK and not reason:
-        raise AnswerError("\"I don't know\" needs a short note saying why")
+        raise AnswerError(N_("\"I don't know\" needs a short note saying why."))
+    if max_note_chars is not None and len(reason) > max_note_chars:
+        raise AnswerError(N_("The note is too long: at most {limit} characters, this one has {length}."),
+                          limit=max_note_chars, length=len(reason))
     allowed = {option.name for option in options_for(criterion, submission.answer)}
     unknown = sorted(set(submission.options) - allowed)
     if unknown:
-        raise AnswerError(f"explanation option(s) {unknown} do not apply to this answer")
+        raise AnswerError(N_("These explanation options do not apply to this answer: {options}."),
+                          options=", ".join(unknown))
     value = None if submission.answer == IDK else criterion.scale.coerce(submission.answer)
     return Verdict(item_id=task.candidate.item_id, criterion=criterion.name, rater=f"human:{annotator}",
                    value=value, unscored_reason=IDK if value is None else None, reason=reason or None,

@@ -1,46 +1,41 @@
-"""A running campaign: the spec, its batches, its annotators' tokens and the store of Verdicts."""
+"""A running campaign: the spec, its batches, its people and the store of Verdicts and events."""
 
 from __future__ import annotations
 
 import hmac
-import json
 import os
-import re
-import secrets
 import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from convoscope.campaigns._access import Standing, blocked_from, counted, gold_failures
 from convoscope.campaigns._answers import Submission, answer_key, next_task, task_key, to_verdict
+from convoscope.campaigns._events import Event, EventLog
 from convoscope.campaigns._monitor import BatchAgreement, QualificationResult, qualify
+from convoscope.campaigns._people import EXTERNAL_ID, Annotator, join, read_annotators, write_annotators
 from convoscope.campaigns._plan import Batch, Task, choose_batch, make_batches
 from convoscope.campaigns._results import OptionCount, SystemResult, option_breakdown, system_results
 from convoscope.campaigns._spec import CampaignError, CampaignSpec, load_campaign
 from convoscope.campaigns._status import CampaignStatus, campaign_status
 from convoscope.criteria import Criterion
+from convoscope.errors import ConvoscopeError
 from convoscope.items import Item
 from convoscope.judges import Verdict
 from convoscope.store import Store
 
-ANNOTATORS_FILE = "annotators.json"
-_EXTERNAL_ID = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
-
-
-class Annotator(BaseModel):
-    """A person invited to the campaign; ``external_id`` (e.g. Prolific's) never reaches reports."""
-
-    model_config = ConfigDict(frozen=True)
-
-    id: str
-    token: str
-    external_id: str | None = None
+State = Literal["task", "waiting", "not_qualified", "blocked", "done"]
 
 
 class Work(BaseModel):
-    """Where an annotator stands: the batch, progress through it and the next task (None = done)."""
+    """Where an annotator stands: the batch, progress through it and the next task (None = none).
+
+    ``state`` says why there is no task: ``waiting`` for the reference answers before the
+    qualification decision, ``not_qualified``, ``blocked`` or ``done``.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -49,37 +44,11 @@ class Work(BaseModel):
     total: int
     task: Task | None
     qualification: QualificationResult | None = None
+    state: State = "task"
 
 
-class BatchFull(ValueError):
+class BatchFull(ConvoscopeError, ValueError):
     """Another annotator took the last place in this batch first; the annotator gets another one."""
-
-
-def invite(directory: str | Path, n: int, *, prefix: str = "a") -> list[Annotator]:
-    """Add ``n`` annotators with fresh private tokens to ``annotators.json``; return the new ones."""
-    known = read_annotators(directory)
-    start = len(known) + 1
-    added = [Annotator(id=f"{prefix}{start + index:03d}", token=secrets.token_urlsafe(18))
-             for index in range(n)]
-    _write_annotators(directory, [*known, *added])
-    return added
-
-
-def _write_annotators(directory: str | Path, people: list[Annotator]) -> None:
-    path = Path(directory) / ANNOTATORS_FILE
-    temporary = path.with_suffix(".json.tmp")
-    # The file holds every private link: readable by its owner only.
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(json.dumps([a.model_dump() for a in people], indent=2))
-    os.replace(temporary, path)  # atomic: a reader never sees half a file
-
-
-def read_annotators(directory: str | Path) -> list[Annotator]:
-    path = Path(directory) / ANNOTATORS_FILE
-    if not path.exists():
-        return []
-    return [Annotator.model_validate(entry) for entry in json.loads(path.read_text(encoding="utf-8"))]
 
 
 class Campaign:
@@ -99,20 +68,73 @@ class Campaign:
         self.store = store
         self.run_id = f"campaign:{self.spec.name}"
         self.store.start_run(self.run_id, self.spec.model_dump(mode="json"))
-        self._lock = threading.Lock()  # one server's threads: batch places and annotators.json
+        self.events = EventLog(store, self.run_id)
+        self._lock = threading.RLock()  # one server's threads: batch places, annotators.json, caches
         self._claims: dict[str, tuple[str, float]] = {}  # annotator -> (batch shown, since when)
+        self._shown: dict[tuple[str, str], float] = {}  # (annotator, task key) -> first shown (server)
         self._tasks: dict[str, list[Task]] = {}
-        self._owner = {item: batch.id for batch in self.batches for item in _ids(batch)}
+        self.owner: dict[str, Batch] = {c.item_id: b for b in self.batches for x in b.contexts
+                                        for c in x.candidates}
         self._cached: list[Verdict] = []
         self._cached_keys: set[str] = set()
+        self._events: list[Event] = []
+        self._events_read = -1.0  # when the events were last read (monotonic); -1 = read again
+
+    # -- people ---------------------------------------------------------------------------------
 
     def annotator(self, token: str) -> Annotator | None:
         """The annotator holding this token (constant-time comparison), or None."""
         found = None
+        wanted = token.encode("utf-8", errors="surrogateescape")
         for annotator in read_annotators(self.directory):
-            if hmac.compare_digest(annotator.token.encode(), token.encode()):
+            if hmac.compare_digest(annotator.token.encode(), wanted):
                 found = annotator
         return found
+
+    def join(self, external_id: str, session: dict[str, str]) -> Annotator:
+        """The annotator for a crowdsourcing platform's participant (added on first arrival)."""
+        with self._lock:
+            return join(self.directory, external_id, session)
+
+    def record_external_id(self, annotator: str, external_id: str) -> bool:
+        """Keep a platform's id (e.g. ``PROLIFIC_PID``) for an invited annotator, once."""
+        if not EXTERNAL_ID.match(external_id):
+            raise ValueError("a platform id may hold only letters, digits, '_' and '-' (at most 64)")
+        with self._lock:
+            people = read_annotators(self.directory)
+            found = next((p for p in people if p.id == annotator), None)
+            if found is None or found.external_id == external_id:
+                return False
+            if found.external_id is not None:
+                raise ValueError("this link is already tied to another platform id")
+            write_annotators(self.directory, [p.model_copy(update={"external_id": external_id})
+                                              if p.id == annotator else p for p in people])
+            return True
+
+    def block(self, annotator: str, reason: str, *, unblock: bool = False) -> None:
+        """Block an annotator (their answers leave the results, kept in the store), or lift it."""
+        if annotator not in {person.id for person in read_annotators(self.directory)}:
+            raise CampaignError(self.directory / "annotators.json", f"no annotator {annotator!r}")
+        self._add_event("unblock" if unblock else "block", annotator, str(time.time_ns()),
+                        {"reason": reason})
+
+    def mark(self, annotator: str, kind: Literal["consent", "instructions"]) -> None:
+        """Record that the annotator accepted the consent text / read the instructions."""
+        self._add_event(kind, annotator, kind, {})
+
+    def has(self, annotator: str, kind: str) -> bool:
+        return any(e.kind == kind and e.annotator == annotator for e in self._new_events())
+
+    def standing(self) -> Standing:
+        """Who is invited, blocked, decided and a reference, now."""
+        events = self._new_events()
+        decisions = {e.annotator: QualificationResult.model_validate(e.data)
+                     for e in events if e.kind == "decision"}
+        return Standing(invited=frozenset(p.id for p in read_annotators(self.directory)),
+                        blocked=blocked_from(events), decisions=decisions,
+                        references=frozenset(self.spec.qualification.reference_annotators))
+
+    # -- reading --------------------------------------------------------------------------------
 
     def tasks(self, batch: Batch) -> list[Task]:
         """The batch's tasks in the order they are asked (computed once per batch)."""
@@ -120,70 +142,153 @@ class Campaign:
             self._tasks[batch.id] = batch.tasks(list(self.criteria))
         return self._tasks[batch.id]
 
-    def _snapshot(self) -> tuple[list[Verdict], set[str]]:
-        """The campaign's verdicts and task keys, read again only when the store has changed.
+    def _add_event(self, kind: str, annotator: str, key: str, data: dict[str, object]) -> bool:
+        added = self.events.add(kind, annotator, key, data)
+        self._events_read = -1.0  # this process's own writes are seen at once
+        return added
 
-        Verdicts are only ever added, so the set of task keys (one cheap column) tells whether the
-        list read last time is still the whole truth; answers written by another process are seen.
+    def _new_events(self) -> list[Event]:
+        """Every event; only those written since the last read are fetched (they are only appended).
+
+        Events written by another process (``campaign block`` from the command line) are seen
+        within a quarter of a second; this process's own at once.
+        """
+        now = time.monotonic()
+        if 0 <= now - self._events_read < 0.25:
+            with self._lock:
+                return list(self._events)
+        after = self._events[-1].id if self._events else 0
+        fresh = self.events.all(after=after)
+        with self._lock:
+            self._events_read = now
+            known = {event.id for event in self._events}
+            self._events.extend(e for e in fresh if e.id not in known)
+            return list(self._events)
+
+    def _snapshot(self) -> tuple[list[Verdict], set[str]]:
+        """The campaign's first answers and task keys, read again only when the store has changed.
+
+        Verdicts are only ever added, so the set of task keys tells whether the list read last
+        time is still the whole truth; answers written by another process are seen.
         """
         done = self.store.done_keys(self.run_id)
         with self._lock:
-            # A key read here but not cached was written elsewhere (another process): read again.
-            # Cached keys not in ``done`` are this process's answers written since the read above.
             if not done <= self._cached_keys:
                 self._cached = self.store.verdicts(self.run_id)
                 self._cached_keys = {self._key(verdict) for verdict in self._cached}
             return list(self._cached), set(self._cached_keys)
 
     def _key(self, verdict: Verdict) -> str:
-        return answer_key(verdict.rater.removeprefix("human:"), self._owner.get(verdict.item_id, ""),
+        batch = self.owner.get(verdict.item_id)
+        return answer_key(verdict.rater.removeprefix("human:"), batch.id if batch else "",
                           verdict.item_id, verdict.criterion)
+
+    def answered_keys(self) -> set[str]:
+        """The task keys of every first answer stored."""
+        return self._snapshot()[1]
+
+    def answers(self) -> list[Verdict]:
+        """Every answer as it stands now (a changed answer replaces the first), whoever gave it."""
+        first, _ = self._snapshot()
+        latest = {e.key.rsplit(":", 1)[0]: Verdict.model_validate(e.data["verdict"])
+                  for e in self._new_events() if e.kind == "revision"}
+        return [latest.get(self._key(verdict), verdict) for verdict in first]
+
+    def history(self, annotator: str) -> list[tuple[Verdict, float]]:
+        """The annotator's changed answers, oldest first, with when each change was saved."""
+        return [(Verdict.model_validate(e.data["verdict"]), e.created_at) for e in self._new_events()
+                if e.kind == "revision" and e.annotator == annotator]
+
+    def verdicts(self, *, everything: bool = False) -> list[Verdict]:
+        """The answers that count (see ``_access``); ``everything=True``: every stored answer."""
+        answers = self.answers()
+        return answers if everything else counted(answers, self.owner, self.spec, self.standing())
+
+    # -- qualification --------------------------------------------------------------------------
+
+    def qualification_batch(self) -> Batch | None:
+        return next((b for b in self.batches if b.kind == "qualification"), None)
+
+    def decision(self, annotator: str) -> QualificationResult | None:
+        """The stored decision; made (once) when the candidate and every reference have finished."""
+        stored = self.standing().decisions.get(annotator)
+        batch = self.qualification_batch()
+        if stored is not None or batch is None:
+            return stored
+        _, done = self._snapshot()
+        tasks = self.tasks(batch)
+        references = [r for r in self.spec.qualification.reference_annotators if r != annotator]
+        if any(next_task(tasks, person, done)[1] is not None for person in [annotator, *references]):
+            return None  # the candidate, or a reference annotator, has not finished yet
+        trial = [v for v in self.answers() if self.owner.get(v.item_id) is batch]
+        settings = self.spec.qualification
+        result = qualify(annotator, trial, references, threshold=settings.kappa_threshold)
+        self._add_event("decision", annotator, "qualification", result.model_dump(mode="json"))
+        return self.standing().decisions[annotator]  # the first decision written wins, ever
+
+    def decide_pending(self) -> None:
+        """Make every decision that is due (the status and report call this)."""
+        if self.qualification_batch() is None:
+            return
+        references = set(self.spec.qualification.reference_annotators)
+        for person in read_annotators(self.directory):
+            if person.id not in references:
+                self.decision(person.id)
+
+    # -- work -----------------------------------------------------------------------------------
 
     def work(self, annotator: str) -> Work:
         """The annotator's current batch and next task: qualification first, then main batches."""
-        verdicts, done = self._snapshot()
-        qualification = next((b for b in self.batches if b.kind == "qualification"), None)
-        result = None
-        if qualification is not None:
-            count, task = next_task(self.tasks(qualification), annotator, done)
+        if annotator in self.standing().blocked:
+            return Work(batch=None, done=0, total=0, task=None, state="blocked")
+        _, done = self._snapshot()
+        trial, result = self.qualification_batch(), None
+        if trial is not None:
+            count, task = next_task(self.tasks(trial), annotator, done)
             if task is not None:
-                return Work(batch=qualification, done=count, total=len(self.tasks(qualification)), task=task)
-            settings = self.spec.qualification
-            trial_ids = _ids(qualification)
-            trial = [v for v in verdicts if v.item_id in trial_ids]  # qualification answers only
-            result = qualify(annotator, trial, settings.reference_annotators,
-                             threshold=settings.kappa_threshold)
-            if not result.qualified:
-                return Work(batch=None, done=0, total=0, task=None, qualification=result)
-        return self._main_work(annotator, verdicts, done, result)
+                return Work(batch=trial, done=count, total=len(self.tasks(trial)), task=task)
+            if annotator in self.spec.qualification.reference_annotators:
+                if not self.spec.qualification.references_in_main:
+                    return Work(batch=None, done=0, total=0, task=None, state="done")
+            else:
+                result = self.decision(annotator)
+                if result is None:
+                    return Work(batch=None, done=0, total=0, task=None, state="waiting")
+                if not result.qualified:
+                    return Work(batch=None, done=0, total=0, task=None, qualification=result,
+                                state="not_qualified")
+        return self._main_work(annotator, done, result)
 
-    def _main_work(self, annotator: str, verdicts: list[Verdict], done: set[str],
-                   result: QualificationResult | None) -> Work:
-        workers = self._workers(verdicts)
+    def _main_work(self, annotator: str, done: set[str], result: QualificationResult | None) -> Work:
+        workers = self._workers()
         finished = {batch.id for batch in self.batches if annotator in workers[batch.id]
                     and next_task(self.tasks(batch), annotator, done)[1] is None}
         with self._lock:
             chosen = self._claim(annotator, workers, finished)
         if chosen is None:
-            return Work(batch=None, done=0, total=0, task=None, qualification=result)
+            return Work(batch=None, done=0, total=0, task=None, qualification=result, state="done")
         count, task = next_task(self.tasks(chosen), annotator, done)
         return Work(batch=chosen, done=count, total=len(self.tasks(chosen)), task=task, qualification=result)
 
-    def _workers(self, verdicts: Sequence[Verdict]) -> dict[str, set[str]]:
-        """Batch id -> the annotators who answered in it."""
+    def _workers(self) -> dict[str, set[str]]:
+        """Batch id -> the annotators whose answers count there (blocked people free their place)."""
         workers: dict[str, set[str]] = {batch.id: set() for batch in self.batches}
-        for verdict in verdicts:
-            batch = self._owner.get(verdict.item_id)
-            if batch is not None:
-                workers[batch].add(verdict.rater.removeprefix("human:"))
+        standing = self.standing()
+        with self._lock:
+            first = list(self._cached)
+        for verdict in first:
+            batch = self.owner.get(verdict.item_id)
+            person = verdict.rater.removeprefix("human:")
+            if batch is not None and person not in standing.blocked:
+                workers[batch.id].add(person)
         return workers
 
     def _claim(self, annotator: str, workers: dict[str, set[str]], finished: set[str]) -> Batch | None:
         """Choose the annotator's main batch and hold a place in it from the moment it is shown.
 
-        Places are held in memory for ``max_minutes_per_batch`` (default 60) so that people who open
-        their link at the same moment are spread over batches instead of all being shown the same
-        one; after a restart, places come back from the stored answers. Call with the lock held.
+        Places are held in memory for ``max_minutes_per_batch`` (default 60) so that people who
+        open their link at the same moment are spread over batches; after a restart, places come
+        back from the stored answers. Call with the lock held.
         """
         now = time.monotonic()
         limit = 60 * (self.spec.max_minutes_per_batch or 60)
@@ -197,76 +302,109 @@ class Campaign:
             self._claims[annotator] = (chosen.id, now)
         return chosen
 
+    # -- answering ------------------------------------------------------------------------------
+
+    def shown(self, annotator: str, task: Task) -> None:
+        """Note, on the server's clock, when a task was first shown (time on task starts here)."""
+        with self._lock:
+            self._shown.setdefault((annotator, task_key(annotator, task)), time.monotonic())
+
+    def elapsed(self, annotator: str, task: Task) -> float | None:
+        """Seconds since the task was first shown, capped at the batch's time limit."""
+        with self._lock:
+            start = self._shown.pop((annotator, task_key(annotator, task)), None)
+        limit = 60 * (self.spec.max_minutes_per_batch or 60)
+        return None if start is None else min(time.monotonic() - start, limit)
+
     def submit(self, annotator: str, task: Task, submission: Submission) -> Verdict:
         """Validate and store one answer; a repeated submission of the same task is ignored.
 
         Raises BatchFull when the annotator's first answer would put one person too many on a
-        main batch (two people were offered its last place at once); the web app then shows the
-        annotator another batch. The check holds within one server process.
+        main batch (two people were offered its last place at once). A gold answer that breaks
+        the attention rule blocks the annotator (``attention.action: block``).
         """
-        verdict = to_verdict(task, self.criteria[task.criterion], annotator, submission)
+        verdict = to_verdict(task, self.criteria[task.criterion], annotator, submission,
+                             max_note_chars=self.spec.max_note_chars)
         key = task_key(annotator, task)
         self._snapshot()  # take in answers written by another process
         with self._lock:
             if self._batch(task.batch).kind == "main":
-                workers = self._workers(self._cached)[task.batch]  # fresh: in-process writes hold the lock
+                workers = self._workers()[task.batch]
                 if annotator not in workers and len(workers) >= self.spec.annotators_per_batch:
                     raise BatchFull(f"{task.batch} already has {len(workers)} annotators")
             self.store.add(self.run_id, key, verdict)
-            if key not in self._cached_keys:  # under the lock, as every reload: no double entry
+            if key not in self._cached_keys:
                 self._cached.append(verdict)
                 self._cached_keys.add(key)
+        self._check_gold(annotator, task)
         return verdict
 
-    def record_external_id(self, annotator: str, external_id: str) -> bool:
-        """Keep a crowdsourcing platform's id (e.g. ``PROLIFIC_PID``) for an annotator, once.
-
-        Returns True when stored now. The id stays in annotators.json only: verdicts, exports, the
-        status and the report use the campaign's own annotator ids.
-        """
-        if not _EXTERNAL_ID.match(external_id):
-            raise ValueError("a platform id may hold only letters, digits, '_' and '-' (at most 64)")
+    def revise(self, annotator: str, index: int, submission: Submission) -> Verdict:
+        """Change an earlier answer of the current batch; the first answer and every change are kept."""
+        work = self.work(annotator)
+        tasks = self.tasks(work.batch) if work.batch is not None else []
+        if not 0 <= index < len(tasks) or task_key(annotator, tasks[index]) not in self._snapshot()[1]:
+            raise CampaignError(self.directory, "only answered tasks of the current batch can be changed")
+        task = tasks[index]
+        verdict = to_verdict(task, self.criteria[task.criterion], annotator, submission,
+                             max_note_chars=self.spec.max_note_chars)
+        key = task_key(annotator, task)
         with self._lock:
-            people = read_annotators(self.directory)
-            found = next((p for p in people if p.id == annotator), None)
-            if found is None or found.external_id == external_id:
-                return False
-            if found.external_id is not None:
-                raise ValueError("this link is already tied to another platform id")
-            _write_annotators(self.directory, [
-                p.model_copy(update={"external_id": external_id}) if p.id == annotator else p
-                for p in people])
-            return True
+            number = sum(1 for e in self._new_events() if e.kind == "revision" and e.key.startswith(key))
+            self._add_event("revision", annotator, f"{key}:{number + 1}",
+                            {"verdict": verdict.model_dump(mode="json")})
+        self._check_gold(annotator, task)
+        return verdict
 
-    def verdicts(self) -> list[Verdict]:
-        """Every human Verdict of this campaign, in the order written."""
-        return self._snapshot()[0]
+    def _check_gold(self, annotator: str, task: Task) -> None:
+        rule = self.spec.attention
+        if task.candidate.item_id not in self._batch(task.batch).gold or rule.action != "block":
+            return
+        failed = gold_failures(annotator, self.answers(), self.owner, self.criteria)
+        if len(failed) > rule.max_failures:
+            self.block(annotator, f"failed {len(failed)} attention check(s)")
 
-    def status(self) -> CampaignStatus:
-        """Progress, agreement, time and flags per batch and per annotator."""
-        invited = [annotator.id for annotator in read_annotators(self.directory)]
-        return campaign_status(self.spec, self.batches, list(self.criteria), self.verdicts(), invited)
+    def gold_failures(self, annotator: str) -> list[tuple[str, str]]:
+        return gold_failures(annotator, self.answers(), self.owner, self.criteria)
 
-    def results(self) -> tuple[list[SystemResult], list[OptionCount]]:
+    # -- results --------------------------------------------------------------------------------
+
+    def status(self, *, everything: bool = False) -> CampaignStatus:
+        """Progress, agreement, time, flags and notes per batch and per annotator."""
+        self.decide_pending()
+        answers = self.answers()
+        standing = self.standing()
+        kept = answers if everything else counted(answers, self.owner, self.spec, standing)
+        failures = {p: len(gold_failures(p, answers, self.owner, self.criteria)) for p in standing.invited}
+        return campaign_status(self.spec, self.batches, list(self.criteria), kept, answers, standing,
+                               failures)
+
+    def results(self, *, everything: bool = False) -> tuple[list[SystemResult], list[OptionCount]]:
         """Per system and criterion: majority and all-votes percentages; negative answers' options.
 
-        The ground-truth candidates appear as the system ``reference``; qualification answers are
-        left out (they are a trial, and reference annotators answer them too).
+        Main batches only (qualification answers are a trial; gold items are checks).
         """
-        trial = {item for batch in self.batches if batch.kind == "qualification" for item in _ids(batch)}
-        main = [v for v in self.verdicts() if v.item_id not in trial]
+        main = [v for v in self.verdicts(everything=everything)
+                if self.owner.get(v.item_id) is not None and self.owner[v.item_id].kind == "main"
+                and v.item_id not in self.owner[v.item_id].gold]
         return system_results(main, self.criteria), option_breakdown(main, self.criteria)
 
     def agreement(self) -> list[BatchAgreement]:
-        """Live agreement for every batch that has answers."""
+        """Live agreement for every batch that has answers that count."""
         return [row.agreement for row in self.status().batches if row.agreement is not None]
 
     def _batch(self, batch_id: str) -> Batch:
         return next(batch for batch in self.batches if batch.id == batch_id)
 
 
-def _ids(batch: Batch) -> set[str]:
-    return {candidate.item_id for context in batch.contexts for candidate in context.candidates}
+def secure_sqlite(target: str | Path) -> None:
+    """Create a SQLite store file readable by its owner only (its -wal and -shm files follow it)."""
+    path = Path(target)
+    if not path.exists():
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        if file.exists():
+            os.chmod(file, 0o600)
 
 
 def open_campaign(directory: str | Path, *, items: str | Path | None = None,
@@ -280,4 +418,6 @@ def open_campaign(directory: str | Path, *, items: str | Path | None = None,
     if items_path is None:
         raise ValueError("no items: give --items or set 'items:' in campaign.yaml")
     target = store or (spec.store if "://" in spec.store else folder / spec.store)
+    if "://" not in str(target):
+        secure_sqlite(target)
     return Campaign(folder, list(read_items(items_path)), Store(target))

@@ -17,14 +17,17 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from convoscope.campaigns._answers import IDK, AnswerError, Submission, task_key, to_verdict
+from convoscope.campaigns._export import FORMULA_STARTS
+from convoscope.campaigns._people import read_annotators
 from convoscope.campaigns._plan import Task
+from convoscope.errors import ConvoscopeError
 from convoscope.judges import Verdict
 
 if TYPE_CHECKING:
     from convoscope.campaigns._campaign import Campaign
 
 
-class VerdictImportError(ValueError):
+class VerdictImportError(ConvoscopeError, ValueError):
     """A file or row that cannot be imported; the message names file, line and field."""
 
 
@@ -48,9 +51,10 @@ def import_verdicts(campaign: Campaign, path: str | Path) -> ImportSummary:
     tasks = {(task.candidate.item_id, task.criterion): task
              for batch in campaign.batches for task in campaign.tasks(batch)}
     checked: list[tuple[str, Verdict]] = []
+    invited = {person.id for person in read_annotators(campaign.directory)}
     for line, row in _rows(source):
         try:
-            checked.append(_check(row, tasks, campaign))
+            checked.append(_check(row, tasks, campaign, invited))
         except (AnswerError, _RowError) as error:
             field = error.field if isinstance(error, _RowError) else "value"
             raise VerdictImportError(f"{source}, line {line}, field {field!r}: {error}") from None
@@ -81,18 +85,26 @@ def _rows(source: Path) -> list[tuple[int, dict[str, Any]]]:
 
 
 def _from_csv(row: dict[str, str]) -> dict[str, Any]:
-    data: dict[str, Any] = {key: (value if value != "" else None) for key, value in row.items()}
+    data: dict[str, Any] = {key: (_unescaped(value) if value != "" else None) for key, value in row.items()}
     if data.get("options"):
         text = data["options"]
         data["options"] = json.loads(text) if text.startswith("[") else [text]
     return data
 
 
+def _unescaped(value: str) -> str:
+    """Undo the export's guard against spreadsheet formulas (``'=…`` back to ``=…``)."""
+    return value[1:] if value[:1] == "'" and value[1:2] in FORMULA_STARTS and value[1:2] else value
+
+
 def _check(row: dict[str, Any], tasks: dict[tuple[str, str], Task],
-           campaign: Campaign) -> tuple[str, Verdict]:
+           campaign: Campaign, invited: set[str]) -> tuple[str, Verdict]:
     rater = str(row.get("rater") or "")
     if not rater.startswith("human:") or rater == "human:":
         raise _RowError("a campaign imports people's answers: rater must be 'human:<id>'", "rater")
+    if rater.removeprefix("human:") not in invited:
+        raise _RowError(f"{rater!r} was never invited to this campaign (not in annotators.json); "
+                        "`campaign invite` them first", "rater")
     task = tasks.get((str(row.get("item_id")), str(row.get("criterion"))))
     if task is None:
         field = "item_id" if not any(key[0] == str(row.get("item_id")) for key in tasks) else "criterion"
@@ -108,4 +120,5 @@ def _check(row: dict[str, Any], tasks: dict[tuple[str, str], Task],
     submission = Submission(answer=answer, options=tuple(row.get("options") or ()),
                             reason=row.get("reason") or "", seconds=float(seconds) if seconds else None)
     annotator = rater.removeprefix("human:")
-    return task_key(annotator, task), to_verdict(task, criterion, annotator, submission)
+    return task_key(annotator, task), to_verdict(task, criterion, annotator, submission,
+                                                 max_note_chars=campaign.spec.max_note_chars)

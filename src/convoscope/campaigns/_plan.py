@@ -56,6 +56,7 @@ class Batch(BaseModel):
     id: str
     kind: Literal["qualification", "main"]
     contexts: tuple[Context, ...]
+    gold: dict[str, dict[str, str]] = {}  # gold candidate id -> criterion -> expected answer
 
     def tasks(self, criteria: Sequence[str]) -> list[Task]:
         """Context by context; inside a context criterion by criterion, then candidate by candidate."""
@@ -94,19 +95,45 @@ def dialogue_contexts(items: Iterable[Item]) -> list[Context]:
 
 
 def make_batches(items: Iterable[Item], spec: CampaignSpec) -> list[Batch]:
-    """The qualification batch (when enabled) from the first contexts, then main batches."""
-    contexts = (dialogue_contexts(items) if spec.granularity == "dialogue"
-                else group_contexts(items, include_reference=spec.include_reference))
+    """The qualification batch (when enabled) from the first contexts, then main batches.
+
+    Items whose ``meta.gold`` maps criteria to expected answers are attention checks: they are
+    not batched themselves; ``attention.per_batch`` of them go into the middle of every main batch
+    (under ids made unique per batch, ``<item id>@<batch id>``).
+    """
+    everything = list(items)
+    gold_items = [item for item in everything if item.meta.get("gold")]
+    regular = [item for item in everything if not item.meta.get("gold")]
+    contexts = _contexts(regular, spec)
     batches: list[Batch] = []
     if spec.qualification.enabled:
         head = spec.qualification.contexts
         batches.append(Batch(id="qualification", kind="qualification", contexts=tuple(contexts[:head])))
         contexts = contexts[head:]
-    size = spec.contexts_per_batch
-    for start in range(0, len(contexts), size):
-        batches.append(Batch(id=f"batch-{start // size + 1:03d}", kind="main",
-                             contexts=tuple(contexts[start:start + size])))
+    gold = _contexts(gold_items, spec.model_copy(update={"include_reference": False}))
+    expected = {item.id: {str(k): str(v) for k, v in item.meta["gold"].items()} for item in gold_items}
+    size, per = spec.contexts_per_batch, spec.attention.per_batch if gold else 0
+    for number, start in enumerate(range(0, len(contexts), size)):
+        batch_id = f"batch-{number + 1:03d}"
+        checks = [_placed(gold[(number * per + j) % len(gold)], batch_id) for j in range(per)]
+        chunk = list(contexts[start:start + size])
+        middle = (len(chunk) + 1) // 2
+        answers = {c.item_id: expected[c.item_id.rsplit("@", 1)[0]] for x in checks for c in x.candidates}
+        batches.append(Batch(id=batch_id, kind="main", contexts=(*chunk[:middle], *checks, *chunk[middle:]),
+                             gold=answers))
     return batches
+
+
+def _contexts(items: list[Item], spec: CampaignSpec) -> list[Context]:
+    return (dialogue_contexts(items) if spec.granularity == "dialogue"
+            else group_contexts(items, include_reference=spec.include_reference))
+
+
+def _placed(context: Context, batch_id: str) -> Context:
+    """A gold context under ids unique to one batch (the same check appears in several batches)."""
+    return Context(id=f"{context.id}@{batch_id}", turns=context.turns,
+                   candidates=tuple(c.model_copy(update={"item_id": f"{c.item_id}@{batch_id}"})
+                                    for c in context.candidates))
 
 
 def choose_batch(annotator: str, batches: Sequence[Batch], workers: Mapping[str, set[str]],

@@ -9,19 +9,18 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from convoscope.criteria import Criterion, get_criterion
+from convoscope.errors import LocatedError
 
 SPEC_FILE = "campaign.yaml"
 GUIDELINES_FILE = "guidelines.md"
 
 
-class CampaignError(ValueError):
+class CampaignError(LocatedError):
     """A campaign file that cannot be used; the message names file, line and field."""
 
-    def __init__(self, path: str | Path, problem: str, *, line: int | None = None,
-                 field: str | None = None):
-        where = f"{path}:{line}" if line else str(path)
-        self.line, self.field = line, field
-        super().__init__(f"{where}: {problem}" + (f" (field {field!r})" if field else ""))
+    def describe(self) -> str:  # the form campaign users know: ``path:line: problem (field 'f')``
+        where = f"{self.path}:{self.line}" if self.line else str(self.path)
+        return f"{where}: {self.problem}" + (f" (field {self.field!r})" if self.field else "")
 
 
 class Qualification(BaseModel):
@@ -35,6 +34,42 @@ class Qualification(BaseModel):
         default=(), description="Annotator ids whose answers are the reference (internal pilot).")
     kappa_threshold: float = Field(default=0.21, ge=-1.0, le=1.0,
                                    description="Fleiss' kappa needed to qualify (seed: 0.21).")
+    references_in_main: bool = Field(
+        default=False, description="Let reference annotators also take places in main batches.")
+
+
+class Platform(BaseModel):
+    """A crowdsourcing platform: who arrives through the join link and where they go at the end."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["none", "prolific", "mturk"] = "none"
+    completion_code: str = Field(default="", pattern=r"^[A-Za-z0-9_\-]{0,64}$",
+                                 description="Code shown (and sent to the platform) at the end.")
+    completion_url: str = Field(
+        default="", description="Where a finished annotator is sent; '{code}' is replaced by the code. "
+                                "Prolific's default: https://app.prolific.com/submissions/complete?cc={code}")
+
+    def redirect(self) -> str | None:
+        """The completion address, or None when the platform has none."""
+        url = self.completion_url or (PROLIFIC_COMPLETE if self.kind == "prolific" else "")
+        return url.replace("{code}", self.completion_code) if url and self.completion_code else None
+
+
+PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc={code}"
+
+
+class Attention(BaseModel):
+    """Gold / attention items (items whose ``meta.gold`` gives the expected answer per criterion)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    per_batch: int = Field(default=1, ge=0, description="Gold contexts placed in every main batch.")
+    max_failures: int = Field(default=0, ge=0, description="Failed checks tolerated; one more triggers "
+                                                           "the action.")
+    action: Literal["block", "flag"] = Field(
+        default="block", description="block: the annotator stops and their answers leave the results; "
+                                     "flag: shown in the status only.")
 
 
 class Reporting(BaseModel):
@@ -74,6 +109,14 @@ class CampaignSpec(BaseModel):
     guidelines_summary: str = Field(default="", description="The short guidelines always on screen.")
     qualification: Qualification = Qualification()
     reporting: Reporting = Reporting()
+    language: Literal["en", "ko"] = Field(default="en", description="The annotators' interface language.")
+    platform: Platform = Platform()
+    attention: Attention = Attention()
+    consent: str | None = Field(default=None, description="A Markdown consent text file; annotators "
+                                "accept it before the first task.")
+    instructions: bool = Field(default=True, description="Show the full guidelines once before the "
+                                                         "first task.")
+    max_note_chars: int = Field(default=5000, ge=1, le=20000, description="Longest note accepted.")
     items: str | None = Field(default=None, description="Items file, relative to the campaign folder.")
     store: str = Field(default="campaign.db", description="Store path or database URL.")
 

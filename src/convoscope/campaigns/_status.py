@@ -8,17 +8,17 @@ CLI's ``status``, the researcher dashboard and the report all read it.
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from convoscope.campaigns._access import Standing
 from convoscope.campaigns._monitor import (
     BatchAgreement,
     QualificationResult,
     batch_agreement,
     flag_annotators,
-    qualify,
 )
 from convoscope.campaigns._plan import Batch
 from convoscope.campaigns._spec import CampaignSpec
@@ -51,13 +51,31 @@ class AnnotatorStatus(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     annotator: str
-    answers: int
+    answers: int  # every stored answer (changed answers counted once)
+    counted: int  # the answers that enter agreement, votes and exports
     idk: int
     batches_finished: int
     minutes: float
     qualification: QualificationResult | None
     flagged_in: tuple[str, ...]
     reference: bool = False  # one of the internal reference annotators of the qualification
+    invited: bool = True
+    blocked: str | None = None  # the reason, when blocked
+    gold_failed: int = 0
+
+
+class Note(BaseModel):
+    """A free-text note an annotator wrote with an answer."""
+
+    model_config = ConfigDict(frozen=True)
+
+    annotator: str
+    batch: str
+    item_id: str
+    criterion: str
+    answer: str
+    text: str
+    counted: bool
 
 
 class CampaignStatus(BaseModel):
@@ -69,6 +87,8 @@ class CampaignStatus(BaseModel):
     invited: int
     batches: tuple[BatchStatus, ...]
     annotators: tuple[AnnotatorStatus, ...]
+    qualification_enabled: bool = True
+    notes: tuple[Note, ...] = ()
 
     @property
     def qualified(self) -> int:
@@ -77,17 +97,36 @@ class CampaignStatus(BaseModel):
                    if not a.reference and a.qualification is not None and a.qualification.qualified)
 
     @property
+    def qualified_text(self) -> str:
+        """"N qualified", or that there is no qualification step."""
+        return f"{self.qualified} qualified" if self.qualification_enabled else "qualification off"
+
+    @property
     def answers(self) -> int:
         return sum(batch.answers for batch in self.batches)
 
 
 def campaign_status(spec: CampaignSpec, batches: Sequence[Batch], criteria: Sequence[str],
-                    verdicts: Sequence[Verdict], invited: Sequence[str]) -> CampaignStatus:
-    """Summarise ``verdicts`` (one campaign's) over its batches; ``invited`` are all annotator ids."""
+                    verdicts: Sequence[Verdict], everything: Sequence[Verdict], standing: Standing,
+                    gold_failed: dict[str, int]) -> CampaignStatus:
+    """Summarise one campaign: ``verdicts`` are the answers that count, ``everything`` all stored."""
     by_batch = _split_by_batch(batches, verdicts)
     rows = [_batch_status(spec, batch, len(criteria), by_batch.get(batch.id, [])) for batch in batches]
-    people = _annotator_statuses(spec, batches, rows, by_batch, verdicts, invited)
-    return CampaignStatus(name=spec.name, invited=len(invited), batches=tuple(rows), annotators=people)
+    kept = {id(v) for v in verdicts}
+    owner = {c.item_id: b.id for b in batches for x in b.contexts for c in x.candidates}
+    people = _annotator_statuses(owner, rows, everything, kept, standing, gold_failed)
+    return CampaignStatus(name=spec.name, invited=len(standing.invited), batches=tuple(rows),
+                          annotators=people, qualification_enabled=spec.qualification.enabled,
+                          notes=_notes(batches, everything, kept))
+
+
+def _notes(batches: Sequence[Batch], everything: Sequence[Verdict], kept: set[int]) -> tuple[Note, ...]:
+    owner = {c.item_id: b.id for b in batches for x in b.contexts for c in x.candidates}
+    return tuple(Note(annotator=v.rater.removeprefix("human:"), batch=owner.get(v.item_id, "?"),
+                      item_id=v.item_id, criterion=v.criterion,
+                      answer="I don't know" if v.unscored_reason == "idk" else str(v.value),
+                      text=v.reason, counted=id(v) in kept)
+                 for v in everything if v.reason)
 
 
 def _split_by_batch(batches: Sequence[Batch], verdicts: Sequence[Verdict]) -> dict[str, list[Verdict]]:
@@ -113,38 +152,32 @@ def _batch_status(spec: CampaignSpec, batch: Batch, criteria: int, verdicts: lis
     limit = spec.max_minutes_per_batch
     over = tuple(sorted(p for p in answers if limit is not None and seconds[p] / 60 > limit))
     is_main = batch.kind == "main"
+    checked = [v for v in verdicts if v.item_id not in batch.gold]  # agreement on real items only
     return BatchStatus(
         batch=batch.id, kind=batch.kind, contexts=len(batch.contexts), tasks=tasks,
         wanted=spec.annotators_per_batch if is_main else 0, started=len(answers), finished=len(finished),
-        answers=len(verdicts), agreement=batch_agreement(batch.id, verdicts) if verdicts else None,
+        answers=len(checked), agreement=batch_agreement(batch.id, checked) if checked else None,
         median_minutes=statistics.median(minutes) if minutes else None,
         max_minutes=max(minutes) if minutes else None, over_time=over,
-        flagged=tuple(flag_annotators(verdicts)) if is_main else ())
+        flagged=tuple(flag_annotators(checked)) if is_main else ())
 
 
-def _annotator_statuses(spec: CampaignSpec, batches: Sequence[Batch], rows: Sequence[BatchStatus],
-                        by_batch: dict[str, list[Verdict]], verdicts: Sequence[Verdict],
-                        invited: Sequence[str]) -> tuple[AnnotatorStatus, ...]:
-    qualification_ids = {b.id for b in batches if b.kind == "qualification"}
-    # Qualification compares answers on the qualification batch only, never on main batches.
-    trial = [v for batch in qualification_ids for v in by_batch.get(batch, [])]
-    people = []
-    for person in invited:
-        rater = f"human:{person}"
-        mine = [v for v in verdicts if v.rater == rater]
-        finished = [row for row in rows if _did_finish(person, row, by_batch.get(row.batch, []))]
-        result = None
-        if any(row.batch in qualification_ids for row in finished):
-            settings = spec.qualification
-            result = qualify(person, trial, settings.reference_annotators, threshold=settings.kappa_threshold)
-        people.append(AnnotatorStatus(
-            annotator=person, answers=len(mine), idk=sum(1 for v in mine if v.unscored_reason == "idk"),
-            batches_finished=sum(1 for row in finished if row.kind == "main"),
-            minutes=sum(v.latency_s or 0.0 for v in mine) / 60, qualification=result,
+def _annotator_statuses(owner: dict[str, str], rows: Sequence[BatchStatus], everything: Sequence[Verdict],
+                        kept: set[int], standing: Standing,
+                        gold_failed: dict[str, int]) -> tuple[AnnotatorStatus, ...]:
+    answered = {v.rater.removeprefix("human:") for v in everything}
+    people = sorted(standing.invited | answered, key=lambda p: (p not in standing.invited, p))
+    statuses = []
+    for person in people:
+        mine = [v for v in everything if v.rater == f"human:{person}"]
+        per_batch = Counter(owner.get(v.item_id) for v in mine if id(v) in kept)
+        statuses.append(AnnotatorStatus(
+            annotator=person, answers=len(mine), counted=sum(1 for v in mine if id(v) in kept),
+            idk=sum(1 for v in mine if v.unscored_reason == "idk"),
+            batches_finished=sum(1 for row in rows if row.kind == "main" and per_batch[row.batch] >= row.tasks > 0),
+            minutes=sum(v.latency_s or 0.0 for v in mine) / 60,
+            qualification=standing.decisions.get(person),
             flagged_in=tuple(row.batch for row in rows if person in row.flagged),
-            reference=person in spec.qualification.reference_annotators))
-    return tuple(people)
-
-
-def _did_finish(person: str, row: BatchStatus, verdicts: list[Verdict]) -> bool:
-    return sum(1 for v in verdicts if v.rater == f"human:{person}") >= row.tasks > 0
+            reference=person in standing.references, invited=person in standing.invited,
+            blocked=standing.blocked.get(person), gold_failed=gold_failed.get(person, 0)))
+    return tuple(statuses)

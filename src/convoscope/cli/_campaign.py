@@ -45,25 +45,38 @@ def init_command(directory: str, name: str | None) -> None:
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
 @click.option("--items", type=click.Path(exists=True, dir_okay=False), help="Items to judge.")
 @click.option("--db", help="Store path or postgresql:// URL (default: 'store:' in campaign.yaml).")
-@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Keep 127.0.0.1 behind a TLS reverse proxy (see docs/campaigns.md); "
+                   "0.0.0.0 listens on every interface, without TLS.")
 @click.option("--port", default=8080, show_default=True, type=int)
-def serve_command(directory: str, items: str | None, db: str | None, host: str, port: int) -> None:
-    """Run the annotation web app; annotators open their private links.
+@click.option("--public-url", default=None, help="The address annotators use (e.g. https://study.example.org), "
+              "for the links printed here.")
+def serve_command(directory: str, items: str | None, db: str | None, host: str, port: int,
+                  public_url: str | None) -> None:
+    """Run the annotation web app (uvicorn); annotators open their private links.
 
     \b
     Example:
       convoscope campaign serve my-study/ --items benchmark.jsonl --db study.db
+      convoscope campaign serve my-study/ --port 8080 --public-url https://study.example.org
     """
     from convoscope.campaigns import open_campaign
-    from convoscope.web import build_server, dashboard_secret
+    from convoscope.web import build_server, dashboard_secret, join_secret
 
     console = Console()
     with fail_on(console):
-        server = build_server(open_campaign(directory, items=items, store=db), host=host, port=port)
-        console.print(f"annotators: http://{host}:{port}/a/<token>  (links from `campaign invite`)",
+        campaign = open_campaign(directory, items=items, store=db)
+        server = build_server(campaign, host=host, port=port)
+        base = (public_url or f"http://{host}:{server.server_port}").rstrip("/")
+        console.print(f"annotators: {base}/a/<token>  (links from `campaign invite`)", soft_wrap=True)
+        kind = campaign.spec.platform.kind
+        if kind != "none":
+            names = {"prolific": "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}"
+                                 "&SESSION_ID={{%SESSION_ID%}}", "mturk": "(MTurk adds its own parameters)"}
+            console.print(f"{kind} study link: {base}/join/{join_secret(directory)}?{names[kind]}",
+                          soft_wrap=True, markup=False)
+        console.print(f"researcher dashboard (keep it private): {base}/r/{dashboard_secret(directory)}",
                       soft_wrap=True)
-        console.print(f"researcher dashboard (keep it private): "
-                      f"http://{host}:{port}/r/{dashboard_secret(directory)}", soft_wrap=True)
         console.print("Ctrl-C to stop; every answer is already stored.")
         try:
             server.serve_forever()
@@ -115,7 +128,7 @@ def status_command(directory: str, items: str | None, db: str | None) -> None:
     console = Console()
     with fail_on(console):
         status = open_campaign(directory, items=items, store=db).status()
-        console.print(f"{status.invited} invited, {status.qualified} qualified, {status.answers} answers")
+        console.print(f"{status.invited} invited, {status.qualified_text}, {status.answers} answers that count")
         table = Table("batch", "people", "answers", "Fleiss", "Cohen", "strong", "min", "late", "flagged",
                       caption="people: finished/started/wanted; kappas: Fleiss, mean pairwise Cohen, "
                       "strong judgements only; min: median minutes; late: over the time limit")
@@ -138,9 +151,11 @@ def status_command(directory: str, items: str | None, db: str | None) -> None:
 @campaign_group.command("report")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="The HTML file to write.")
+@click.option("--all-answers", is_flag=True, help="Also count answers of people not invited, blocked or "
+              "not qualified (left out by default).")
 @_ITEMS
 @_DB
-def report_command(directory: str, out: str, items: str | None, db: str | None) -> None:
+def report_command(directory: str, out: str, all_answers: bool, items: str | None, db: str | None) -> None:
     """Write the HTML report: the protocol's reporting checklist, results and agreement.
 
     \b
@@ -151,16 +166,20 @@ def report_command(directory: str, out: str, items: str | None, db: str | None) 
 
     console = Console()
     with fail_on(console):
-        console.print(f"wrote {write_report(open_campaign(directory, items=items, store=db), out)}")
+        campaign = open_campaign(directory, items=items, store=db)
+        console.print(f"wrote {write_report(campaign, out, everything=all_answers)}")
 
 
 @campaign_group.command("export")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="A .jsonl or .csv file.")
 @click.option("--qualification", is_flag=True, help="Include the qualification batch's answers.")
+@click.option("--all-answers", is_flag=True, help="Also export answers of people not invited, blocked or "
+              "not qualified (left out by default).")
 @_ITEMS
 @_DB
-def export_command(directory: str, out: str, qualification: bool, items: str | None, db: str | None) -> None:
+def export_command(directory: str, out: str, qualification: bool, all_answers: bool, items: str | None,
+                   db: str | None) -> None:
     """Write the human verdicts as JSONL or CSV, ready for `convoscope metaeval --human`.
 
     \b
@@ -173,7 +192,7 @@ def export_command(directory: str, out: str, qualification: bool, items: str | N
     console = Console()
     with fail_on(console):
         campaign = open_campaign(directory, items=items, store=db)
-        count = export_verdicts(campaign, out, qualification=qualification)
+        count = export_verdicts(campaign, out, qualification=qualification, everything=all_answers)
         console.print(f"wrote {count} verdicts to {out}")
 
 
@@ -199,6 +218,30 @@ def import_command(directory: str, verdicts: str, items: str | None, db: str | N
         summary = import_verdicts(open_campaign(directory, items=items, store=db), verdicts)
         console.print(f"{summary.rows} rows checked: {summary.added} added, "
                       f"{summary.already_stored} already stored")
+
+
+@campaign_group.command("block")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.argument("annotator")
+@click.option("--reason", default="blocked by the researcher", show_default=True)
+@click.option("--unblock", is_flag=True, help="Lift an earlier block instead.")
+@_ITEMS
+@_DB
+def block_command(directory: str, annotator: str, reason: str, unblock: bool, items: str | None,
+                  db: str | None) -> None:
+    """Block an annotator: their link stops taking answers and their answers leave agreement, votes
+    and exports (they stay in the store; --unblock brings them back).
+
+    \b
+    Example:
+      convoscope campaign block my-study/ a007 --reason "copied the same note everywhere"
+    """
+    from convoscope.campaigns import open_campaign
+
+    console = Console()
+    with fail_on(console):
+        open_campaign(directory, items=items, store=db).block(annotator, reason, unblock=unblock)
+        console.print(f"{'unblocked' if unblock else 'blocked'} {annotator}")
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:

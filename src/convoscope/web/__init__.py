@@ -1,6 +1,16 @@
-"""The campaign web app: annotator pages and the researcher dashboard, server-rendered (stdlib WSGI)."""
+"""The campaign web app: annotator pages and the researcher dashboard (Starlette, served by uvicorn)."""
 
 from convoscope.web._app import csrf_value, make_app
-from convoscope.web._server import build_server, dashboard_secret, server_secret, start_background
+from convoscope.web._i18n import translations
+from convoscope.web._markdown import markdown_html
+from convoscope.web._server import (
+    Server,
+    build_server,
+    dashboard_secret,
+    join_secret,
+    server_secret,
+    start_background,
+)
 
-__all__ = ["build_server", "csrf_value", "dashboard_secret", "make_app", "server_secret", "start_background"]
+__all__ = ["Server", "build_server", "csrf_value", "dashboard_secret", "join_secret", "make_app",
+           "markdown_html", "server_secret", "start_background", "translations"]

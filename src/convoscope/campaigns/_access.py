@@ -1,0 +1,88 @@
+"""Whose answers count: invitation, qualification decisions, blocks, reference annotators, gold checks.
+
+Pure functions over Verdicts and the campaign's stored events. Answers that do not count stay in
+the store; they leave agreement, votes, results and exports (unless a caller asks for everything).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from convoscope.campaigns._answers import IDK
+from convoscope.campaigns._events import Event
+from convoscope.campaigns._monitor import QualificationResult
+from convoscope.campaigns._plan import Batch
+from convoscope.campaigns._spec import CampaignSpec
+from convoscope.criteria import Criterion
+from convoscope.judges import Verdict
+
+
+class Standing(BaseModel):
+    """Who is invited, blocked, decided and a reference, at one moment."""
+
+    model_config = ConfigDict(frozen=True)
+
+    invited: frozenset[str]
+    blocked: dict[str, str]  # annotator -> reason
+    decisions: dict[str, QualificationResult]
+    references: frozenset[str]
+
+
+def blocked_from(events: Iterable[Event]) -> dict[str, str]:
+    """The annotators whose latest block / unblock event is a block, with its reason."""
+    state: dict[str, str | None] = {}
+    for event in events:
+        if event.kind == "block":
+            state[event.annotator] = str(event.data.get("reason") or "blocked")
+        elif event.kind == "unblock":
+            state[event.annotator] = None
+    return {person: reason for person, reason in state.items() if reason is not None}
+
+
+def excluded_reason(annotator: str, batch: Batch | None, spec: CampaignSpec, standing: Standing) -> str | None:
+    """Why this annotator's answer in ``batch`` does not count, or None when it counts."""
+    if annotator not in standing.invited:
+        return "not invited"
+    if annotator in standing.blocked:
+        return f"blocked: {standing.blocked[annotator]}"
+    if batch is None or batch.kind != "main" or not spec.qualification.enabled:
+        return None
+    if annotator in standing.references:
+        return None if spec.qualification.references_in_main else "reference annotator"
+    decision = standing.decisions.get(annotator)
+    if decision is None:
+        return "no qualification decision"
+    return None if decision.qualified else "did not qualify"
+
+
+def counted(verdicts: Iterable[Verdict], owner: dict[str, Batch], spec: CampaignSpec,
+            standing: Standing) -> list[Verdict]:
+    """The answers that count: by people who may answer there, never on gold items."""
+    kept = []
+    for verdict in verdicts:
+        batch = owner.get(verdict.item_id)
+        if batch is not None and verdict.item_id in batch.gold:
+            continue
+        if excluded_reason(verdict.rater.removeprefix("human:"), batch, spec, standing) is None:
+            kept.append(verdict)
+    return kept
+
+
+def gold_failures(annotator: str, verdicts: Sequence[Verdict], owner: dict[str, Batch],
+                  criteria: dict[str, Criterion]) -> list[tuple[str, str]]:
+    """(item, criterion) of the annotator's answers on gold items that differ from the expected one."""
+    failed = []
+    for verdict in verdicts:
+        batch = owner.get(verdict.item_id)
+        if verdict.rater != f"human:{annotator}" or batch is None:
+            continue
+        expected = batch.gold.get(verdict.item_id, {}).get(verdict.criterion)
+        if expected is None or verdict.criterion not in criteria:
+            continue
+        answer = IDK if verdict.unscored_reason == IDK else verdict.value
+        wanted = IDK if expected == IDK else criteria[verdict.criterion].scale.coerce(expected)
+        if answer != wanted:
+            failed.append((verdict.item_id, verdict.criterion))
+    return failed

@@ -1,0 +1,75 @@
+"""What the annotator's pages show: template contexts built from the campaign (no HTML here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from convoscope.campaigns import (
+    Campaign,
+    Task,
+    Work,
+    answer_choices,
+    options_for,
+    task_key,
+)
+from convoscope.criteria import Criterion
+from convoscope.judges import Verdict
+
+
+def task_context(campaign: Campaign, work: Work, task: Task, *, token: str, csrf: str,
+                 error: str | None = None, index: int | None = None,
+                 current: Verdict | None = None, form: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """The task page: the dialogue, the candidate, the answers and the options that apply.
+
+    ``index`` is set when an earlier answer is being changed (``current`` is that answer);
+    ``form`` refills the page with what the annotator sent when the server refused it.
+    """
+    assert work.batch is not None
+    criterion = campaign.criteria[task.criterion]
+    context = next(c for c in work.batch.contexts if c.id == task.context_id)
+    tasks = campaign.tasks(work.batch)
+    position = tasks.index(task)
+    chosen, chosen_options, note = _chosen(current, form)
+    return {
+        "title": f"{criterion.name} · {work.batch.id}", "batch": work.batch.id, "done": work.done,
+        "total": work.total, "summary": campaign.spec.guidelines_summary,
+        "guidelines_url": f"/a/{token}/guidelines", "turns": context.turns,
+        "text_lang": task.candidate.language or "", "criterion": criterion,
+        "position": {"dialogue": [c.id for c in work.batch.contexts].index(context.id) + 1,
+                     "dialogues": len(work.batch.contexts),
+                     "candidate": [c.item_id for c in context.candidates].index(task.candidate.item_id) + 1,
+                     "candidates": len(context.candidates)},
+        "candidate": task.candidate.text, "error": error, "csrf": csrf, "task_id": task_key("", task),
+        "choices": [{"value": v, "label": label, "definition": d} for v, label, d in answer_choices(criterion)],
+        **_options(criterion), "chosen": chosen, "chosen_options": chosen_options, "note": note,
+        "max_note": campaign.spec.max_note_chars, "editing": index is not None,
+        "action": f"/a/{token}/edit/{index}" if index is not None else f"/a/{token}",
+        "back_url": f"/a/{token}/edit/{position - 1}" if position > 0 else None,
+        "home_url": f"/a/{token}",
+    }
+
+
+def _chosen(current: Verdict | None, form: dict[str, list[str]] | None) -> tuple[str, list[str], str]:
+    if form is not None:
+        return form.get("answer", [""])[0], form.get("options", []), form.get("reason", [""])[0]
+    if current is None:
+        return "", [], ""
+    answer = "idk" if current.unscored_reason == "idk" else str(current.value)
+    return answer, list(current.options or ()), current.reason or ""
+
+
+def _options(criterion: Criterion) -> dict[str, Any]:
+    """One checkbox per option with the answers after which it is offered (``data-after``).
+
+    Every option the criterion defines is offered, positive ones too (the guidelines' "coherence"
+    after *appropriate*); "I don't know" offers the negative ones.
+    """
+    offered: dict[str, dict[str, Any]] = {}
+    for value, _, _ in answer_choices(criterion):
+        for option in options_for(criterion, value):
+            entry = offered.setdefault(option.name, {"name": option.name, "description": option.description,
+                                                     "values": []})
+            entry["values"].append(value)
+    options = [{**entry, "after": " ".join(entry["values"])} for entry in offered.values()]
+    after = " ".join(dict.fromkeys(value for entry in offered.values() for value in entry["values"]))
+    return {"options": options, "options_after": after}
