@@ -81,8 +81,9 @@ def report(summary, elapsed: float, out: Path) -> None:  # type: ignore[no-untyp
     calls = sum(u.calls for u in summary.usage.values())
     tokens = sum(u.prompt_tokens + u.completion_tokens for u in summary.usage.values())
     items = written(out)
-    accepted = len({(item.meta["synth"]["opening"]["key"] if log["position"] == 0 else item.id, log["position"])
-                    for item in items for log in item.meta["synth"]["user_turns"] if log["accepted"]})
+    accepted = len({(synth["opening"]["key"] if log["position"] == 0 else item.id, log["position"])
+                    for item in items for synth in [item.meta["synth"]] for log in synth["user_turns"]
+                    if log["accepted"]})
     made = max(summary.written, 1)
     kept = summary.written - summary.filtered
     languages = sorted({item.language for item in read_items(out)}) if out.exists() else []

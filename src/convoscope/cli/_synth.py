@@ -14,10 +14,16 @@ from convoscope.cli._common import fail_on
 
 GROUP_EXAMPLE = """
 \b
-Example:
-  convoscope synth contexts --n 40 --languages en,pt,ko --out contexts.jsonl
-  convoscope synth dialogues contexts.jsonl --user embedded --judge embedded \\
-      --chatbot embedded --chatbot openai:llama3.1-8b@http://127.0.0.1:8000/v1 --out dialogues.jsonl
+Example (offline, a few minutes on two cores):
+  convoscope synth contexts --n 2 --languages en,pt --out contexts.jsonl
+  convoscope synth dialogues contexts.jsonl --user embedded --judge embedded --chatbot embedded \\
+      --max-turns 4 --max-tokens 48 --out dialogues.jsonl
+  convoscope synth stats dialogues.jsonl dialogues.filtered.jsonl
+\b
+With capable models, then judged and curated:
+  convoscope synth dialogues contexts.jsonl --user openai:gpt-4o-mini \\
+      --judge openai:gemini-2.0-flash@http://127.0.0.1:4000/v1 \\
+      --chatbot llama=openai:llama3.1-8b@http://127.0.0.1:8000/v1 --out dialogues.jsonl
   convoscope judge dialogues.jsonl --suite dialogue-issues --out verdicts.jsonl
   convoscope synth curate dialogues.jsonl --verdicts verdicts.jsonl --per-language 100 --out benchmark.jsonl
 """
@@ -229,13 +235,26 @@ Examples:
 @click.option("--include-filtered", is_flag=True,
               help="Compute the text columns over filtered dialogues too (usage always includes them).")
 def stats_command(paths: tuple[Path, ...], out: Path | None, include_filtered: bool) -> None:
-    """Per-language statistics: turns, utterance length, MTLD, judge acceptance, calls, tokens."""
+    """Per-language statistics: turns, utterance length, MTLD, judge acceptance, calls, tokens.
+
+    A file that does not exist or holds no dialogue is noted and skipped (a run whose dialogues
+    were all filtered writes no kept file, and the other way round).
+    """
     from convoscope.items import read_items
     from convoscope.synth import stats_table, synth_stats
 
     console = Console(stderr=True)
     with fail_on(console):
-        items = [item for path in paths for item in read_items(path)]
+        items = []
+        for path in paths:
+            if not path.is_file():
+                console.print(f"Note: {path} does not exist (no dialogue was written there); skipped.")
+            elif not path.read_text(encoding="utf-8").strip():
+                console.print(f"Note: {path} is empty (no dialogue in it); skipped.")
+            else:
+                items.extend(read_items(path))
+        if not items:
+            console.print("No dialogues in the files given: nothing to describe.")
         rows = synth_stats(items, include_filtered=include_filtered)
         click.echo(stats_table(rows))
         if out is not None:
