@@ -51,3 +51,27 @@ def test_a_text_score_names_line_and_field(broken_copy):
     with pytest.raises(ItemError) as caught:
         load_benchmark("ji2022", file)
     assert (caught.value.line, caught.value.field) == (line, "[1].data[0].raw scores.fun")
+
+
+def test_loader_keeps_the_per_worker_z_scores(samples):
+    # Issue 15: the z-scores Ji et al. compute per worker were dropped, so their system-level
+    # self-replication (r = .969) could not be recomputed.
+    ji = load_benchmark("ji2022", samples)
+    z = ji.derived["z"]
+    assert len(z) == len(ji.human)
+    raw = json.loads((samples / "ji2022-dialogue-eval" / "pass_free(run1).json").read_text())
+    expected = raw[0]["data"][1]["z scores"]
+    found = {r.criterion: r.value for r in z if r.item_id == "ji2022:pass_free(run1):0:1"}
+    assert found == pytest.approx(expected)
+    assert {r.rater for r in z} == {v.rater for v in ji.human}
+    assert all(r.system for r in z)
+
+
+def test_a_text_z_score_names_line_and_field(broken_copy):
+    def mutate(data):
+        data[0]["data"][0]["z scores"]["fun"] = "high"
+
+    file, line = broken_copy("ji2022-dialogue-eval/pass_free(run1).json", mutate, '"high"')
+    with pytest.raises(ItemError) as caught:
+        load_benchmark("ji2022", file)
+    assert (caught.value.line, caught.value.field) == (line, "[0].data[0].z scores.fun")

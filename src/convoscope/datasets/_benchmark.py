@@ -25,6 +25,7 @@ class Benchmark:
     verdict with rater ``human:majority``. ``published`` holds automatic labels shipped with
     the benchmark (e.g. ABC-Eval's GPT-3.5 labels), so a new judge can be compared with them.
     ``notes`` records what the loader met and how it handled it (duplicates, off-scale values).
+    ``derived`` keeps scores computed by the authors that are not ratings (they may be floats).
     """
 
     name: str
@@ -36,6 +37,9 @@ class Benchmark:
     source: str = ""
     notes: tuple[str, ...] = ()
     meta: dict[str, Any] = field(default_factory=dict)
+    # Named sets of derived scores the data ships beside the raw ratings, as
+    # convoscope.analysis.Rating rows (float values), e.g. Ji et al.'s per-worker z-scores ("z").
+    derived: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # A loader bug must not reach metaeval as a silently misaligned table.

@@ -19,6 +19,7 @@ import re
 from functools import partial
 from pathlib import Path
 
+from convoscope.analysis import Rating
 from convoscope.datasets._benchmark import Benchmark, Dimension, Notes, describe, rate
 from convoscope.datasets._source import At, find_files, parse
 from convoscope.items import Item, Turn
@@ -59,16 +60,21 @@ def _load(path: Path, name: str, patterns: tuple[str, ...]) -> Benchmark:
     notes = Notes()
     items: list[Item] = []
     human: list[Verdict] = []
+    z_scores: list[Rating] = []
     for file in find_files(path, "ji2022-dialogue-eval", patterns):
-        for item, verdicts in parse(file, partial(_hits, stem=file.stem, notes=notes)):
+        for item, verdicts, standardised in parse(file, partial(_hits, stem=file.stem, notes=notes)):
             items.append(item)
             human.extend(verdicts)
+            z_scores.extend(standardised)
     return Benchmark(
         name=name, granularity="dialogue", items=tuple(items), human=tuple(human),
         criteria=describe(CRITERIA), source=SOURCE, notes=notes.as_tuple(),
         meta={"raters": "human:w-<hash> is a stable pseudonym of the AMT worker who had the conversation",
               "systems": "letters A-E are anonymised ParlAI models (_p = with persona); "
-                         "QualityControl is the deliberately broken bot"},
+                         "QualityControl is the deliberately broken bot",
+              "derived": "z: the authors' per-worker z-scores of the raw 0-100 ratings, one Rating "
+                         "per verdict (same item, criterion and rater)"},
+        derived={"z": tuple(z_scores)},
     )
 
 
@@ -76,7 +82,7 @@ def pseudonym(worker_id: str) -> str:
     return "w-" + hashlib.sha256(worker_id.encode("utf-8")).hexdigest()[:12]
 
 
-def _hits(root: At, stem: str, notes: Notes) -> list[tuple[Item, list[Verdict]]]:
+def _hits(root: At, stem: str, notes: Notes) -> list[tuple[Item, list[Verdict], list[Rating]]]:
     dimensions = {dimension.key: dimension for dimension in CRITERIA}
     match = _FILE.match(stem)
     qc, run = (match.group(1), match.group(2)) if match else (None, stem)
@@ -90,7 +96,22 @@ def _hits(root: At, stem: str, notes: Notes) -> list[tuple[Item, list[Verdict]]]
                 if key not in dimensions:
                     score.fail(f"unknown criterion '{key}' (expected one of: {', '.join(dimensions)})")
                 verdicts.append(rate(item, dimensions[key], rater, score, notes))
-            found.append((item, verdicts))
+            found.append((item, verdicts, _z_scores(item, conversation, rater, dimensions)))
+    return found
+
+
+def _z_scores(item: Item, conversation: At, rater: str, dimensions: dict[str, Dimension]) -> list[Rating]:
+    """The per-worker z-scores the file ships beside the raw scores (absent in some copies)."""
+    if conversation.get("z scores") is None:
+        return []
+    found = []
+    for key, score in conversation["z scores"].entries():
+        if key not in dimensions:
+            score.fail(f"unknown criterion '{key}' (expected one of: {', '.join(dimensions)})")
+        if isinstance(score.value, bool) or not isinstance(score.value, int | float):
+            score.fail(f"a z-score must be a number, got {score.value!r}"[:120])
+        found.append(Rating(item_id=item.id, criterion=dimensions[key].criterion, rater=rater,
+                            value=float(score.value), language=item.language, system=item.system))
     return found
 
 
