@@ -74,6 +74,14 @@ def _expected(system: str | None) -> str:
     return "0" if system == "bot-y" else "1"
 
 
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield launched
+        launched.close()
+
+
 @pytest.fixture
 def study(tmp_path: Path) -> Iterator[tuple[str, Campaign, list[str]]]:
     directory = _write_study(tmp_path / "study")
@@ -107,47 +115,56 @@ def _system(page: Any, campaign: Campaign) -> str | None:
     return next(c.system for c in candidates if c.text == text)
 
 
-def test_qualify_annotate_and_watch(study: tuple[str, Campaign, list[str]]) -> None:
+def test_qualify_annotate_and_watch(study: tuple[str, Campaign, list[str]], browser: Any) -> None:
     base, campaign, tokens = study
     shots = Path(os.environ.get("CONVOSCOPE_SCREENSHOTS", "")) if os.environ.get("CONVOSCOPE_SCREENSHOTS") \
         else None
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        try:
-            _fail_qualification(browser.new_page(), base, tokens[2], campaign)
-            _pass_and_finish_batch(browser, base, tokens[1], campaign, shots)
-            page = browser.new_page()
-            page.goto(f"{base}/r/{tokens[1]}")
-            assert "not valid" in page.content()  # an annotator's token opens no researcher page
-            page.goto(f"{base}/r/{dashboard_secret(campaign.directory)}")
-            row = page.locator("tr", has=page.locator("td", has_text="batch-001"))
-            cells = row.locator("td").all_inner_texts()
-            fleiss = float(cells[3])
-            assert 0.0 < fleiss < 1.0  # the reference and a002 agree, except on one "I don't know"
-            assert "3 invited · 1 qualified" in page.locator("#totals").inner_text()
-            page.get_by_role("link", name="Report with the reporting checklist").click()
-            assert page.locator("h2", has_text="Reporting checklist").is_visible()
-            assert "12 EUR per hour" in page.content() and "1 of the 2 who finished" in page.content()
-            assert "60aa1b2c3d" not in page.content()  # the platform id stays out of the report
-            if shots:
-                page.set_viewport_size({"width": 1100, "height": 900})
-                page.screenshot(path=str(shots / "campaign-report.png"), full_page=True)
-        finally:
-            browser.close()
+    _fail_qualification(browser.new_page(), base, tokens[2], campaign)
+    _pass_and_finish_batch(browser, base, tokens[1], campaign, shots)
+    page = browser.new_page()
+    page.goto(f"{base}/r/{tokens[1]}")
+    assert "not valid" in page.content()  # an annotator's token opens no researcher page
+    page.goto(f"{base}/r/{dashboard_secret(campaign.directory)}")
+    row = page.locator("tr", has=page.locator("td", has_text="qualification"))
+    fleiss = float(row.locator("td").all_inner_texts()[3])
+    assert -1.0 < fleiss < 1.0  # the reference, a002 (agrees) and a003 (disagrees everywhere)
+    cells = page.locator("tr", has=page.locator("td", has_text="batch-001")).locator("td").all_inner_texts()
+    assert cells[1] == "1/1/2" and cells[3] == "—"  # the reference annotator takes no main-batch place
+    assert "3 invited · 1 qualified" in page.locator("#totals").inner_text()
+    # The note written with "I don't know" is on the dashboard.
+    assert "ignores the brackets" in page.locator("#notes").inner_text()
+    page.get_by_role("link", name="Report with the reporting checklist").click()
+    assert page.locator("h2", has_text="Reporting checklist").is_visible()
+    assert "12 EUR per hour" in page.content() and "1 of the 2 who finished" in page.content()
+    assert "ignores the brackets" in page.locator("#notes").inner_text()
+    assert "60aa1b2c3d" not in page.content()  # the platform id stays out of the report
+    if shots:
+        page.set_viewport_size({"width": 1100, "height": 900})
+        page.screenshot(path=str(shots / "campaign-report.png"), full_page=True)
+    page.close()
+
+
+def _start(page: Any) -> None:
+    """Read the instructions (shown once, before the first task) and start."""
+    assert page.locator("h1").first.inner_text() == "Instructions"
+    with page.expect_navigation():
+        page.locator("#accept").click()
 
 
 def _fail_qualification(page: Any, base: str, token: str, campaign: Campaign) -> None:
     page.goto(f"{base}/a/{token}?PROLIFIC_PID=60aa1b2c3d")
+    _start(page)
     assert page.locator("#progress").inner_text() == "0 of 6 answered"
     for _ in range(6):  # the opposite of the reference every time
         _answer_page(page, "1" if _expected(_system(page, campaign)) == "0" else "0")
-    assert "no further batches for you" in page.content()
+    assert "no further batches for you" in page.content(), page.locator("body").inner_text()[:600]
 
 
 def _pass_and_finish_batch(browser: Any, base: str, token: str, campaign: Campaign,
                            shots: Path | None) -> None:
     page = browser.new_page(viewport={"width": 1280, "height": 700})
     page.goto(f"{base}/a/{token}")
+    _start(page)
     assert "주말에 뭐 했어?" in page.locator("#context").inner_text()
     assert page.locator("#candidate").get_attribute("lang") == "ko"
     assert page.locator("#options").is_hidden()
@@ -167,7 +184,7 @@ def _pass_and_finish_batch(browser: Any, base: str, token: str, campaign: Campai
     page.keyboard.press("3")  # "I don't know" without a note is refused by the server
     with page.expect_navigation():
         page.keyboard.press("Enter")
-    assert page.get_by_role("alert").inner_text() == "\"I don't know\" needs a short note saying why"
+    assert page.get_by_role("alert").inner_text() == "\"I don't know\" needs a short note saying why."
     _answer_page(page, "idk", note="It answers the question but ignores the brackets.")
     page.context.close()  # the browser is closed; the link opened again resumes where it stopped
     page = browser.new_page()
@@ -176,3 +193,4 @@ def _pass_and_finish_batch(browser: Any, base: str, token: str, campaign: Campai
     for _ in range(11):
         _answer_page(page, _expected(_system(page, campaign)))
     assert "everything assigned to you" in page.content()
+    page.context.close()

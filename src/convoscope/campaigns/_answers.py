@@ -14,13 +14,15 @@ from convoscope.errors import ConvoscopeError
 from convoscope.judges import Verdict
 
 IDK: Literal["idk"] = "idk"
-IDK_LABEL = "I don't know"
-IDK_DEFINITION = "Parts of it meet the criterion and parts do not; say why in the note."
 
 
-def N_(message: str) -> str:
+def N_(message: str) -> str:  # noqa: N802  (the gettext convention for "mark, translate later")
     """Mark a message for the catalogue; it is translated where it is shown (the web app)."""
     return message
+
+
+IDK_LABEL = N_("I don't know")
+IDK_DEFINITION = N_("Parts of it meet the criterion and parts do not; say why in the note.")
 
 
 class AnswerError(ConvoscopeError, ValueError):

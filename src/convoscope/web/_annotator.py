@@ -22,6 +22,7 @@ from starlette.responses import FileResponse, Response
 
 from convoscope.campaigns import (
     MTURK_PREVIEW,
+    N_,
     AnswerError,
     BatchFull,
     Campaign,
@@ -65,7 +66,7 @@ class AnnotatorPages:
         token = request.path_params["token"]
         person = self.campaign.annotator(token)
         if person is None:
-            raise HTTPException(404, "This link is not valid.")
+            raise HTTPException(404, N_("This link is not valid."))
         return person.id, token
 
     # -- pages ------------------------------------------------------------------------------------
@@ -160,7 +161,7 @@ class AnnotatorPages:
         name = request.path_params["name"]
         path = self.campaign.directory / "media" / name
         if not _MEDIA.match(name) or not path.is_file():
-            raise HTTPException(404, "No such file.")
+            raise HTTPException(404, N_("No such file."))
         kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
         return FileResponse(path, media_type=kind, headers={"content-security-policy": "default-src 'none'"})
 
@@ -179,7 +180,7 @@ class AnnotatorPages:
         tasks = self.campaign.tasks(work.batch) if work.batch is not None else []
         answered = {task_key(annotator, t) for t in tasks} & self.campaign.answered_keys()
         if not 0 <= index < len(tasks) or task_key(annotator, tasks[index]) not in answered:
-            raise HTTPException(404, "There is no answer to change here.")
+            raise HTTPException(404, N_("There is no answer to change here."))
         return tasks[index]
 
     # -- forms ------------------------------------------------------------------------------------
@@ -188,7 +189,7 @@ class AnnotatorPages:
         annotator, token = await run_in_threadpool(self._person, request)
         form = await read_form(request, limit=self.limit, timeout=self.timeout)
         if not hmac.compare_digest(field(form, "csrf").encode(), csrf_value(self.secret, token).encode()):
-            raise HTTPException(403, "The form has expired; reload the page.")
+            raise HTTPException(403, N_("The form has expired; reload the page."))
         return annotator, token, form
 
     async def answer(self, request: Request) -> Response:
@@ -226,7 +227,7 @@ class AnnotatorPages:
                                    csrf=csrf_value(self.secret, token), error=self._translate(error))
             return self.page("web/task.html", status=422, **context)
         except CampaignError:
-            raise HTTPException(404, "There is no answer to change here.") from None
+            raise HTTPException(404, N_("There is no answer to change here.")) from None
         return redirect(f"/a/{token}")
 
     def _submission(self, form: dict[str, list[str]], seconds: float | None) -> Submission:
@@ -254,7 +255,7 @@ class AnnotatorPages:
         secret = request.path_params["secret"]
         if not self.join_secret or not hmac.compare_digest(secret.encode("utf-8", "surrogateescape"),
                                                            self.join_secret.encode()):
-            raise HTTPException(404, "This link is not valid.")
+            raise HTTPException(404, N_("This link is not valid."))
         query = dict(request.query_params)
         if query.get("assignmentId") == MTURK_PREVIEW:
             return self.message(self._("Preview"), self._("Accept the HIT to start; your answers are saved "

@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
 
-from convoscope.campaigns import Campaign, render_report
+from convoscope.campaigns import N_, Campaign, render_report
 from convoscope.html import render
 from convoscope.web._annotator import AnnotatorPages, csrf_value
 from convoscope.web._http import SecurityHeaders
@@ -41,7 +41,7 @@ def make_app(campaign: Campaign, *, secret: bytes, dashboard: str | None = None,
     def researcher(request: Request) -> Response:
         if not dashboard or not hmac.compare_digest(request.path_params["secret"].encode("utf-8",
                                                     "surrogateescape"), dashboard.encode()):
-            raise HTTPException(404, "This link is not valid.")
+            raise HTTPException(404, N_("This link is not valid."))
         if request.url.path.endswith("/report"):
             return HTMLResponse(render_report(campaign))
         status = campaign.status()
@@ -52,7 +52,7 @@ def make_app(campaign: Campaign, *, secret: bytes, dashboard: str | None = None,
     def static(request: Request) -> Response:
         name = request.path_params["name"]
         if name not in _STATIC_FILES:
-            raise HTTPException(404, "No such file.")
+            raise HTTPException(404, N_("No such file."))
         return FileResponse(_STATIC / name, media_type=_STATIC_FILES[name])
 
     async def error_page(request: Request, error: Exception) -> Response:

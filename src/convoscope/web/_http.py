@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from convoscope.campaigns import N_
 from convoscope.html import render
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; "
@@ -58,22 +59,22 @@ async def read_form(request: Request, *, limit: int, timeout: float) -> dict[str
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.isdigit():
-            raise HTTPException(400, "Content-Length is not a number")
+            raise HTTPException(400, N_("The request is malformed."))
         if int(declared) > limit:
-            raise HTTPException(413, f"the form is larger than {limit} bytes")
+            raise HTTPException(413, N_("The form is too large."))
     body = bytearray()
     try:
         async with asyncio.timeout(timeout):
             async for chunk in request.stream():
                 body += chunk
                 if len(body) > limit:
-                    raise HTTPException(413, f"the form is larger than {limit} bytes")
+                    raise HTTPException(413, N_("The form is too large."))
     except TimeoutError:
-        raise HTTPException(408, "the form took too long to arrive") from None
+        raise HTTPException(408, N_("The form took too long to arrive; try again.")) from None
     try:
         return parse_qs(body.decode("utf-8"), keep_blank_values=True, errors="strict", max_num_fields=200)
     except (UnicodeDecodeError, ValueError):
-        raise HTTPException(400, "the form is not valid UTF-8 form data") from None
+        raise HTTPException(400, N_("The form could not be read (it is not UTF-8 text).")) from None
 
 
 def field(form: dict[str, list[str]], name: str) -> str:
