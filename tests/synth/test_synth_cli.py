@@ -77,3 +77,18 @@ def test_curate_command_writes_items_and_a_balance_summary(tmp_path):
     csv_verdicts.write_text("item_id\n")
     result = run("curate", dialogues, "--verdicts", csv_verdicts, "--out", out)
     assert result.exit_code == 2 and "as JSONL" in result.flat
+
+
+def test_stats_accepts_missing_and_empty_files_with_a_note(tmp_path):
+    """Observed: the README's `synth stats a.jsonl b.jsonl` failed "file not found" when nothing
+    survived filtering (or nothing was filtered), so one of the two files was never written."""
+    kept = tmp_path / "dialogues.jsonl"
+    write_jsonl([dialogue("1", "en", ["Any tips?", "Sleep early."])], kept)
+    missing, empty = tmp_path / "dialogues.filtered.jsonl", tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    result = run("stats", kept, missing, empty)
+    assert result.exit_code == 0, result.output
+    assert "| en | 1 | 0 |" in result.output
+    assert f"{missing} does not exist" in result.flat and f"{empty} is empty" in result.flat
+    nothing = run("stats", missing)
+    assert nothing.exit_code == 0 and "No dialogues in the files given" in nothing.flat

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from convoscope.errors import ConvoscopeError
 from convoscope.items import Item, Turn
 from convoscope.judges import Verdict
 from convoscope.synth import DEFAULT_ISSUES, candidates, curate, pick_rater
@@ -116,3 +117,18 @@ def test_verdicts_about_other_dialogues_are_refused():
     elsewhere = [v.model_copy(update={"item_id": "other-" + v.item_id}) for v in verdicts]
     with pytest.raises(ValueError, match="item ids differ"):
         curate(items, elsewhere)
+
+
+def test_human_issue_labels_written_as_words_map_through_the_criterion():
+    """Observed: human labels kept as words ("true", "Present ") did not match the stored 1 / 0."""
+    items, verdicts = pool_items_and_verdicts()
+    words = {1: ["present", "Present ", "true", "yes"], 0: ["absent", "false", "no", "Absent"]}
+    as_words = [v.model_copy(update={"value": words[v.value][i % 4], "rater": "human:ann"})
+                if v.criterion != "overall" else v.model_copy(update={"rater": "human:ann"})
+                for i, v in enumerate(verdicts)]
+    by_numbers = {c.id: c.issues for c in candidates(items, verdicts)}
+    by_words = {c.id: c.issues for c in candidates(items, as_words)}
+    assert by_words == by_numbers and any(by_words.values())
+    off_scale = [as_words[1].model_copy(update={"value": "maybe"}), *as_words[2:]]
+    with pytest.raises(ConvoscopeError, match="'maybe' is not on the scale"):
+        candidates(items, off_scale)

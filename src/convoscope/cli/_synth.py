@@ -248,13 +248,13 @@ def stats_command(paths: tuple[Path, ...], out: Path | None, include_filtered: b
         items = []
         for path in paths:
             if not path.is_file():
-                console.print(f"Note: {path} does not exist (no dialogue was written there); skipped.")
+                click.echo(f"Note: {path} does not exist (no dialogue was written there); skipped.", err=True)
             elif not path.read_text(encoding="utf-8").strip():
-                console.print(f"Note: {path} is empty (no dialogue in it); skipped.")
+                click.echo(f"Note: {path} is empty (no dialogue in it); skipped.", err=True)
             else:
                 items.extend(read_items(path))
         if not items:
-            console.print("No dialogues in the files given: nothing to describe.")
+            click.echo("No dialogues in the files given: nothing to describe.", err=True)
         rows = synth_stats(items, include_filtered=include_filtered)
         click.echo(stats_table(rows))
         if out is not None:

@@ -161,6 +161,9 @@ class Criterion(BaseModel):
         default=True, description="False for issue labels, where 1 means a problem is present."
     )
     instructions: str | None = Field(default=None, description="Extra guidance for the judge.")
+    domain: str | None = Field(default=None, description=(
+        "The setting the conversation takes place in, told to the judge (e.g. 'the in-car "
+        "assistant of a car manufacturer'); a suite default, or `convoscope judge --domain`."))
     evaluation: Evaluation = Field(
         default="llm",
         description="'llm': a judge reads the item; 'llm+documents': the judge also needs the "

@@ -12,6 +12,7 @@ from convoscope.criteria import Criterion
 from convoscope.items import Item
 from convoscope.judges._parse import parse_answer, score_distribution
 from convoscope.judges._prompt import build_request
+from convoscope.judges._relevance import with_relevance
 from convoscope.judges._verdict import Verdict
 from convoscope.models import Generation, Model, ModelError
 
@@ -70,8 +71,9 @@ class RubricJudge:
         except ModelError as error:
             return self._verdict(item, criterion, value=None, unscored_reason="model_error",
                                  raw=str(error), latency_s=time.perf_counter() - started)
-        if self.mode == "completion":
-            return self._from_distribution(item, criterion, generation)
+        if self.mode == "completion":  # relevance: a second next-token question (KPIs)
+            verdict = self._from_distribution(item, criterion, generation)
+            return await with_relevance(verdict, self.model, criterion, item, persona=self.persona)
         return self._from_text(item, criterion, generation)
 
     def _from_text(self, item: Item, criterion: Criterion, generation: Generation) -> Verdict:

@@ -19,6 +19,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from convoscope.errors import ConfigError
 from convoscope.synth._io import read_models
 
 Gender = Literal["female", "male"]
@@ -149,13 +150,13 @@ def sample_contexts(n: int, language_codes: list[str], *, seed: int = 0,
     personas likewise, so small runs do not repeat a scene.
     """
     if n < 1:
-        raise ValueError("n must be at least 1")
+        raise ConfigError("n must be at least 1")
     known = languages()
     unknown = [code for code in language_codes if code not in known]
     if unknown:
-        raise ValueError(f"unknown language {', '.join(unknown)}: use one of {', '.join(known)}")
+        raise ConfigError(f"unknown language {', '.join(unknown)}: use one of {', '.join(known)}")
     if not language_codes:
-        raise ValueError("name at least one language")
+        raise ConfigError("name at least one language")
     rng = random.Random(seed)
     scene_pool, persona_pool = list(scenes or builtin_scenes()), list(personas or builtin_personas())
     scene_draws, persona_draws = _draw(rng, scene_pool, n), _draw(rng, persona_pool, n)

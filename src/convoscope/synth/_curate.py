@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from convoscope.errors import ConfigError, LocatedError
 from convoscope.items import Item
 from convoscope.judges import Verdict
 from convoscope.judges import read_verdicts as read_verdict_file
@@ -71,7 +72,7 @@ class LanguageSummary(BaseModel):
 def read_verdicts(path: str | Path) -> list[Verdict]:
     """Verdicts as ``convoscope judge --out verdicts.jsonl`` writes them."""
     if Path(path).suffix.lower() != ".jsonl":
-        raise ValueError(f"{path}: write the verdicts as JSONL (convoscope judge ... --out verdicts.jsonl)")
+        raise LocatedError(path, "write the verdicts as JSONL (convoscope judge ... --out verdicts.jsonl)")
     return read_verdict_file(path)
 
 
@@ -80,23 +81,36 @@ def pick_rater(verdicts: list[Verdict], rater: str | None = None) -> str:
     raters = sorted({verdict.rater for verdict in verdicts})
     if rater is not None:
         if rater not in raters:
-            raise ValueError(f"rater {rater!r} is not in the verdicts (there: {', '.join(raters)})")
+            raise ConfigError(f"rater {rater!r} is not in the verdicts (there: {', '.join(raters)})")
         return rater
     if len(raters) == 1:
         return raters[0]
     panels = [name for name in raters if name.startswith("panel:")]
     if len(panels) == 1:
         return panels[0]
-    raise ValueError(f"the verdicts hold several raters ({', '.join(raters)}): choose one with --rater")
+    raise ConfigError(f"the verdicts hold several raters ({', '.join(raters)}): choose one with --rater")
 
 
-def _present(value: Any) -> bool:
-    """1 / "present"; a pooled mean (a panel with ``--pool mean``) counts from one half up."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int | float):
+def _present(verdict: Verdict, criteria: dict[str, Any]) -> bool:
+    """Is the issue there? The label is mapped to 1 / 0 the way the issue's criterion says
+    (``present`` / ``absent`` for dialogue-issues; yes / no, true / false, fulfilled / not
+    fulfilled as well), so human labels kept as words count like a judge's stored values; a pooled
+    mean (a panel with ``--pool mean``) counts from one half up."""
+    from convoscope.analysis import label_value
+
+    try:
+        value = label_value(criteria.get(verdict.criterion), verdict.value)
+    except ValueError as error:
+        raise ConfigError(f"verdict on {verdict.item_id!r} by {verdict.rater}: {error}") from None
+    if isinstance(value, bool | int | float):
         return value >= 0.5
-    return str(value).strip().lower() in ("1", "present", "yes")
+    return False
+
+
+def _issue_criteria(issue_types: tuple[str, ...]) -> dict[str, Any]:
+    from convoscope.criteria import load_suite
+
+    return {c.name: c for c in load_suite("dialogue-issues").criteria if c.name in issue_types}
 
 
 def candidates(items: Iterable[Item], verdicts: list[Verdict], *, rater: str | None = None,
@@ -108,9 +122,10 @@ def candidates(items: Iterable[Item], verdicts: list[Verdict], *, rater: str | N
         if verdict.rater == chosen:
             by_item[verdict.item_id][verdict.criterion] = verdict
     found: list[Candidate] = []
+    criteria = _issue_criteria(issue_types)
     for item in items:
         mine = by_item.get(item.id, {})
-        issues = tuple(name for name in issue_types if name in mine and _present(mine[name].value))
+        issues = tuple(name for name in issue_types if name in mine and _present(mine[name], criteria))
         score = mine[overall].value if overall in mine else None
         synth = item.meta.get("synth") if isinstance(item.meta.get("synth"), dict) else {}
         found.append(Candidate(
@@ -138,10 +153,10 @@ def curate(items: list[Item], verdicts: list[Verdict], *, per_language: int = 10
            overall: str = "overall") -> tuple[list[Item], list[LanguageSummary]]:
     """The balanced benchmark (items, with ``meta.curation``) and a summary per language."""
     if per_language < 1:
-        raise ValueError("per_language must be at least 1")
+        raise ConfigError("per_language must be at least 1")
     by_id = {item.id: item for item in items}
     if verdicts and not by_id.keys() & {verdict.item_id for verdict in verdicts}:
-        raise ValueError("no verdict is about any of these dialogues (item ids differ): judge this "
+        raise ConfigError("no verdict is about any of these dialogues (item ids differ): judge this "
                          "dialogues file with 'convoscope judge ... --suite dialogue-issues'")
     pool = candidates(items, verdicts, rater=rater, issue_types=issue_types, overall=overall)
     chosen: list[Item] = []

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from convoscope.errors import ConfigError
 from convoscope.items import Item
 from convoscope.synth._mtld import counts_characters, mtld, tokens, utterance_length
 
@@ -57,7 +58,7 @@ def synth_stats(items: Iterable[Item], *, include_filtered: bool = False) -> lis
 def _synth(item: Item) -> dict[str, Any]:
     synth = item.meta.get("synth")
     if not isinstance(synth, dict):
-        raise ValueError(f"item {item.id!r} has no meta.synth: not written by 'convoscope synth dialogues'")
+        raise ConfigError(f"item {item.id!r} has no meta.synth: not written by 'convoscope synth dialogues'")
     return synth
 
 
