@@ -86,3 +86,59 @@ def test_keys_made_before_sampling_settings_existed_still_match():
     old = request.model_dump(mode="json", exclude={"top_p", "presence_penalty"})
     payload = json.dumps({"model": "m", "request": old}, sort_keys=True, ensure_ascii=False)
     assert cache_key("m", request) == hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def generation(number):
+    return Generation(text=f"answer {number}", model="fake:counter")
+
+
+def test_writes_are_committed_in_groups_at_synchronous_normal(tmp_path):
+    # Before: one commit (one fdatasync at synchronous=FULL) per answer, on the event loop.
+    cache = ResponseCache(tmp_path / "c.db")
+    for number in range(2000):
+        cache.put(f"k{number}", generation(number))
+    cache.flush()
+    assert cache.commits < 200
+    assert cache._reader.execute("pragma synchronous").fetchone()[0] == 1  # NORMAL
+    cache.close()
+
+
+def test_a_put_is_readable_at_once_and_on_disk_after_close(tmp_path):
+    cache = ResponseCache(tmp_path / "c.db")
+    cache.put("k", generation(1))
+    assert cache.get("k").text == "answer 1"
+    cache.close()
+    again = ResponseCache(tmp_path / "c.db")
+    assert again.get("k").text == "answer 1" and len(again) == 1
+    again.close()
+
+
+def test_two_caches_on_one_file_lose_nothing_when_writing_at_once(tmp_path):
+    import threading
+
+    first, second = ResponseCache(tmp_path / "c.db"), ResponseCache(tmp_path / "c.db")
+
+    def fill(cache, prefix):
+        for number in range(300):
+            cache.put(f"{prefix}{number}", generation(number))
+
+    threads = [threading.Thread(target=fill, args=(cache, prefix))
+               for cache, prefix in ((first, "a"), (second, "b"))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    first.flush()
+    second.flush()
+    assert len(first) == len(second) == 600
+    first.close()
+    second.close()
+
+
+async def test_closing_a_cached_model_flushes_the_shared_cache(tmp_path):
+    cache = ResponseCache(tmp_path / "c.db")
+    model = CachedModel(FakeCountingModel(), cache)
+    await model.generate(GenerateRequest(prompt="a"))
+    await model.aclose()
+    assert cache._queue.empty() and not cache._pending
+    cache.close()

@@ -7,7 +7,7 @@ import pytest
 from convoscope.criteria import get_criterion
 from convoscope.items import Item
 from convoscope.judges import RubricJudge, build_request, parse_answer
-from convoscope.models import EmbeddedModel, GenerateRequest, ModelError, model_from_spec
+from convoscope.models import EmbeddedModel, GenerateRequest, Message, ModelError, model_from_spec
 
 pytest.importorskip("llama_cpp")
 
@@ -70,3 +70,15 @@ async def test_an_over_long_prompt_is_a_model_error_not_a_crash(model):
     request = GenerateRequest(prompt="word " * 5000, max_tokens=1, next_token_candidates=("1",))
     with pytest.raises(ModelError, match="exceeds the context"):
         await model.generate(request)
+
+
+async def test_an_over_long_chat_prompt_names_its_tokens_and_the_context(model):
+    request = GenerateRequest(messages=(Message(role="user", content="word " * 5000),), max_tokens=4)
+    with pytest.raises(ModelError, match=r"prompt of \d+ tokens exceeds the context of 4096"):
+        await model.generate(request)
+
+
+async def test_an_embedded_generation_records_the_weights_seed_and_temperature(model):
+    generation = await model.generate(GenerateRequest(prompt="1, 2,", max_tokens=2, temperature=0.0))
+    assert generation.served_model.endswith(".gguf") and generation.seed == 0
+    assert generation.temperature == 0.0 and generation.system_fingerprint.startswith("llama-cpp-python")

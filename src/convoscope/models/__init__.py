@@ -16,7 +16,7 @@ from convoscope.models._embedded import (
     embedded_model_path,
 )
 from convoscope.models._openai import OpenAIModel
-from convoscope.models._registry import model_from_spec, open_model, register_backend
+from convoscope.models._registry import endpoint_options, model_from_spec, open_model, register_backend
 
 __all__ = [
     "DEFAULT_EMBEDDED",
@@ -33,6 +33,7 @@ __all__ = [
     "UsageTotals",
     "cache_key",
     "embedded_model_path",
+    "endpoint_options",
     "model_from_spec",
     "open_model",
     "register_backend",

@@ -10,7 +10,8 @@ Other backends register a factory under their prefix with :func:`register_backen
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from convoscope.models._base import Model, ModelError
@@ -79,3 +80,30 @@ def model_from_spec(spec: str, **options: Any) -> Model:
         raise ModelError(f"unknown model spec {spec!r}: start it with one of "
                          f"{', '.join(sorted(_BACKENDS))} (e.g. 'openai:MODEL@http://127.0.0.1:8000/v1')")
     return factory(rest, **options)
+
+
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def endpoint_options(*, timeout: float | None = None, deadline: float | None = None,
+                     max_retries: int | None = None, rpm: float | None = None, tpm: float | None = None,
+                     api_key_env: Sequence[str] = (), allow_insecure_key: bool = False,
+                     context_length: int | None = None) -> dict[str, Any]:
+    """Model options for HTTP judges from command-line values; unset ones are left out, so each
+    backend keeps its defaults. ``api_key_env`` entries are ``VAR`` (any endpoint of the run)
+    or ``HOST=VAR`` (only that host)."""
+    options: dict[str, Any] = {key: value for key, value in (
+        ("timeout", timeout), ("deadline", deadline), ("max_retries", max_retries), ("rpm", rpm),
+        ("tpm", tpm), ("context_length", context_length)) if value is not None}
+    bindings: dict[str, str] = {}
+    for entry in api_key_env:
+        host, _, variable = entry.rpartition("=")
+        if not _VARIABLE.fullmatch(variable) or (host == "" and "=" in entry):
+            raise ModelError(f"--api-key-env {entry!r}: give VAR or HOST=VAR, where VAR is the name "
+                             "of an environment variable (not the key itself)")
+        bindings[host.lower() or "*"] = variable
+    if bindings:
+        options["api_key_env"] = bindings
+    if allow_insecure_key:
+        options["allow_insecure"] = True
+    return options

@@ -19,7 +19,7 @@ _CONTEXT_PATTERNS = (
     re.compile(r"maximum context length is (\d+)", re.IGNORECASE),
     re.compile(r"n_ctx[^\d]{1,12}(\d+)", re.IGNORECASE),
 )
-_PROMPT_TOKENS = re.compile(r"(\d+) in your prompt|requested tokens \((\d+)\)"
+_PROMPT_TOKENS = re.compile(r"(\d+) in (?:your prompt|the messages)|requested tokens \((\d+)\)"
                             r"|prompt (?:of|has|is) (\d+) tokens|n_prompt_tokens\D{1,4}(\d+)", re.IGNORECASE)
 
 
