@@ -22,6 +22,7 @@ from convoscope.criteria import Criterion
 from convoscope.items import ColumnMap, read_items, with_reference_candidates, write_csv, write_jsonl
 from convoscope.judges import resolve_persona
 from convoscope.metrics import check_metric_inputs
+from convoscope.models import endpoint_options
 from convoscope.runs import OFFLINE_WARNING, JudgeSpec, RunSummary, is_embedded, judge_async
 from convoscope.store import DEFAULT_STORE, Store
 
@@ -32,6 +33,8 @@ Examples:
   convoscope judge dialogues.jsonl --suite dialogue-issues --judge embedded \\
       --judge openai:qwen2.5-7b@http://127.0.0.1:8000/v1 --pool majority
   convoscope judge answers.csv --response-col answer --criterion survey/effort
+  convoscope judge answers.csv --criterion survey/effort --judge openai:gpt-4o-mini \\
+      --api-key-env api.openai.com=OPENAI_API_KEY --concurrency 32 --rpm 500 --timeout 30
   convoscope judge candidates.jsonl --suite response-candidates --reference-candidates --out verdicts.jsonl
   convoscope judge qa.jsonl --suite kpi --kpi follow-up --kpi low-latency \\
       --judge embedded --judge embedded:gemma3-270m --pool max-vote --persona brand-ambassador
@@ -79,6 +82,25 @@ Examples:
               help="Longest answer a chat-mode judge may write (per criterion with --one-call).")
 @click.option("--concurrency", type=int, default=8, show_default=True,
               help="Judgements in flight at once (each endpoint has its own limit too).")
+@click.option("--timeout", type=float, metavar="SECONDS",
+              help="HTTP judges: longest wait for one attempt (default 60); e.g. --timeout 30.")
+@click.option("--deadline", type=float, metavar="SECONDS",
+              help="HTTP judges: longest time one call may take, retries and waits included (default 180).")
+@click.option("--max-retries", type=int, metavar="N",
+              help="HTTP judges: attempts after the first on 429, 5xx, timeouts, dropped connections and "
+              "malformed answers (default 3).")
+@click.option("--rpm", type=float, help="HTTP judges: requests per minute per endpoint, e.g. --rpm 500.")
+@click.option("--tpm", type=float, help="HTTP judges: tokens per minute per endpoint (prompt estimate "
+              "plus --max-tokens), e.g. --tpm 200000.")
+@click.option("--api-key-env", "api_key_env", multiple=True, metavar="VAR|HOST=VAR",
+              help="The environment variable holding an endpoint's API key: VAR for every endpoint of "
+              "the run, HOST=VAR for one host, e.g. --api-key-env api.openai.com=OPENAI_API_KEY. "
+              "Without it OPENAI_API_KEY goes to api.openai.com (or OPENAI_BASE_URL) only. Repeatable.")
+@click.option("--allow-insecure-key", is_flag=True,
+              help="Allow sending an API key over plain http:// to a host other than this machine.")
+@click.option("--context-length", type=int, metavar="TOKENS",
+              help="HTTP judges: the server's context size, when it does not report it; over-long "
+              "prompts are then that item's model_error before any call.")
 @click.option("--limit", type=int, help="Judge only the first N items.")
 @click.option("--reference-candidates", is_flag=True,
               help="Judge each context's reference turn as one more candidate (system "
@@ -95,6 +117,9 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
                   personas: tuple[str, ...], pool: str, ties: str, quorum: int, out: Path | None,
                   store_target: str, cache_path: str | None, no_cache: bool, one_call: bool,
                   max_tokens: int, concurrency: int,
+                  timeout: float | None, deadline: float | None, max_retries: int | None,
+                  rpm: float | None, tpm: float | None, api_key_env: tuple[str, ...],
+                  allow_insecure_key: bool, context_length: int | None,
                   limit: int | None, reference_candidates: bool, **columns: str) -> None:
     """Judge ITEMS (.jsonl, .csv, .tsv, .parquet) on criteria and keep every verdict.
 
@@ -120,7 +145,11 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
         summary = _run_with_progress(console, items, criteria, specs, store, cache,
                                      pool="majority" if pool == "max-vote" else pool, ties=ties,
                                      quorum=quorum, concurrency=concurrency, max_tokens=max_tokens,
-                                     one_call=one_call)
+                                     one_call=one_call, model_options=endpoint_options(
+                                         timeout=timeout, deadline=deadline, max_retries=max_retries,
+                                         rpm=rpm, tpm=tpm, api_key_env=api_key_env,
+                                         allow_insecure_key=allow_insecure_key,
+                                         context_length=context_length))
         if out is not None:
             verdicts = store.verdicts(summary.run_id)
             writer = write_csv if out.suffix.lower() == ".csv" else write_jsonl
