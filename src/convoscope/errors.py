@@ -3,6 +3,9 @@
 The CLI catches :class:`ConvoscopeError` and prints its message on one line with exit code 2;
 any other exception is a bug and keeps its traceback. Located errors carry the file, line and
 field so the message can say where to look.
+
+Library messages describe the problem in the library's own terms (a parameter, a field, a file);
+they never name command-line flags: the CLI layer adds that wording where it catches them.
 """
 
 from __future__ import annotations
@@ -17,13 +20,18 @@ class ConvoscopeError(Exception):
 class LocatedError(ConvoscopeError, ValueError):
     """Bad input at a known place. The message reads ``path, line N, field 'f': problem``.
 
-    ``ValueError`` stays a base class so code written against the older errors keeps working."""
+    ``ValueError`` stays a base class so code written against the older errors keeps working.
+    A subclass whose messages have an established form overrides :meth:`describe`."""
 
     def __init__(self, path: Path | str | None, problem: str, *, line: int | None = None,
                  field: str | None = None) -> None:
         self.path = None if path is None else str(path)
         self.line, self.field, self.problem = line, field, problem
-        super().__init__(located_message(self.path, problem, line=line, field=field))
+        super().__init__(self.describe())
+
+    def describe(self) -> str:
+        """The one-line message: where, then what."""
+        return located_message(self.path, self.problem, line=self.line, field=self.field)
 
 
 class ConfigError(ConvoscopeError, ValueError):
@@ -32,10 +40,10 @@ class ConfigError(ConvoscopeError, ValueError):
 
 def located_message(path: str | None, problem: str, *, line: int | None = None,
                     field: str | None = None) -> str:
-    where = path or ""
-    where += (", " if where else "") + f"line {line}" if line is not None else ""
-    where += (", " if where else "") + f"field '{field}'" if field else ""
-    return f"{where}: {problem}" if where else problem
+    """``path, line N, field 'f': problem``, leaving out the parts that are not known."""
+    parts = [part for part in (path, None if line is None else f"line {line}",
+                               f"field '{field}'" if field else None) if part]
+    return f"{', '.join(parts)}: {problem}" if parts else problem
 
 
 __all__ = ["ConfigError", "ConvoscopeError", "LocatedError", "located_message"]

@@ -31,6 +31,7 @@ from convoscope.analysis._raters import leave_one_out
 from convoscope.analysis._summary import attempt, integer_scale, mark_idk
 from convoscope.analysis._tables import GroupBy, RaterMatrix, Score, rater_matrices
 from convoscope.analysis._validate import missing_mask
+from convoscope.errors import ConfigError
 
 HUMAN_PREFIX = "human:"
 BASELINE_PREFIX = "baseline:"
@@ -130,7 +131,7 @@ def _criteria(judges: list[Any], humans: list[Any], wanted: Sequence[str] | None
     for name in sorted(shared):
         if name not in judged or name not in rated:
             side = "judges" if name not in judged else "humans"
-            raise ValueError(f"metaeval: criterion {name!r} has no ratings from the {side}")
+            raise ConfigError(f"metaeval: criterion {name!r} has no ratings from the {side}")
     if not shared:
         raise ValueError(f"metaeval: judges and humans share no criterion (judges: {sorted(judged)}, "
                          f"humans: {sorted(rated)})")

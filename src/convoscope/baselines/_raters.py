@@ -26,6 +26,7 @@ import numpy as np
 from convoscope.analysis import Rating
 from convoscope.baselines._embedding import Embedder, LlamaEmbedder
 from convoscope.baselines._text import TfidfSpace, cosine, length
+from convoscope.errors import ConfigError
 from convoscope.items import Item
 
 BASELINE_PREFIX = "baseline:"
@@ -66,7 +67,7 @@ def baseline_scores(items: Sequence[Item], baseline: str, *, context_turns: int 
     afterwards). Example: ``baseline_scores(items, "tfidf")``.
     """
     if baseline not in RATERS:
-        raise ValueError(f"unknown baseline {baseline!r}: use one of {', '.join(BASELINES)}")
+        raise ConfigError(f"unknown baseline {baseline!r}: use one of {', '.join(BASELINES)}")
     if baseline == "length":
         return {item.id: float(item_length(item)) for item in items}
     pairs = {item.id: item_pairs(item, context_turns=context_turns) for item in items}
@@ -112,7 +113,7 @@ def baseline_ratings(items: Sequence[Item], baselines: Sequence[str], criteria: 
     Example: ``metaeval([*verdicts, *baseline_ratings(items, ["length"], ["overall"])], humans)``.
     """
     if not criteria:
-        raise ValueError("baseline_ratings: name at least one criterion to line the baselines up with")
+        raise ConfigError("baseline_ratings: name at least one criterion to line the baselines up with")
     ratings: list[Rating] = []
     for baseline in dict.fromkeys(baselines):
         scores = baseline_scores(items, baseline, context_turns=context_turns, embedder=embedder)

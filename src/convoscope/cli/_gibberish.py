@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from convoscope.cli._common import fail_on
+from convoscope.errors import ConfigError
 from convoscope.filters import (
     GibberishSummary,
     GibberishThresholds,
@@ -32,13 +33,13 @@ def _thresholds(settings: tuple[str, ...], empty: str) -> GibberishThresholds:
     for setting in settings:
         key, sep, value = setting.partition("=")
         if not sep or key.strip() not in _SETTABLE:
-            raise ValueError(f"--set {setting!r}: expected KEY=VALUE with KEY one of {', '.join(_SETTABLE)}")
+            raise ConfigError(f"--set {setting!r}: expected KEY=VALUE with KEY one of {', '.join(_SETTABLE)}")
         values[key.strip()] = value.strip()
     try:
         return GibberishThresholds.model_validate(values)
     except ValidationError as error:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
-        raise ValueError(f"--set: {problems}") from None
+        raise ConfigError(f"--set: {problems}") from None
 
 
 def _summary_table(summary: GibberishSummary, out: Path | None) -> Table:

@@ -16,19 +16,14 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from convoscope.criteria._model import Criterion
+from convoscope.errors import LocatedError
 
 _SUITE_KEYS = {"suite", "title", "description", "source", "defaults", "criteria", "language",
                "translation_of"}
 
 
-class CriteriaError(ValueError):
+class CriteriaError(LocatedError):
     """A criteria file that cannot be used, with where and why."""
-
-    def __init__(self, path: str | Path, problem: str, *, line: int | None = None,
-                 field: str | None = None) -> None:
-        self.path, self.problem, self.line, self.field = str(path), problem, line, field
-        where = self.path + (f", line {line}" if line else "") + (f", field '{field}'" if field else "")
-        super().__init__(f"{where}: {problem}")
 
 
 class Suite(BaseModel):

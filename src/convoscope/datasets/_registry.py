@@ -12,6 +12,7 @@ from typing import Protocol
 
 from convoscope.datasets import _abc, _conture, _fed, _grade, _ji2022, _maia, _usr
 from convoscope.datasets._benchmark import Benchmark
+from convoscope.errors import ConfigError
 
 
 class BenchmarkLoader(Protocol):
@@ -74,6 +75,6 @@ def load_benchmark(name: str, path: str | Path, *, reference_free: bool = False)
     entry = _registered.get(name) or _BUILT_IN.get(name)
     if entry is None:
         known = ", ".join(list_benchmarks())
-        raise ValueError(f"unknown benchmark '{name}' (known: {known})")
+        raise ConfigError(f"unknown benchmark '{name}' (known: {known})")
     benchmark = entry.loader(Path(path))
     return benchmark.without_references() if reference_free else benchmark

@@ -16,6 +16,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Literal
 
+from convoscope.errors import ConfigError
 from convoscope.filters._markov import BigramModel
 
 ENGLISH_TABLE = "en_char_bigrams.json.gz"
@@ -82,7 +83,7 @@ def resolve_dictionary(choice: Dictionary) -> Literal["wordfreq", "corpus"]:
     if choice == "auto":
         return "wordfreq" if wordfreq_available() else "corpus"
     if choice == "wordfreq" and not wordfreq_available():
-        raise ValueError("en_dictionary='wordfreq' needs the wordfreq package: "
+        raise ConfigError("en_dictionary='wordfreq' needs the wordfreq package: "
                          "pip install 'convoscope[gibberish]'")
     return choice
 
@@ -115,7 +116,7 @@ def morpheme_analyser(choice: Analyser) -> object | None:
     if choice == "off" or (choice == "auto" and not kiwi_available()):
         return None
     if not kiwi_available():
-        raise ValueError("ko_morphemes='kiwi' needs the kiwipiepy package: "
+        raise ConfigError("ko_morphemes='kiwi' needs the kiwipiepy package: "
                          "pip install 'convoscope[gibberish]'")
     return kiwi()
 

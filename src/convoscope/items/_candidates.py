@@ -12,6 +12,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterable
 
+from convoscope.errors import ConfigError
 from convoscope.items._model import Item
 
 REFERENCE_SYSTEM = "reference"
@@ -54,5 +55,5 @@ def with_reference_candidates(items: Iterable[Item]) -> list[Item]:
             result.append(reference)
     duplicated = sorted(item_id for item_id, n in Counter(item.id for item in result).items() if n > 1)
     if duplicated:
-        raise ValueError(f"reference candidates clash with existing item ids: {', '.join(duplicated)}")
+        raise ConfigError(f"reference candidates clash with existing item ids: {', '.join(duplicated)}")
     return result

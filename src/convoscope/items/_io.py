@@ -15,17 +15,15 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from convoscope.errors import LocatedError
 from convoscope.items._model import Item
 
 
-class ItemError(ValueError):
+class ItemError(LocatedError):
     """A malformed input row. The message names file, line and field."""
 
     def __init__(self, path: Path | str, line: int | None, field_name: str | None, problem: str):
-        self.path, self.line, self.field, self.problem = str(path), line, field_name, problem
-        where = f"{path}" + (f", line {line}" if line is not None else "")
-        where += f", field '{field_name}'" if field_name else ""
-        super().__init__(f"{where}: {problem}")
+        super().__init__(path, problem, line=line, field=field_name)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,8 @@ several personas on one model make a panel whose disagreement is worth reading (
 
 from __future__ import annotations
 
+from convoscope.errors import ConfigError
+
 PERSONAS: dict[str, str] = {
     "brand-ambassador": (
         "You speak for the company that runs this assistant. You care whether each reply is "
@@ -45,4 +47,4 @@ def resolve_persona(name_or_text: str) -> tuple[str, str]:
     if sep and name.strip() and text.strip():
         return name.strip(), text.strip()
     known = ", ".join(sorted(PERSONAS))
-    raise ValueError(f"unknown persona {name_or_text!r}: use one of {known}, or NAME=TEXT")
+    raise ConfigError(f"unknown persona {name_or_text!r}: use one of {known}, or NAME=TEXT")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from convoscope.criteria import Criterion
+from convoscope.errors import ConfigError
 from convoscope.items import Item
 from convoscope.judges import Verdict
 from convoscope.metrics._time import TimestampError, response_latency
@@ -61,12 +62,12 @@ METRICS: dict[str, Metric] = {"latency": latency, "answer_length": answer_length
 def _number(criterion: Criterion, name: str, *, default: float | None = None) -> float:
     raw = criterion.parameters.get(name, default)
     if raw is None:
-        raise ValueError(f"criterion {criterion.name!r}: parameters.{name} is required by metric "
+        raise ConfigError(f"criterion {criterion.name!r}: parameters.{name} is required by metric "
                          f"{criterion.parameters.get('metric')!r}")
     try:
         return float(raw)
     except (TypeError, ValueError):
-        raise ValueError(f"criterion {criterion.name!r}: parameters.{name} must be a number, "
+        raise ConfigError(f"criterion {criterion.name!r}: parameters.{name} must be a number, "
                          f"got {raw!r}") from None
 
 
@@ -75,7 +76,7 @@ def metric_of(criterion: Criterion) -> Metric:
     name = str(criterion.parameters.get("metric", ""))
     if name not in METRICS:
         known = ", ".join(sorted(METRICS))
-        raise ValueError(f"criterion {criterion.name!r}: unknown metric {name!r} (known: {known})")
+        raise ConfigError(f"criterion {criterion.name!r}: unknown metric {name!r} (known: {known})")
     return METRICS[name]
 
 

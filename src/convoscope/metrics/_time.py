@@ -21,15 +21,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from convoscope.errors import LocatedError
 from convoscope.items import Item
 
 
-class TimestampError(ValueError):
+class TimestampError(LocatedError):
     """A timestamp that cannot be read; ``field`` is its dotted path in the item."""
 
     def __init__(self, field: str, problem: str):
-        self.field, self.problem = field, problem
-        super().__init__(f"field '{field}': {problem}")
+        super().__init__(None, problem, field=field)
 
 
 @dataclass(frozen=True)

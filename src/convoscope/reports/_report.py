@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from convoscope.criteria import Criterion
+from convoscope.errors import ConfigError
 from convoscope.items import Item
 from convoscope.judges import Verdict
 from convoscope.reports._candidates import candidates_section
@@ -31,7 +32,7 @@ def render_report(verdicts: Sequence[Verdict], *, items: Sequence[Item] = (),
 def _inputs(verdicts: Sequence[Verdict], items: Sequence[Item],
             criteria: Sequence[Criterion]) -> ReportInputs:
     if not verdicts:
-        raise ValueError("no verdicts to report on")
+        raise ConfigError("no verdicts to report on")
     return ReportInputs(verdicts, known_criteria(criteria), {item.id: item for item in items})
 
 
@@ -69,7 +70,7 @@ def write_report(verdict_paths: Sequence[str | Path], out: str | Path, *,
     from convoscope.judges import read_verdicts
 
     if not verdict_paths:
-        raise ValueError("name at least one verdict file")
+        raise ConfigError("name at least one verdict file")
     verdicts = [verdict for path in verdict_paths for verdict in read_verdicts(path)]
     items = read_items(items_path) if items_path is not None else []
     criteria = [criterion for path in criteria_paths for criterion in load_criteria(path)]

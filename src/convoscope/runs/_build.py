@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from convoscope.criteria import Criterion
+from convoscope.errors import ConfigError
 from convoscope.items import Item
 from convoscope.judges import Judge, JudgeMode, Panel, PoolRule, RubricJudge, TieRule
 from convoscope.models import Model
@@ -63,7 +64,7 @@ def build_judge(
     from convoscope.models import CachedModel, ResponseCache, model_from_spec
 
     if not specs:
-        raise ValueError("at least one judge is needed")
+        raise ConfigError("at least one judge is needed")
     cache = ResponseCache(cache_path) if cache_path is not None else None
     models: dict[str, Model] = {}
     judges: list[Judge] = []
@@ -73,7 +74,7 @@ def build_judge(
             models[spec.model] = CachedModel(model, cache) if cache is not None else model
         if one_call:
             if spec.mode == "completion":
-                raise ValueError("one call for several criteria needs chat mode, not --mode completion")
+                raise ConfigError("one call for several criteria needs chat mode, not completion mode")
             judges.append(JointJudge(models[spec.model], tuple(one_call), persona=spec.persona,
                                      persona_name=spec.persona_name, max_tokens=max_tokens * len(one_call)))
             continue
