@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,8 +19,8 @@ from typing import Any
 import pytest
 from campaign_helpers import write_campaign
 
-from convoscope.campaigns import Campaign, Submission, invite, open_campaign
-from convoscope.web import build_server, dashboard_secret, start_background
+from convoscope.campaigns import Campaign, Submission, invite, open_campaign, read_annotators
+from convoscope.web import build_server, dashboard_secret, join_secret, start_background
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
@@ -194,3 +196,197 @@ def _pass_and_finish_batch(browser: Any, base: str, token: str, campaign: Campai
         _answer_page(page, _expected(_system(page, campaign)))
     assert "everything assigned to you" in page.content()
     page.context.close()
+
+
+def test_qualification_is_decided_once_after_the_references_finish(tmp_path: Path, browser: Any) -> None:
+    """Observed: a candidate was accepted after the references had given 6 of 120 answers and the
+    decision was taken again on every page load. Now the candidate waits until the references
+    are complete; the decision is stored once, with its kappa, and never changes."""
+    directory = _write_study(tmp_path / "study")
+    reference, candidate = invite(directory, 2)
+    campaign = open_campaign(directory)
+    server = build_server(campaign, port=0)
+    stop = start_background(server)
+    base = f"http://127.0.0.1:{server.server_port}"
+    try:
+        qualification = campaign.batches[0]
+        first = campaign.tasks(qualification)[0]  # the reference has answered one task of six
+        campaign.submit(reference.id, first, Submission(answer=_expected(first.candidate.system)))
+        page = browser.new_page()
+        page.goto(f"{base}/a/{candidate.token}")
+        _start(page)
+        for _ in range(6):  # the candidate agrees with the reference's rule everywhere
+            _answer_page(page, _expected(_system(page, campaign)))
+        assert page.locator("h1").inner_text() == "Please wait"
+        page.reload()
+        assert page.locator("h1").inner_text() == "Please wait"  # still no decision
+        assert campaign.events.all("decision") == []
+        while (work := campaign.work(reference.id)).task is not None:
+            campaign.submit(reference.id, work.task, Submission(answer=_expected(work.task.candidate.system)))
+        page.reload()
+        assert "batch-001" in page.locator("header").inner_text()  # qualified: the first main batch
+        [decision] = campaign.events.all("decision")
+        assert decision.annotator == candidate.id and decision.data["qualified"] is True
+        assert decision.data["kappa"] == pytest.approx(1.0)
+        page.reload()
+        campaign.status()  # neither a page load nor the status decides again
+        assert campaign.events.all("decision") == [decision]
+        page.close()
+    finally:
+        stop()
+
+
+KOREAN_STUDY = """\
+name: korean-study
+title: 한국어 챗봇 응답 평가
+language: ko
+criteria:
+  - response-candidates:appropriateness
+contexts_per_batch: 2
+annotators_per_batch: 3
+guidelines_summary: 대화를 읽고 테두리 안의 후보만 다음 차례로 평가하세요.
+items: items.jsonl
+consent: consent.md
+qualification:
+  enabled: false
+platform:
+  kind: prolific
+  completion_code: C0DE42
+  completion_url: "{prolific}/submissions/complete?cc={{code}}"
+attention:
+  per_batch: 1
+  max_failures: 0
+  action: block
+"""
+KOREAN_GUIDELINES = """\
+# 평가 지침
+
+| 대화 | 후보 | 판단 |
+|---|---|---|
+| A: 주말에 뭐 했어? | B: 등산 다녀왔어, 정상에서 본 경치가 정말 아름다웠어 | 적절함 |
+| A: 주말에 뭐 했어? | B: 저는 피자를 좋아해요 | 적절하지 않음 (비일관성) |
+
+자세한 내용은 [프로토콜](https://example.org/protocol)을 보세요.
+"""
+GOLD_TEXT = "[확인 문항] 이 후보에는 '적절하지 않음'을 고르세요."
+
+
+def _write_korean(directory: Path, prolific: str) -> Path:
+    directory.mkdir(parents=True)
+    (directory / "campaign.yaml").write_text(KOREAN_STUDY.format(prolific=prolific), encoding="utf-8")
+    (directory / "guidelines.md").write_text(KOREAN_GUIDELINES, encoding="utf-8")
+    (directory / "consent.md").write_text("# 연구 참여 동의\n\n답은 연구 목적으로만 쓰입니다.", encoding="utf-8")
+    rows = [{"id": f"k{n}-{s}", "system": s, "language": "ko", "meta": {"context_id": f"k{n}"},
+             "context": [{"speaker": "A", "text": f"{n}번째 대화: 요즘 어떤 책 읽고 있어? 아주아주아주아주긴단어를"
+                                                  "끊지않고써도화면이옆으로밀리면안됩니다"}],
+             "response": "요즘 소설을 읽고 있어, 정말 재미있어." if s == "bot-x" else "저는 피자를 좋아해요."}
+            for n in range(2) for s in ("bot-x", "bot-y")]
+    rows.append({"id": "gold-1", "system": "check", "language": "ko", "response": GOLD_TEXT,
+                 "context": [{"speaker": "A", "text": "오늘 날씨 어때?"}],
+                 "meta": {"context_id": "gold", "gold": {"appropriateness": "not appropriate"}}})
+    (directory / "items.jsonl").write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows),
+                                           encoding="utf-8")
+    return directory
+
+
+@pytest.fixture
+def prolific_stand_in() -> Iterator[str]:
+    """A local stand-in for Prolific's completion page (tests make no outside connection)."""
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802  (stdlib name)
+            body = b"<h1>Prolific: submission complete</h1>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_korean_prolific_run_at_375_px(tmp_path: Path, browser: Any, prolific_stand_in: str) -> None:
+    """A Prolific participant on a phone: Korean interface, consent, instructions with a table,
+    no sideways scrolling, one answer changed, a gold item, and the completion redirect."""
+    directory = _write_korean(tmp_path / "study", prolific_stand_in)
+    campaign = open_campaign(directory)
+    server = build_server(campaign, port=0)
+    stop = start_background(server)
+    base = f"http://127.0.0.1:{server.server_port}"
+    join = f"{base}/join/{join_secret(directory)}"
+    try:
+        context = browser.new_context(viewport={"width": 375, "height": 740}, device_scale_factor=2,
+                                      is_mobile=True, has_touch=True)
+        page = context.new_page()
+        page.goto(f"{join}?PROLIFIC_PID=5f9aa1b2c3d4e5&STUDY_ID=st1&SESSION_ID=se1")
+        assert page.locator("h1").first.inner_text() == "참여 동의"
+        with page.expect_navigation():
+            page.locator("#accept").click()
+        assert page.locator("h1").first.inner_text() == "안내"
+        assert page.locator("#gate-text table td", has_text="비일관성").is_visible()
+        assert page.locator("#gate-text a[href='https://example.org/protocol']").is_visible()
+        assert _page_width(page) <= 375
+        with page.expect_navigation():
+            page.locator("#accept").click()
+        assert page.get_by_role("button", name="저장하고 다음으로").is_visible()
+        assert page.locator("#progress").inner_text() == "5개 중 0개 답함"
+        assert page.get_by_text("모르겠음", exact=True).is_visible()
+        assert _page_width(page) <= 375  # no sideways scrolling on a phone
+        page.screenshot(path=str(SHOTS / "campaign-korean-375.png"), full_page=True)
+        given: list[str] = []
+        while page.locator("#candidate").count():
+            text = page.locator("#candidate").inner_text()
+            if len(given) == 2 and not page.locator("#editing").count():  # go back one answer, change it
+                with page.expect_navigation():
+                    page.locator("#back").click()
+                assert page.locator("#editing").is_visible()
+                assert page.locator(f"input[name=answer][value='{given[-1]}']").is_checked()
+                _answer_page(page, "1" if given[-1] == "0" else "0")
+                given.append("changed")
+                continue
+            given.append("0" if text in (GOLD_TEXT, "저는 피자를 좋아해요.") else "1")
+            _answer_page(page, given[-1])
+        assert page.url == f"{prolific_stand_in}/submissions/complete?cc=C0DE42"
+        assert page.locator("h1").inner_text() == "Prolific: submission complete"
+        person = next(p for p in read_annotators(directory) if p.external_id == "5f9aa1b2c3d4e5")
+        [(changed, _)] = campaign.history(person.id)
+        assert changed.value == 1 - int(given[1])  # the changed answer stands ...
+        assert [v.value for v in campaign.answers() if v.item_id == changed.item_id] == [changed.value]
+        first = [v for v in campaign.store.verdicts(campaign.run_id) if v.item_id == changed.item_id]
+        assert [v.value for v in first] == [int(given[1])]  # ... and the first answer is kept
+        assert all(v.latency_s is not None for v in campaign.answers())  # timed on the server
+        _fail_gold(context, join, campaign)
+        context.close()
+    finally:
+        stop()
+
+
+def _fail_gold(context: Any, join: str, campaign: Campaign) -> None:
+    """A second participant answers the gold item wrongly: blocked, answers out of the results."""
+    page = context.new_page()
+    page.goto(f"{join}?PROLIFIC_PID=60bb22cc33dd44&STUDY_ID=st1&SESSION_ID=se2")
+    for _ in range(2):
+        with page.expect_navigation():
+            page.locator("#accept").click()
+    while page.locator("#candidate").count():
+        _answer_page(page, "1")  # "appropriate" everywhere, the gold item too
+    assert page.locator("h1").inner_text() == "참여가 종료되었습니다"
+    person = next(p for p in read_annotators(campaign.directory) if p.external_id == "60bb22cc33dd44")
+    status = {a.annotator: a for a in campaign.status().annotators}[person.id]
+    assert status.blocked == "failed 1 attention check(s)" and status.answers > 0 and status.counted == 0
+    assert all(v.rater != f"human:{person.id}" for v in campaign.verdicts())
+    page.close()
+
+
+SHOTS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def _page_width(page: Any) -> int:
+    return int(page.evaluate("document.documentElement.scrollWidth"))

@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import mimetypes
 import re
+from urllib.parse import urlsplit
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -56,7 +57,12 @@ class AnnotatorPages:
         self._ = self.t.gettext
 
     def page(self, template: str, **context: Any) -> Response:
-        return page(template, translations=self.t, lang=self.campaign.spec.language, **context)
+        # The last answer's form is redirected to the platform's completion address: the form's
+        # CSP must allow that origin (Chromium checks form-action along the redirect chain).
+        target = urlsplit(self.campaign.spec.platform.redirect() or "")
+        origin = f"{target.scheme}://{target.netloc}" if target.scheme in {"http", "https"} else ""
+        return page(template, translations=self.t, lang=self.campaign.spec.language, csp_form=origin,
+                    **context)
 
     def message(self, title: str, *paragraphs: str, status: int = 200, **extra: Any) -> Response:
         context = {"code": None, "link": None, "form": None, **extra}

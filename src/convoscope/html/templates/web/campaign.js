@@ -7,6 +7,9 @@
     form.querySelectorAll('[data-after]').forEach(function (group) {
       var show = chosen && group.getAttribute('data-after').split(' ').indexOf(chosen.value) >= 0;
       group.hidden = !show;
+      if (!show) {  // an option that no longer applies to the answer is not sent with it
+        group.querySelectorAll('input[type=checkbox]').forEach(function (box) { box.checked = false; });
+      }
     });
   }
   form.addEventListener('change', sync);
