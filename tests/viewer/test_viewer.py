@@ -1,0 +1,143 @@
+"""The verdict viewer: filters, items side by side, escaping, read-only; and in real Chromium."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import threading
+import time
+
+import pytest
+from starlette.testclient import TestClient
+
+from convoscope import Item, Turn, Verdict
+from convoscope.items import write_jsonl
+from convoscope.store import Store
+from convoscope.viewer import create_app, load
+
+EVIL = "<script>alert('x')</script>"
+
+
+def _verdict(item, rater, value, **fields):
+    return Verdict(item_id=item, criterion=fields.pop("criterion", "overall"), rater=rater, value=value,
+                   system=fields.pop("system", "bot-a"), language="en", **fields)
+
+
+@pytest.fixture
+def viewer_files(tmp_path):
+    store = Store(tmp_path / "verdicts.db")
+    store.start_run("run-1", {"judge": "test"})
+    rows = [
+        _verdict("d1", "model:judge-a", 4, reason=f"fine {EVIL}"),
+        _verdict("d1", "model:judge-b", 2, reason="too short"),
+        _verdict("d2", "model:judge-a", None, unscored_reason="parse_failure", raw="no score",
+                 system="bot-b"),
+        _verdict("d2", "model:judge-a", 1, criterion="relevance", system="bot-b"),
+    ]
+    store.add_many("run-1", [(f"k{n}", v) for n, v in enumerate(rows)])
+    store.close()
+    people = tmp_path / "people.jsonl"
+    people.write_text(_verdict("d1", "human:ann1", 3, reason="okay").model_dump_json() + "\n")
+    items = tmp_path / "items.jsonl"
+    write_jsonl([Item(id="d1", system="bot-a", context=(Turn(speaker="user", text=f"hi {EVIL}"),),
+                      response="hello there"),
+                 Item(id="d2", system="bot-b", context=(Turn(speaker="user", text="hey"),), response="what")],
+                items)
+    return tmp_path / "verdicts.db", people, items
+
+
+def _client(viewer_files):
+    store, people, items = viewer_files
+    return TestClient(create_app(load(store, items=[items], verdict_files=[people])))
+
+
+def test_index_lists_items_and_filters_by_reason(viewer_files):
+    client = _client(viewer_files)
+    page = client.get("/")
+    assert page.status_code == 200
+    assert "d1" in page.text and "d2" in page.text
+    filtered = client.get("/", params={"reason": "parse_failure"})
+    assert "/items/d2" in filtered.text and "/items/d1" not in filtered.text
+    by_system = client.get("/", params={"system": "bot-a", "rater": "human:ann1"})
+    assert "1 item(s) match" in by_system.text
+
+
+def test_an_item_shows_its_context_and_every_verdict_side_by_side(viewer_files):
+    page = _client(viewer_files).get("/items/d1")
+    assert page.status_code == 200
+    for text in ("model:judge-a", "model:judge-b", "human:ann1", "too short", "okay", "hello there"):
+        assert text in page.text
+    assert page.text.index("model:judge-b") < page.text.index("human:ann1")  # people after judges
+
+
+def test_text_from_strangers_is_escaped(viewer_files):
+    page = _client(viewer_files).get("/items/d1")
+    assert EVIL not in page.text
+    assert "&lt;script&gt;" in page.text
+    assert "script-src" in page.headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+
+
+def test_the_viewer_is_read_only_and_unknown_items_are_404(viewer_files):
+    client = _client(viewer_files)
+    assert client.post("/").status_code == 405
+    assert client.delete("/items/d1").status_code == 405
+    assert client.get("/items/nope").status_code == 404
+    assert client.get("/", params={"page": "x"}).status_code == 400
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
+def test_the_viewer_in_chromium_filters_and_opens_an_item(viewer_files):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    import uvicorn
+
+    store, people, items = viewer_files
+    app = create_app(load(store, items=[items], verdict_files=[people]))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(200):
+        if server.started:
+            break
+        time.sleep(0.02)
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM,
+                                                 args=["--headless", "--no-sandbox", "--disable-gpu"])
+            page = browser.new_page()
+            dialogs = []
+            page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+            page.goto(f"http://127.0.0.1:{port}/")
+            page.select_option("select[name=reason]", "parse_failure")
+            page.click("button[type=submit]")
+            assert page.locator("section.item").count() == 1
+            page.click("text=d2")
+            assert page.url.endswith("/items/d2")
+            assert "unscored: parse_failure" in page.inner_text("body")
+            page.goto(f"http://127.0.0.1:{port}/items/d1")
+            assert page.locator("table[data-criterion=overall] tr.human").count() == 1
+            assert EVIL in page.inner_text("body")  # shown as text, not run
+            assert dialogs == []
+            browser.close()
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def test_view_without_a_store_or_files_is_a_usage_error(tmp_path):
+    from click.testing import CliRunner
+
+    from convoscope.cli import cli
+    from convoscope.cli._app import _register
+
+    _register()
+    result = CliRunner().invoke(cli, ["view", str(tmp_path / "missing.db")])
+    assert result.exit_code == 2
+    assert "no store at" in result.output
+    assert CliRunner().invoke(cli, ["view"]).exit_code == 2
