@@ -2,11 +2,92 @@
 
 The flow is carried by four nouns: an :class:`Item` is judged on a :class:`Criterion` by a judge
 (or a person), producing a :class:`Verdict`. Everything else consumes or produces them.
+
+The front door offers the verbs a notebook needs::
+
+    import convoscope as cs
+
+    items = cs.read_items("examples/survey_answers.csv", columns=cs.ColumnMap(response="answer"))
+    result = cs.judge(items, [cs.criterion("survey:effort")], judge="embedded")
+    result.to_pandas()                      # one row per verdict
+    cs.agree(result.verdicts)               # agreement between the raters, per criterion
+
+Every name is imported on first use (PEP 562), so ``import convoscope`` stays light: the models,
+the statistics and the store load only when a verb that needs them is called.
 """
 
-from convoscope.criteria import Criterion, Scale
-from convoscope.items import Item, Turn
-from convoscope.judges import Verdict
+from __future__ import annotations
 
-__all__ = ["Criterion", "Item", "Scale", "Turn", "Verdict"]
+import importlib
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+# name offered here -> (package it comes from, name there)
+_EXPORTS: dict[str, tuple[str, str]] = {
+    # the nouns
+    "Item": ("convoscope.items", "Item"),
+    "Turn": ("convoscope.items", "Turn"),
+    "ColumnMap": ("convoscope.items", "ColumnMap"),
+    "Criterion": ("convoscope.criteria", "Criterion"),
+    "Scale": ("convoscope.criteria", "Scale"),
+    "Verdict": ("convoscope.judges", "Verdict"),
+    "RaterKind": ("convoscope.judges", "RaterKind"),
+    "JudgeSpec": ("convoscope.runs", "JudgeSpec"),
+    "RunResult": ("convoscope.runs", "RunResult"),
+    "Store": ("convoscope.store", "Store"),
+    # the verbs: read, choose criteria, judge, compare
+    "read_items": ("convoscope.items", "read_items"),
+    "write_jsonl": ("convoscope.items", "write_jsonl"),
+    "write_csv": ("convoscope.items", "write_csv"),
+    "criterion": ("convoscope.criteria", "get_criterion"),
+    "suite": ("convoscope.criteria", "suite_criteria"),
+    "select_criteria": ("convoscope.criteria", "select_criteria"),
+    "list_suites": ("convoscope.criteria", "list_suites"),
+    "load_criteria": ("convoscope.criteria", "load_criteria"),
+    "judge": ("convoscope.runs", "judge"),
+    "judge_async": ("convoscope.runs", "judge_async"),
+    "open_model": ("convoscope.models", "open_model"),
+    "read_verdicts": ("convoscope.judges", "read_verdicts"),
+    "read_ratings": ("convoscope.analysis", "read_ratings"),
+    "agree": ("convoscope.analysis", "agreement_table"),
+    "metaeval": ("convoscope.analysis", "metaeval"),
+    "rater_matrices": ("convoscope.analysis", "rater_matrices"),
+    "write_report": ("convoscope.reports", "write_report"),
+    # errors a caller may want to catch
+    "ConvoscopeError": ("convoscope.errors", "ConvoscopeError"),
+    "LocatedError": ("convoscope.errors", "LocatedError"),
+    "ConfigError": ("convoscope.errors", "ConfigError"),
+}
+
+__all__ = sorted(_EXPORTS)  # noqa: PLE0605 - a list built from the table above
+
+
+def __getattr__(name: str) -> Any:
+    """Import a front-door name on first use and keep it (PEP 562)."""
+    try:
+        module, attribute = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'convoscope' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+if TYPE_CHECKING:  # what type checkers and editors see; nothing is imported at run time
+    from convoscope.analysis import agreement_table as agree
+    from convoscope.analysis import metaeval, rater_matrices, read_ratings
+    from convoscope.criteria import Criterion, Scale, list_suites, load_criteria, select_criteria
+    from convoscope.criteria import get_criterion as criterion
+    from convoscope.criteria import suite_criteria as suite
+    from convoscope.errors import ConfigError, ConvoscopeError, LocatedError
+    from convoscope.items import ColumnMap, Item, Turn, read_items, write_csv, write_jsonl
+    from convoscope.judges import RaterKind, Verdict, read_verdicts
+    from convoscope.models import open_model
+    from convoscope.reports import write_report
+    from convoscope.runs import JudgeSpec, RunResult, judge, judge_async
+    from convoscope.store import Store

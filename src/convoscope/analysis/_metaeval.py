@@ -32,9 +32,12 @@ from convoscope.analysis._summary import attempt, integer_scale, mark_idk
 from convoscope.analysis._tables import GroupBy, RaterMatrix, Score, rater_matrices
 from convoscope.analysis._validate import missing_mask
 from convoscope.errors import ConfigError
+from convoscope.judges import RaterKind
 
-HUMAN_PREFIX = "human:"
-BASELINE_PREFIX = "baseline:"
+
+def is_human(rater: str) -> bool:
+    """Is ``rater`` a person (``human:<id>``)? Every other rater is a judge or a baseline."""
+    return RaterKind.of(str(rater)) is RaterKind.HUMAN
 
 
 @dataclass(frozen=True)
@@ -114,9 +117,9 @@ def metaeval(
 def _split(judge_ratings: Iterable[Any], human_ratings: Iterable[Any] | None) -> tuple[list[Any], list[Any]]:
     """Judges' and humans' ratings, with "I don't know" answers as missing for both."""
     everyone = mark_idk(judge_ratings)
-    judges = [r for r in everyone if not str(r.rater).startswith(HUMAN_PREFIX)]
+    judges = [r for r in everyone if not is_human(r.rater)]
     if human_ratings is None:
-        return judges, [r for r in everyone if str(r.rater).startswith(HUMAN_PREFIX)]
+        return judges, [r for r in everyone if is_human(r.rater)]
     return judges, mark_idk(human_ratings)
 
 
@@ -180,7 +183,7 @@ def _judge_row(judge: str, scores: np.ndarray, humans: RaterMatrix, ceiling: Hum
     if not numeric:
         notes.append("correlations need numeric scores from both judge and humans")
     majority = majority_vote(humans.values, ties=options["ties"]) if rated.any() else None
-    if judge.startswith(BASELINE_PREFIX):
+    if RaterKind.of(judge) is RaterKind.BASELINE:
         kappa, weights, binary = None, None, None  # no threshold: correlations and AUC only
     else:
         kappa, weights = _kappa(scores, majority, numeric, notes)

@@ -24,7 +24,7 @@ from convoscope.analysis._compare import (
 )
 from convoscope.analysis._export import paper_table, to_csv, to_latex, to_markdown
 from convoscope.analysis._labels import map_labels
-from convoscope.analysis._metaeval import HUMAN_PREFIX, MetaevalRow, metaeval
+from convoscope.analysis._metaeval import MetaevalRow, is_human, metaeval
 from convoscope.errors import ConfigError
 
 View = Literal["turn", "dialogue"]
@@ -125,7 +125,7 @@ def _prepare(judge_ratings: Iterable[Any], human_ratings: Iterable[Any] | None,
              definitions: Mapping[str, Any] | None) -> tuple[list[Any], list[Any] | None]:
     judges = list(judge_ratings)
     humans = None if human_ratings is None else list(human_ratings)
-    numeric = _numeric_criteria([r for r in judges if not str(r.rater).startswith(HUMAN_PREFIX)])
+    numeric = _numeric_criteria([r for r in judges if not is_human(r.rater)])
     wanted = dict(definitions or {})
 
     def mapped(ratings: list[Any]) -> list[Any]:
@@ -134,8 +134,8 @@ def _prepare(judge_ratings: Iterable[Any], human_ratings: Iterable[Any] | None,
         return map_labels(by_criterion, wanted) + others
 
     if humans is None:
-        people = [r for r in judges if str(r.rater).startswith(HUMAN_PREFIX)]
-        return [r for r in judges if not str(r.rater).startswith(HUMAN_PREFIX)] + mapped(people), None
+        people = [r for r in judges if is_human(r.rater)]
+        return [r for r in judges if not is_human(r.rater)] + mapped(people), None
     return judges, mapped(humans)
 
 

@@ -28,10 +28,11 @@ from convoscope.baselines._embedding import Embedder, LlamaEmbedder
 from convoscope.baselines._text import TfidfSpace, cosine, length
 from convoscope.errors import ConfigError
 from convoscope.items import Item
+from convoscope.judges import RaterKind
 
-BASELINE_PREFIX = "baseline:"
-RATERS = {"length": "baseline:length", "embedding": "baseline:embedding-sim",
-          "tfidf": "baseline:tfidf-sim"}
+BASELINE_PREFIX = RaterKind.BASELINE.prefix
+RATERS = {name: RaterKind.BASELINE.rater(rater) for name, rater in
+          (("length", "length"), ("embedding", "embedding-sim"), ("tfidf", "tfidf-sim"))}
 BASELINES = tuple(RATERS)
 
 Pair = tuple[str, str]

@@ -16,7 +16,7 @@ from convoscope.campaigns._monitor import QualificationResult
 from convoscope.campaigns._plan import Batch
 from convoscope.campaigns._spec import CampaignSpec
 from convoscope.criteria import Criterion
-from convoscope.judges import Verdict
+from convoscope.judges import RaterKind, Verdict
 
 
 class Standing(BaseModel):
@@ -65,7 +65,7 @@ def counted(verdicts: Iterable[Verdict], owner: dict[str, Batch], spec: Campaign
         batch = owner.get(verdict.item_id)
         if batch is not None and verdict.item_id in batch.gold:
             continue
-        if excluded_reason(verdict.rater.removeprefix("human:"), batch, spec, standing) is None:
+        if excluded_reason(RaterKind.HUMAN.name_of(verdict.rater), batch, spec, standing) is None:
             kept.append(verdict)
     return kept
 

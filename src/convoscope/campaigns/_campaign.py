@@ -22,9 +22,9 @@ from convoscope.campaigns._results import OptionCount, SystemResult, option_brea
 from convoscope.campaigns._spec import CampaignError, CampaignSpec, load_campaign
 from convoscope.campaigns._status import CampaignStatus, campaign_status
 from convoscope.criteria import Criterion
-from convoscope.errors import ConvoscopeError
+from convoscope.errors import ConfigError, ConvoscopeError
 from convoscope.items import Item
-from convoscope.judges import Verdict
+from convoscope.judges import RaterKind, Verdict
 from convoscope.store import Store
 
 State = Literal["task", "waiting", "not_qualified", "blocked", "done"]
@@ -99,14 +99,14 @@ class Campaign:
     def record_external_id(self, annotator: str, external_id: str) -> bool:
         """Keep a platform's id (e.g. ``PROLIFIC_PID``) for an invited annotator, once."""
         if not EXTERNAL_ID.match(external_id):
-            raise ValueError("a platform id may hold only letters, digits, '_' and '-' (at most 64)")
+            raise ConfigError("a platform id may hold only letters, digits, '_' and '-' (at most 64)")
         with self._lock:
             people = read_annotators(self.directory)
             found = next((p for p in people if p.id == annotator), None)
             if found is None or found.external_id == external_id:
                 return False
             if found.external_id is not None:
-                raise ValueError("this link is already tied to another platform id")
+                raise ConfigError("this link is already tied to another platform id")
             write_annotators(self.directory, [p.model_copy(update={"external_id": external_id})
                                               if p.id == annotator else p for p in people])
             return True
@@ -180,7 +180,7 @@ class Campaign:
 
     def _key(self, verdict: Verdict) -> str:
         batch = self.owner.get(verdict.item_id)
-        return answer_key(verdict.rater.removeprefix("human:"), batch.id if batch else "",
+        return answer_key(RaterKind.HUMAN.name_of(verdict.rater), batch.id if batch else "",
                           verdict.item_id, verdict.criterion)
 
     def answered_keys(self) -> set[str]:
@@ -278,7 +278,7 @@ class Campaign:
             first = list(self._cached)
         for verdict in first:
             batch = self.owner.get(verdict.item_id)
-            person = verdict.rater.removeprefix("human:")
+            person = RaterKind.HUMAN.name_of(verdict.rater)
             if batch is not None and person not in standing.blocked:
                 workers[batch.id].add(person)
         return workers
@@ -416,7 +416,7 @@ def open_campaign(directory: str | Path, *, items: str | Path | None = None,
     spec = load_campaign(folder)
     items_path = items or (folder / spec.items if spec.items else None)
     if items_path is None:
-        raise ValueError("no items: give --items or set 'items:' in campaign.yaml")
+        raise ConfigError("no items: name an items file or set 'items:' in campaign.yaml")
     target = store or (spec.store if "://" in spec.store else folder / spec.store)
     if "://" not in str(target):
         secure_sqlite(target)

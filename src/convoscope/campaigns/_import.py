@@ -21,7 +21,7 @@ from convoscope.campaigns._export import FORMULA_STARTS
 from convoscope.campaigns._people import read_annotators
 from convoscope.campaigns._plan import Task
 from convoscope.errors import ConvoscopeError
-from convoscope.judges import Verdict
+from convoscope.judges import RaterKind, Verdict
 
 if TYPE_CHECKING:
     from convoscope.campaigns._campaign import Campaign
@@ -100,9 +100,9 @@ def _unescaped(value: str) -> str:
 def _check(row: dict[str, Any], tasks: dict[tuple[str, str], Task],
            campaign: Campaign, invited: set[str]) -> tuple[str, Verdict]:
     rater = str(row.get("rater") or "")
-    if not rater.startswith("human:") or rater == "human:":
+    if RaterKind.of(rater) is not RaterKind.HUMAN or rater == RaterKind.HUMAN.prefix:
         raise _RowError("a campaign imports people's answers: rater must be 'human:<id>'", "rater")
-    if rater.removeprefix("human:") not in invited:
+    if RaterKind.HUMAN.name_of(rater) not in invited:
         raise _RowError(f"{rater!r} was never invited to this campaign (not in annotators.json); "
                         "`campaign invite` them first", "rater")
     task = tasks.get((str(row.get("item_id")), str(row.get("criterion"))))
@@ -119,6 +119,6 @@ def _check(row: dict[str, Any], tasks: dict[tuple[str, str], Task],
     seconds = row.get("latency_s")
     submission = Submission(answer=answer, options=tuple(row.get("options") or ()),
                             reason=row.get("reason") or "", seconds=float(seconds) if seconds else None)
-    annotator = rater.removeprefix("human:")
+    annotator = RaterKind.HUMAN.name_of(rater)
     return task_key(annotator, task), to_verdict(task, criterion, annotator, submission,
                                                  max_note_chars=campaign.spec.max_note_chars)

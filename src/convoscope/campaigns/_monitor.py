@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel, ConfigDict
 
 from convoscope.analysis import fleiss_kappa, pairwise_cohen_kappa, strong_agreement
-from convoscope.judges import Verdict
+from convoscope.judges import RaterKind, Verdict
 
 _IDK = "idk"
 
@@ -114,5 +114,5 @@ def flag_annotators(verdicts: Sequence[Verdict], *, margin: float = 0.3) -> list
         per_rater.setdefault(pair.second, []).append(pair.kappa)
     means = {index: sum(values) / len(values) for index, values in per_rater.items()}
     overall = sum(means.values()) / len(means)
-    return [raters[index].removeprefix("human:") for index, mean in means.items()
+    return [RaterKind.HUMAN.name_of(raters[index]) for index, mean in means.items()
             if mean < overall - margin]

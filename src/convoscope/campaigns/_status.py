@@ -22,7 +22,7 @@ from convoscope.campaigns._monitor import (
 )
 from convoscope.campaigns._plan import Batch
 from convoscope.campaigns._spec import CampaignSpec
-from convoscope.judges import Verdict
+from convoscope.judges import RaterKind, Verdict
 
 
 class BatchStatus(BaseModel):
@@ -122,7 +122,7 @@ def campaign_status(spec: CampaignSpec, batches: Sequence[Batch], criteria: Sequ
 
 def _notes(batches: Sequence[Batch], everything: Sequence[Verdict], kept: set[int]) -> tuple[Note, ...]:
     owner = {c.item_id: b.id for b in batches for x in b.contexts for c in x.candidates}
-    return tuple(Note(annotator=v.rater.removeprefix("human:"), batch=owner.get(v.item_id, "?"),
+    return tuple(Note(annotator=RaterKind.HUMAN.name_of(v.rater), batch=owner.get(v.item_id, "?"),
                       item_id=v.item_id, criterion=v.criterion,
                       answer="I don't know" if v.unscored_reason == "idk" else str(v.value),
                       text=v.reason, counted=id(v) in kept)
@@ -144,7 +144,7 @@ def _batch_status(spec: CampaignSpec, batch: Batch, criteria: int, verdicts: lis
     answers: dict[str, int] = defaultdict(int)
     seconds: dict[str, float] = defaultdict(float)
     for verdict in verdicts:
-        person = verdict.rater.removeprefix("human:")
+        person = RaterKind.HUMAN.name_of(verdict.rater)
         answers[person] += 1
         seconds[person] += verdict.latency_s or 0.0
     finished = sorted(person for person, count in answers.items() if count >= tasks)
@@ -165,7 +165,7 @@ def _batch_status(spec: CampaignSpec, batch: Batch, criteria: int, verdicts: lis
 def _annotator_statuses(owner: dict[str, str], rows: Sequence[BatchStatus], everything: Sequence[Verdict],
                         kept: set[int], standing: Standing,
                         gold_failed: dict[str, int]) -> tuple[AnnotatorStatus, ...]:
-    answered = {v.rater.removeprefix("human:") for v in everything}
+    answered = {RaterKind.HUMAN.name_of(v.rater) for v in everything}
     people = sorted(standing.invited | answered, key=lambda p: (p not in standing.invited, p))
     statuses = []
     for person in people:

@@ -10,6 +10,7 @@ from convoscope.criteria._load import (
 )
 from convoscope.criteria._model import Criterion, Evaluation, ExplanationOption, Level, Scale
 from convoscope.criteria._render import answer_schema, answer_words, describe_scale, render_rubric
+from convoscope.criteria._select import select_criteria, suite_criteria
 
 __all__ = [
     "CriteriaError",
@@ -27,4 +28,6 @@ __all__ = [
     "load_criteria",
     "load_suite",
     "render_rubric",
+    "select_criteria",
+    "suite_criteria",
 ]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from convoscope.errors import ConfigError
+from convoscope.judges import RaterKind
 
 RANDOM = "random"
 
@@ -64,9 +65,10 @@ def select_items(verdicts: Iterable[object], *, criterion: str | None = None, ra
     for verdict in rows:
         item, rater = verdict.item_id, verdict.rater  # type: ignore[attr-defined]
         order.setdefault(item)
-        if rater.startswith("human:"):
+        kind = RaterKind.of(rater)
+        if kind is RaterKind.HUMAN:
             continue
-        if verdict.value is not None and not rater.startswith("panel:"):  # type: ignore[attr-defined]
+        if verdict.value is not None and kind is not RaterKind.PANEL:  # type: ignore[attr-defined]
             by_item[(item, verdict.criterion)].add(str(verdict.value))  # type: ignore[attr-defined]
         distribution = getattr(verdict, "distribution", None)
         if flat_above is not None and distribution and _entropy(distribution) > flat_above:

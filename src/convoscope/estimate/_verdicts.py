@@ -20,6 +20,7 @@ import numpy as np
 from convoscope.errors import ConfigError
 from convoscope.estimate._calibrate import Calibration
 from convoscope.estimate._ppi import Estimate, power_tuning_lambda, ppi_mean
+from convoscope.judges import RaterKind
 
 Target = Literal["mean", "shares"]
 GroupField = Literal["system", "language"]
@@ -57,7 +58,7 @@ def _judge_score(verdict: Any, score: str) -> float | None:
 
 
 def _is_human(rater: str) -> bool:
-    return rater.startswith("human:")
+    return RaterKind.of(rater) is RaterKind.HUMAN
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from convoscope.judges._prompt import (
     render_item,
     render_messages,
 )
+from convoscope.judges._rater import RaterKind
 from convoscope.judges._read import read_verdicts
 from convoscope.judges._verdict import UnscoredReason, Verdict
 
@@ -22,6 +23,7 @@ __all__ = [
     "JudgeMode",
     "Panel",
     "PoolRule",
+    "RaterKind",
     "RubricJudge",
     "TieRule",
     "UnscoredReason",

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from convoscope.judges._rater import RaterKind
+
 UnscoredReason = Literal[
     "parse_failure",  # the output could not be read as an answer on the scale
     "refusal",  # the model declined to judge
@@ -27,7 +29,8 @@ class Verdict(BaseModel):
 
     item_id: str
     criterion: str
-    rater: str = Field(description="'model:<name>', 'panel:<rule>:<members>' or 'human:<id>'.")
+    rater: str = Field(description="'<kind>:<name>': 'model:<name>', 'panel:<rule>', 'human:<id>', "
+                       "'metric:<name>' or 'baseline:<name>' (see :class:`RaterKind`).")
     value: int | str | None
     unscored_reason: UnscoredReason | None = None
     reason: str | None = Field(default=None, description="The rater's explanation.")
@@ -54,3 +57,8 @@ class Verdict(BaseModel):
     @property
     def scored(self) -> bool:
         return self.value is not None
+
+    @property
+    def rater_kind(self) -> RaterKind | None:
+        """Model, panel, human, metric or baseline, read from ``rater`` (None when unprefixed)."""
+        return RaterKind.of(self.rater)

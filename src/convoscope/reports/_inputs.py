@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from convoscope.criteria import Criterion
 from convoscope.items import Item
-from convoscope.judges import Verdict
+from convoscope.judges import RaterKind, Verdict
 from convoscope.reports._votes import CriterionVotes, group_votes
 
 
@@ -82,5 +82,5 @@ def _looks_like_kpi(inputs: ReportInputs, name: str) -> bool:
     criterion = inputs.criteria.get(name)
     if criterion is not None and (criterion.ask_relevance or not criterion.judged_by_model):
         return True
-    return any(v.criterion == name and (v.relevant is not None or v.rater.startswith("metric:"))
+    return any(v.criterion == name and (v.relevant is not None or v.rater_kind is RaterKind.METRIC)
                for v in inputs.verdicts)

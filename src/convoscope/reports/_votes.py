@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from convoscope.judges import Verdict
+from convoscope.judges import RaterKind, Verdict
 
 SOURCE_ORDER = ("judges", "people", "metrics")
 SOURCE_TITLES = {"judges": "Judges (models)", "people": "People", "metrics": "Computed metrics"}
@@ -23,12 +23,12 @@ SOURCE_TITLES = {"judges": "Judges (models)", "people": "People", "metrics": "Co
 
 def source_of(rater: str) -> str:
     """'people' for human:…, 'metrics' for metric:…, 'judges' for models, panels and the rest."""
-    kind = rater.split(":", 1)[0]
-    return {"human": "people", "metric": "metrics"}.get(kind, "judges")
+    kind = RaterKind.of(rater)
+    return {RaterKind.HUMAN: "people", RaterKind.METRIC: "metrics"}.get(kind, "judges") if kind else "judges"
 
 
 def is_pool(rater: str) -> bool:
-    return rater.startswith("panel:")
+    return RaterKind.of(rater) is RaterKind.PANEL
 
 
 @dataclass

@@ -13,7 +13,7 @@ from typing import Any
 
 from convoscope.criteria import Criterion
 from convoscope.items import Item
-from convoscope.judges import Judge, Panel, Verdict, judge_key
+from convoscope.judges import Judge, Panel, RaterKind, Verdict, judge_key
 from convoscope.metrics import MetricJudge, check_metric_inputs
 from convoscope.store import Store
 
@@ -46,7 +46,7 @@ class RunSummary:
         else:
             self.scored += 1
         for verdict in members or [final]:
-            if verdict.rater.startswith("metric:") or verdict.shared_call:
+            if verdict.rater_kind is RaterKind.METRIC or verdict.shared_call:
                 continue  # computed from the log, or answered by another verdict's call
             self.cache_hits += verdict.cached
             self.model_calls += not verdict.cached and verdict.unscored_reason != "model_error"

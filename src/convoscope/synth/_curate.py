@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from convoscope.errors import ConfigError, LocatedError
 from convoscope.items import Item
-from convoscope.judges import Verdict
+from convoscope.judges import RaterKind, Verdict
 from convoscope.judges import read_verdicts as read_verdict_file
 from convoscope.synth._filters import check_user_language
 
@@ -85,7 +85,7 @@ def pick_rater(verdicts: list[Verdict], rater: str | None = None) -> str:
         return rater
     if len(raters) == 1:
         return raters[0]
-    panels = [name for name in raters if name.startswith("panel:")]
+    panels = [name for name in raters if RaterKind.of(name) is RaterKind.PANEL]
     if len(panels) == 1:
         return panels[0]
     raise ConfigError(f"the verdicts hold several raters ({', '.join(raters)}): choose one with --rater")

@@ -51,12 +51,14 @@ class ViewerData:
 
     def verdicts_of(self, item_id: str) -> dict[str, list[Row]]:
         """Every verdict on one item, by criterion (judges and people together)."""
+        from convoscope.judges import RaterKind
+
         grouped: dict[str, list[Row]] = defaultdict(list)
         for row in self.rows:
             if row.verdict.item_id == item_id:
                 grouped[row.verdict.criterion].append(row)
         for rows in grouped.values():
-            rows.sort(key=lambda row: (row.verdict.rater.startswith("human:"), row.verdict.rater))
+            rows.sort(key=lambda row: (row.verdict.rater_kind is RaterKind.HUMAN, row.verdict.rater))
         return dict(sorted(grouped.items()))
 
 
