@@ -111,8 +111,21 @@ def agreement_table(
     """
     if level not in LEVELS:
         raise ValueError(f"agreement_table: level must be one of {LEVELS}, got {level!r}")
-    matrices = rater_matrices(mark_idk(judgements, idk), by=by, keep_idk=True)
+    matrices = _matrices_of(judgements, by, idk)
     return [_row(matrix, level, labels) for _, matrix in sorted(matrices.items(), key=_sort_key)]
+
+
+def _matrices_of(judgements: Any, by: GroupBy,
+                 idk: Iterable[str]) -> dict[tuple[str, str | None], RaterMatrix]:
+    """Judgement objects go through :func:`rater_matrices`; a DataFrame from
+    :func:`convoscope.analysis._frame.read_frame` with numeric values is tabulated column-wise."""
+    if hasattr(judgements, "columns"):
+        from convoscope.analysis._frame import frame_matrices, frame_ratings
+
+        if judgements["value"].dtype.kind == "f":
+            return frame_matrices(judgements, by=by)
+        judgements = frame_ratings(judgements)
+    return rater_matrices(mark_idk(judgements, idk), by=by, keep_idk=True)
 
 
 def _sort_key(entry: tuple[tuple[str, str | None], RaterMatrix]) -> tuple[str, str]:
@@ -137,11 +150,23 @@ def _row(matrix: RaterMatrix, level: Level, labels: list[Any] | None) -> Agreeme
         krippendorff_alpha=attempt(notes, "Krippendorff's alpha",
                                    lambda: krippendorff_alpha(values, level=level, labels=labels)),
         mean_cohen_kappa=pairwise, cohen_weights=weights,
-        strong=attempt(notes, "strong agreement", lambda: strong_agreement(matrix.values, idk=IDK)),
+        strong=attempt(notes, "strong agreement", lambda: _strong(matrix)),
         pairwise_spearman=_correlation(notes, "pairwise rho", pairwise_correlation, plain),
         loo_spearman=_correlation(notes, "leave-one-out rho", leave_one_out, plain),
         notes=tuple(notes),
     )
+
+
+def _strong(matrix: RaterMatrix) -> StrongAgreement:
+    if matrix.numeric:  # numbers hold no "I don't know": every rated item counts
+        values = matrix.values
+        rated = int(((~np.isnan(values)).sum(axis=0) >= 2).sum())
+        try:
+            kappa, note = fleiss_kappa(values), None
+        except ValueError as error:
+            kappa, note = None, str(error)
+        return StrongAgreement(rated, 0, percent_agreement(values), kappa, note)
+    return strong_agreement(matrix.values, idk=IDK)
 
 
 def _correlation(notes: list[str], label: str, statistic: Callable[[Any], float],
@@ -165,6 +190,11 @@ def by_slot(judgements: Iterable[Any]) -> list[Any]:
     >>> [r.rater for r in by_slot(rows)]
     ['slot:1', 'slot:2', 'slot:1', 'slot:2']
     """
+    if hasattr(judgements, "columns"):  # a DataFrame from the fast reader
+        frame = judgements.copy()
+        slot = frame.groupby(["criterion", "item"], sort=False).cumcount() + 1
+        frame["rater"] = "slot:" + slot.astype(str)
+        return frame  # type: ignore[no-any-return]
     seen: dict[tuple[str, str], int] = {}
     slotted = []
     for judgement in judgements:

@@ -121,6 +121,10 @@ def category_codes(
     missing = missing_mask(array)
     codes = np.full(array.shape, MISSING_CODE, dtype=np.int64)
     if array.dtype != object:
+        if labels is None:
+            small = _small_integer_codes(array, missing)
+            if small is not None:
+                return small
         present = array[~missing]
         categories = np.unique(present) if labels is None else _numeric_labels(labels, name=name)
         if labels is None:
@@ -146,6 +150,27 @@ def category_codes(
         raise ValueError(f"{name}: value {unknown[0]!r} is not in labels {category_list}")
     codes[~missing] = [lookup[value] for value in present_values]
     return codes, category_list
+
+
+def _small_integer_codes(array: np.ndarray, missing: np.ndarray) -> tuple[np.ndarray, list[Any]] | None:
+    """Codes of whole-number ratings on a short scale by counting instead of sorting (rating
+    scales are whole numbers: 1-5, 0-100), on the whole array without compacting it; None when
+    the values are not such a scale."""
+    if missing.all():
+        return None
+    low, high = np.nanmin(array), np.nanmax(array)
+    if high - low > 10_000:
+        return None
+    shifted = np.where(missing, 0.0, array - low)
+    whole = shifted.astype(np.int64)
+    if not np.array_equal(whole, shifted):
+        return None
+    counts = np.bincount(whole.ravel(), weights=(~missing).ravel().astype(np.float64))
+    used = np.flatnonzero(counts)
+    lookup = np.full(len(counts), MISSING_CODE, dtype=np.int64)
+    lookup[used] = np.arange(len(used))
+    codes = np.where(missing, MISSING_CODE, lookup[whole])
+    return codes, (used + low).astype(np.float64).tolist()
 
 
 def _positions(values: np.ndarray, ordered: np.ndarray) -> np.ndarray:
@@ -175,10 +200,11 @@ def unit_counts(codes: np.ndarray, n_categories: int) -> np.ndarray:
     """For a raters x items code matrix: an items x categories table of how many raters chose
     each category."""
     n_items = codes.shape[1]
-    item_index = np.broadcast_to(np.arange(n_items), codes.shape)
-    present = codes != MISSING_CODE
-    flat = item_index[present] * n_categories + codes[present]
-    return np.bincount(flat, minlength=n_items * n_categories).reshape(n_items, n_categories)
+    # Column 0 of each item counts the missing ratings (code -1 + 1) and is dropped: no masking.
+    width = n_categories + 1
+    flat = (codes + 1) + (np.arange(n_items) * width)[None, :]
+    counts = np.bincount(flat.ravel(), minlength=n_items * width).reshape(n_items, width)
+    return counts[:, 1:]
 
 
 def as_value_set(values: Any | Iterable[Any]) -> set[Any]:

@@ -82,10 +82,12 @@ def agree(path: Path, level: str, by: str | None, idk: tuple[str, ...], pair_by:
       convoscope agree annotations.csv --item-col id --rater-col annotator --value-col label --level ordinal
     """
     from convoscope.analysis import IDK_ANSWERS, agreement_table, by_slot, read_ratings
+    from convoscope.analysis._frame import FAST_SUFFIXES, read_frame
 
     console = Console()
     with fail_on(console):
-        ratings = read_ratings(path, columns=_columns(columns, default_criterion=columns["value_col"]))
+        reader = read_frame if path.suffix.lower() in FAST_SUFFIXES else read_ratings
+        ratings = reader(path, columns=_columns(columns, default_criterion=columns["value_col"]))
         if pair_by == "slot":
             ratings = by_slot(ratings)
         rows = agreement_table(ratings, level=level, by=by, idk=idk or IDK_ANSWERS)  # type: ignore[arg-type]
@@ -293,9 +295,9 @@ def _study_tables(study: Any) -> list[Table]:
 
 
 def _judged_criteria(ratings: list[Any]) -> tuple[str, ...]:
-    from convoscope.analysis._metaeval import HUMAN_PREFIX
+    from convoscope.judges import RaterKind
 
-    return tuple(dict.fromkeys(r.criterion for r in ratings if not r.rater.startswith(HUMAN_PREFIX)))
+    return tuple(dict.fromkeys(r.criterion for r in ratings if RaterKind.of(r.rater) is not RaterKind.HUMAN))
 
 
 def _baseline_ratings(items_path: Path | None, baselines: tuple[str, ...], criteria: tuple[str, ...],
