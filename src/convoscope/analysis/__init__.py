@@ -69,12 +69,13 @@ from convoscope.analysis._detection import (
     threshold_at,
 )
 from convoscope.analysis._export import latex_escape, paper_table, to_csv, to_latex, to_markdown
+from convoscope.analysis._frame import FAST_SUFFIXES, read_frame
 from convoscope.analysis._krippendorff import krippendorff_alpha
 from convoscope.analysis._labels import label_value, map_labels
 from convoscope.analysis._metaeval import HumanCeiling, MetaevalRow, metaeval
 from convoscope.analysis._pooling import majority_vote, mean_pool, median_pool
 from convoscope.analysis._raters import leave_one_out, pairwise_correlation
-from convoscope.analysis._read import RatingColumns, read_ratings
+from convoscope.analysis._read import RatingColumns, parse_value, read_ratings
 from convoscope.analysis._report import metaeval_report
 from convoscope.analysis._significance import (
     DependentCorrelationTest,
@@ -90,6 +91,7 @@ from convoscope.analysis._system import run_agreement, system_bootstrap_ci, syst
 from convoscope.analysis._tables import IDK, RaterMatrix, Rating, rater_matrices
 
 __all__ = [
+    "FAST_SUFFIXES",
     "IDK",
     "IDK_ANSWERS",
     "AgreementRow",
@@ -145,6 +147,7 @@ __all__ = [
     "pairwise_cohen_kappa",
     "pairwise_correlation",
     "paper_table",
+    "parse_value",
     "pearson",
     "pearson_test",
     "per_rater_average",
@@ -152,6 +155,7 @@ __all__ = [
     "permutation_test",
     "precision",
     "rater_matrices",
+    "read_frame",
     "read_ratings",
     "recall",
     "roc_auc",

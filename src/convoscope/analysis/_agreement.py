@@ -46,7 +46,8 @@ def percent_agreement(matrix: Any, *, unanimous: bool = False) -> float:
     For two raters this is the share of items they rated the same. With ``unanimous=True`` it
     is instead the share of items on which every rater who rated it gave the same value.
 
-    Example: ``percent_agreement([rater_a, rater_b])``.
+    >>> percent_agreement([[1, 2, 3, 3], [1, 2, 2, 3]])
+    0.75
     """
     counts = _rated_counts(matrix, name="percent_agreement")
     raters = counts.sum(axis=1)
@@ -63,7 +64,8 @@ def fleiss_kappa(matrix: Any) -> float:
     item's agreement uses its own rater count and chance agreement uses the pooled category
     shares; items with fewer than two ratings are skipped.
 
-    Example: ``fleiss_kappa(ratings)`` with ``ratings`` shaped raters x items.
+    >>> round(fleiss_kappa([[1, 2, 3, 3, 2], [1, 2, 3, 2, 2], [2, 2, 3, 3, 1]]), 4)
+    0.3662
     """
     counts = _rated_counts(matrix, name="fleiss_kappa").astype(np.float64)
     raters = counts.sum(axis=1)
@@ -96,7 +98,8 @@ def cohen_kappa(a: Any, b: Any, *, weights: Weights = None, labels: Sequence[Any
     ``labels=range(1, 6)``, so unused levels still count in the distance. Items either rater
     left unrated are dropped.
 
-    Example: ``cohen_kappa(judge, human_majority, weights="quadratic", labels=range(1, 6))``.
+    >>> round(cohen_kappa([1, 2, 3, 4, 5], [1, 2, 4, 4, 5], weights="quadratic", labels=range(1, 6)), 4)
+    0.9524
     """
     weight = _weight_matrix(1, weights)  # validate the option before reading data
     first = as_array(a, name="cohen_kappa: a", ndim=1)
@@ -146,7 +149,8 @@ def pairwise_cohen_kappa(
 ) -> PairwiseKappa:
     """Cohen's kappa for each pair of raters on the items both rated, and the mean over pairs.
 
-    Example: ``pairwise_cohen_kappa(ratings).mean``.
+    >>> round(pairwise_cohen_kappa([[1, 2, 3, 3, 2], [1, 2, 3, 2, 2], [2, 2, 3, 3, 1]]).mean, 4)
+    0.375
     """
     ratings = as_array(matrix, name="pairwise_cohen_kappa", ndim=2)
     if labels is None:  # one shared category list, so weighted distances agree across pairs
@@ -189,7 +193,8 @@ def strong_agreement(matrix: Any, *, idk: Any | Iterable[Any] = "idk") -> Strong
     in ``idk``) are removed, then percent agreement and Fleiss' kappa are computed on the rest
     (the protocol of seed 003).
 
-    Example: ``strong_agreement(ratings, idk={"idk", "I don't know"})``.
+    >>> strong_agreement([["a", "b", "idk"], ["a", "b", "a"]]).n_removed
+    1
     """
     raw = np.asarray(matrix, dtype=object)  # "idk" may sit among numeric scores
     if raw.ndim != 2:

@@ -20,13 +20,16 @@ def renamed(**old_to_new: str) -> Callable[[F], F]:
     def decorate(function: F) -> F:
         @functools.wraps(function)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            for old, new in old_to_new.items():
-                if old in kwargs:
-                    if new in kwargs:
-                        raise TypeError(f"{function.__name__}: give {new}= only ({old}= is its old name)")
-                    warnings.warn(f"{function.__name__}: the argument {old}= is now {new}= (the old name "
-                                  "goes in the next release)", DeprecationWarning, stacklevel=2)
-                    kwargs[new] = kwargs.pop(old)
+            used = [old for old in old_to_new if old in kwargs]
+            for old in used:
+                new = old_to_new[old]
+                if new in kwargs:
+                    raise TypeError(f"{function.__name__}: give {new}= only ({old}= is its old name)")
+                kwargs[new] = kwargs.pop(old)
+            if used:
+                names = ", ".join(f"{old}= is now {old_to_new[old]}=" for old in used)
+                warnings.warn(f"{function.__name__}: {names} (the old names go in the next release)",
+                              DeprecationWarning, stacklevel=2)
             return function(*args, **kwargs)
 
         return wrapper  # type: ignore[return-value]

@@ -59,7 +59,8 @@ def roc_curve(y_true: Any, y_score: Any, *, positive: Any = 1) -> RocCurve:
     """False and true positive rates at each distinct score, as ``sklearn.metrics.roc_curve``
     with ``drop_intermediate=False``.
 
-    Example: ``fpr, tpr, thresholds = roc_curve(is_gibberish, gibberish_score)``.
+    >>> roc_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]).tpr.tolist()
+    [0.0, 0.5, 0.5, 1.0, 1.0]
     """
     is_positive, values = _labelled(y_true, y_score, positive, "roc_curve")
     order = np.argsort(values, kind="mergesort")[::-1]
@@ -117,7 +118,8 @@ def threshold_at(y_true: Any, y_score: Any, *, fpr: float, positive: Any = 1) ->
     that budget of false alarms allows. If even the top score exceeds the budget, the result is
     ``inf`` (flag nothing), with rates 0.
 
-    Example: ``threshold_at(is_gibberish, gibberish_score, fpr=0.01).threshold``.
+    >>> threshold_at([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], fpr=0.0).threshold
+    0.8
     """
     if not 0.0 <= fpr <= 1.0:
         raise ValueError(f"threshold_at: fpr must be between 0 and 1, got {fpr!r}")

@@ -31,7 +31,8 @@ def krippendorff_alpha(
     Undefined, and a ValueError, when no item has two ratings or when every rating is the same
     value (no disagreement is expected by chance, so alpha is 0/0).
 
-    Example: ``krippendorff_alpha(ratings, level="ordinal")``.
+    >>> round(krippendorff_alpha([[1, 2, 3, 3, 2], [1, 2, 3, 2, 2], [2, 2, 3, 3, 1]], level="ordinal"), 4)
+    0.6656
     """
     if level not in LEVELS:
         raise ValueError(f"krippendorff_alpha: level must be one of {LEVELS}, got {level!r}")

@@ -26,7 +26,8 @@ def majority_vote(matrix: Any, *, ties: Ties = "low", labels: Sequence[Any] | No
 
     Returns floats with NaN for numeric ratings, an object array with None for labels.
 
-    Example: ``majority_vote(human_ratings, ties="low")``.
+    >>> majority_vote([[1, 2, 3], [1, 3, 3], [2, 2, 1]], ties="low").tolist()
+    [1.0, 2.0, 3.0]
     """
     if ties not in ("low", "high", "missing"):
         raise ValueError(f"majority_vote: ties must be 'low', 'high' or 'missing', got {ties!r}")
@@ -62,7 +63,8 @@ def _pool(matrix: Any, name: str, min_ratings: int) -> tuple[np.ndarray, np.ndar
 def mean_pool(matrix: Any, *, min_ratings: int = 1) -> np.ndarray:
     """Mean rating per item; NaN where fewer than ``min_ratings`` raters rated it.
 
-    Example: ``human_mean = mean_pool(human_ratings)``.
+    >>> mean_pool([[1, 2, float("nan")], [3, 2, 4]]).tolist()
+    [2.0, 2.0, 4.0]
     """
     ratings, present, rated_by = _pool(matrix, "mean_pool", min_ratings)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -74,7 +76,8 @@ def median_pool(matrix: Any, *, min_ratings: int = 1) -> np.ndarray:
     """Median rating per item (midpoint of the two middle values for an even count); NaN where
     fewer than ``min_ratings`` raters rated it.
 
-    Example: ``median_pool(human_ratings, min_ratings=2)``.
+    >>> median_pool([[1, 2, float("nan")], [3, 2, 4]], min_ratings=2).tolist()
+    [2.0, 2.0, nan]
     """
     ratings, _, rated_by = _pool(matrix, "median_pool", min_ratings)
     # Sorting puts NaN last, so the k ratings of an item are its first k sorted values.

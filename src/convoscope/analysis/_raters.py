@@ -22,7 +22,8 @@ def leave_one_out(matrix: Any, *, statistic: Correlation = spearman) -> float:
     predicts the rest, the human ceiling for a judge correlated with the human mean. Needs at
     least three raters; raters whose correlation is undefined are left out of the mean.
 
-    Example: ``leave_one_out(human_ratings)``.
+    >>> round(leave_one_out([[1, 2, 3, 3, 2], [1, 2, 3, 2, 2], [2, 2, 3, 3, 1]]), 4)
+    0.7764
     """
     ratings = as_numbers(matrix, name="leave_one_out", ndim=2)
     if len(ratings) < 3:
@@ -44,7 +45,8 @@ def pairwise_correlation(matrix: Any, *, statistic: Correlation = spearman) -> f
     agreement USR (Mehri and Eskenazi, 2020) reports. Pairs whose correlation is undefined are
     left out of the mean.
 
-    Example: ``pairwise_correlation(human_ratings, statistic=pearson)``.
+    >>> round(pairwise_correlation([[1, 2, 3, 3, 2], [1, 2, 3, 2, 2], [2, 2, 3, 3, 1]]), 4)
+    0.6821
     """
     ratings = as_numbers(matrix, name="pairwise_correlation", ndim=2)
     if len(ratings) < 2:

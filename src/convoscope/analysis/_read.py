@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from convoscope.analysis._tables import Rating
-from convoscope.items import ItemError
-from convoscope.items._io import records
+from convoscope.items import ItemError, records
 
 _MISSING_TEXT = {"", "na", "n/a", "nan", "null", "none"}
 
