@@ -14,8 +14,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from convoscope.models import ModelError
-from convoscope.models._embedded import DEFAULT_EMBEDDED, INSTALL_HINT, embedded_model_path
+from convoscope.models import DEFAULT_EMBEDDED, INSTALL_HINT, ModelError, embedded_model_path
 
 
 class Embedder(Protocol):

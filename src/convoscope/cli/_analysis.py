@@ -81,8 +81,14 @@ def agree(path: Path, level: str, by: str | None, idk: tuple[str, ...], pair_by:
     Example:
       convoscope agree annotations.csv --item-col id --rater-col annotator --value-col label --level ordinal
     """
-    from convoscope.analysis import IDK_ANSWERS, agreement_table, by_slot, read_ratings
-    from convoscope.analysis._frame import FAST_SUFFIXES, read_frame
+    from convoscope.analysis import (
+        FAST_SUFFIXES,
+        IDK_ANSWERS,
+        agreement_table,
+        by_slot,
+        read_frame,
+        read_ratings,
+    )
 
     console = Console()
     with fail_on(console):
@@ -323,7 +329,7 @@ def _baseline_ratings(items_path: Path | None, baselines: tuple[str, ...], crite
 def _label(text: str | None) -> Any:
     if text is None:
         return None
-    from convoscope.analysis._read import parse_value
+    from convoscope.analysis import parse_value
 
     return parse_value(text)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from convoscope.datasets._benchmark import Benchmark, Dimension, Notes, describe, rate
 from convoscope.datasets._source import At, find_files, parse
 from convoscope.items import Item, Turn
-from convoscope.judges._verdict import Verdict
+from convoscope.judges import Verdict
 
 SOURCE = "Finch, Finch & Choi (2023), Don't Forget Your ABC's; Finch, Paek & Choi (2023), GPT-ABCEval"
 PUBLISHED_RATERS = {"gpt": "model:gpt-3.5-turbo", "specialized": "model:abc-eval-specialized"}

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from convoscope.datasets._source import At
 from convoscope.items import Item, Turn, write_jsonl
-from convoscope.judges._verdict import Verdict
+from convoscope.judges import Verdict
 
 Granularity = Literal["turn", "dialogue"]
 

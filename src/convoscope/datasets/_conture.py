@@ -14,7 +14,7 @@ from pathlib import Path
 from convoscope.datasets._benchmark import Benchmark, Dimension, Notes, describe, rate
 from convoscope.datasets._source import At, find_files, parse
 from convoscope.items import Item, Turn
-from convoscope.judges._verdict import Verdict
+from convoscope.judges import Verdict
 
 SOURCE = "Ghazarian et al. (2022), What is wrong with you?: Leveraging User Sentiment (ConTurE)"
 IMPRESSION = Dimension(

@@ -14,7 +14,7 @@ from pathlib import Path
 from convoscope.datasets._benchmark import Benchmark, Dimension, Notes, describe, rate
 from convoscope.datasets._source import At, find_files, parse
 from convoscope.items import Item, Turn
-from convoscope.judges._verdict import Verdict
+from convoscope.judges import Verdict
 
 SOURCE = "Mehri & Eskenazi (2020), Unsupervised Evaluation of Interactive Dialog with DialoGPT"
 RATERS = "human:<n> is the n-th of the 5 AMT ratings of an item, not the same worker across items"

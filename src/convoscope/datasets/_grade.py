@@ -21,7 +21,7 @@ from convoscope.datasets._benchmark import (
 )
 from convoscope.datasets._source import At, find_files, parse
 from convoscope.items import Item
-from convoscope.judges._verdict import Verdict
+from convoscope.judges import Verdict
 
 SOURCE = "Huang et al. (2020), GRADE: Automatic Graph-Enhanced Coherence Metric"
 COHERENCE = Dimension(

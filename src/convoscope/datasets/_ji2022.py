@@ -23,7 +23,7 @@ from convoscope.analysis import Rating
 from convoscope.datasets._benchmark import Benchmark, Dimension, Notes, describe, rate
 from convoscope.datasets._source import At, find_files, parse
 from convoscope.items import Item, Turn
-from convoscope.judges._verdict import Verdict
+from convoscope.judges import Verdict
 
 SOURCE = "Ji et al. (2022), Achieving Reliable Human Assessment of Open-Domain Dialogue Systems"
 _FILE = re.compile(r"^(pass|fail)_(.+)$")

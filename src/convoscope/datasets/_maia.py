@@ -23,7 +23,7 @@ from typing import Any
 from convoscope.datasets._benchmark import Benchmark, Dimension, Notes, describe, rate, verdict
 from convoscope.datasets._source import At, find_files, parse
 from convoscope.items import Item, Turn
-from convoscope.judges._verdict import Verdict
+from convoscope.judges import Verdict
 
 SOURCE = "Mendonça et al. (2023), Dialogue Quality and Emotion Annotations for Customer Support Conversations"
 EMOTIONS = ("empathy", "happiness", "neutral", "disappointment", "confusion", "frustration", "anger",

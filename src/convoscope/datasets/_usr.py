@@ -22,7 +22,7 @@ from convoscope.datasets._benchmark import (
 )
 from convoscope.datasets._source import At, find_files, parse
 from convoscope.items import Item, Turn
-from convoscope.judges._verdict import Verdict
+from convoscope.judges import Verdict
 
 SOURCE = "Mehri & Eskenazi (2020), USR: An Unsupervised and Reference Free Evaluation Metric"
 GROUND_TRUTH = "Original Ground Truth"

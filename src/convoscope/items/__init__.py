@@ -12,11 +12,25 @@ from convoscope.items._io import (
     jsonl_records,
     read_items,
     records,
+    validate_record,
     write_csv,
     write_jsonl,
 )
 from convoscope.items._model import Item, Turn
 
-__all__ = ["REFERENCE_SYSTEM", "ColumnMap", "Item", "ItemError", "Turn", "context_key", "jsonl_records",
-           "read_items", "records", "reference_candidate", "with_reference_candidates", "write_csv",
-           "write_jsonl"]
+__all__ = [
+    "REFERENCE_SYSTEM",
+    "ColumnMap",
+    "Item",
+    "ItemError",
+    "Turn",
+    "context_key",
+    "jsonl_records",
+    "read_items",
+    "records",
+    "reference_candidate",
+    "validate_record",
+    "with_reference_candidates",
+    "write_csv",
+    "write_jsonl",
+]

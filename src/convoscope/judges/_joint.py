@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,8 +60,7 @@ class JointJudge:
     persona: str | None = None
     persona_name: str | None = None
     max_tokens: int = 1200
-    _calls: dict[str, asyncio.Task[Generation | ModelError]] = field(
-        default_factory=dict, compare=False, repr=False)
+    _shared: _SharedCalls = field(default_factory=lambda: _SharedCalls(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if len({criterion.granularity for criterion in self.criteria}) > 1:
@@ -79,11 +79,9 @@ class JointJudge:
     async def __call__(self, item: Item, criterion: Criterion) -> Verdict:
         if criterion.name not in {c.name for c in self.criteria}:
             raise ValueError(f"criterion {criterion.name!r} is not among this one-call judge's criteria")
-        first = item.id not in self._calls
-        if first:
-            self._calls[item.id] = asyncio.ensure_future(self._ask(item))
         started = time.perf_counter()
-        outcome = await self._calls[item.id]
+        outcome, first = await self._shared.read(item.id, criterion.name, self.criteria,
+                                                 lambda: self._ask(item))
         if isinstance(outcome, ModelError):
             return self._verdict(item, criterion, value=None, unscored_reason="model_error",
                                  raw=str(outcome), latency_s=time.perf_counter() - started)
@@ -106,6 +104,36 @@ class JointJudge:
     def _verdict(self, item: Item, criterion: Criterion, **fields: Any) -> Verdict:
         return Verdict(item_id=item.id, criterion=criterion.name, rater=self.rater,
                        language=item.language, system=item.system, **fields)
+
+
+Outcome = Generation | ModelError
+
+
+class _SharedCalls:
+    """The one call per item that every criterion of a one-call judge reads its part from.
+
+    The run loop asks for one (item, criterion) at a time, so the answer waits here until each
+    criterion has read it; the entry is dropped after the last read, so memory holds only items
+    still being judged (plus items a resumed run asks only some criteria of, until the judge
+    goes). The judge's configuration stays frozen: this is its only state."""
+
+    def __init__(self) -> None:
+        self._pending: dict[str, tuple[asyncio.Future[Outcome], set[str]]] = {}
+
+    async def read(self, item_id: str, criterion: str, criteria: tuple[Criterion, ...],
+                   ask: Callable[[], Awaitable[Outcome]]) -> tuple[Outcome, bool]:
+        """The item's answer, and whether this read started the call (it books the usage)."""
+        first = item_id not in self._pending
+        if first:
+            self._pending[item_id] = (asyncio.ensure_future(ask()), {c.name for c in criteria})
+        future, unread = self._pending[item_id]
+        unread.discard(criterion)
+        if not unread:
+            del self._pending[item_id]
+        return await future, first
+
+    def __len__(self) -> int:
+        return len(self._pending)
 
 
 def _part(text: str, name: str) -> str:

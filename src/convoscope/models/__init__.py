@@ -12,6 +12,7 @@ from convoscope.models._cache import CachedModel, ResponseCache, cache_key
 from convoscope.models._embedded import (
     DEFAULT_EMBEDDED,
     EMBEDDED_MODELS,
+    INSTALL_HINT,
     EmbeddedModel,
     embedded_model_path,
 )
@@ -23,6 +24,7 @@ __all__ = [
     "EMBEDDED_MODELS",
     "CachedModel",
     "EmbeddedModel",
+    "INSTALL_HINT",
     "GenerateRequest",
     "Generation",
     "Message",

@@ -15,8 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from convoscope.items import ItemError, jsonl_records
-from convoscope.items._io import validate_record
+from convoscope.items import ItemError, jsonl_records, validate_record
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
