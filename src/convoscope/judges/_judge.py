@@ -14,7 +14,7 @@ from convoscope.judges._parse import parse_answer, score_distribution
 from convoscope.judges._prompt import build_request
 from convoscope.judges._relevance import with_relevance
 from convoscope.judges._verdict import Verdict
-from convoscope.models import Generation, Model, ModelError
+from convoscope.models import GenerateRequest, Generation, Model, ModelError, cache_key
 
 JudgeMode = Literal["chat", "completion"]
 
@@ -62,9 +62,21 @@ class RubricJudge:
         return {"kind": "rubric", "model": self.model.name, "mode": self.mode,
                 "persona": self.persona, "max_tokens": self.max_tokens}
 
-    async def __call__(self, item: Item, criterion: Criterion) -> Verdict:
-        request = build_request(criterion, item, mode=self.mode, persona=self.persona,
-                                max_tokens=self.max_tokens)
+    def request(self, item: Item, criterion: Criterion) -> GenerateRequest:
+        """The model request this judge sends for ``item`` on ``criterion`` (what its key hashes)."""
+        return build_request(criterion, item, mode=self.mode, persona=self.persona,
+                             max_tokens=self.max_tokens)
+
+    def task_key(self, item: Item, criterion: Criterion, request: GenerateRequest | None = None) -> str:
+        """Equal exactly when the model would be asked the same thing: a hash of the rendered
+        request (messages or prompt, schema, sampling settings) and the model's identity."""
+        rendered = request if request is not None else self.request(item, criterion)
+        return _digest({"judge": self.identity(), "request": cache_key(self.model.name, rendered),
+                        "item_id": item.id, "criterion": criterion.name})
+
+    async def __call__(self, item: Item, criterion: Criterion, *,
+                       request: GenerateRequest | None = None) -> Verdict:
+        request = request if request is not None else self.request(item, criterion)
         started = time.perf_counter()
         try:
             generation = await self.model.generate(request)
@@ -107,7 +119,9 @@ class RubricJudge:
 def _usage(generation: Generation) -> dict[str, Any]:
     return {"prompt_tokens": generation.prompt_tokens,
             "completion_tokens": generation.completion_tokens, "cost": generation.cost,
-            "latency_s": generation.latency_s, "cached": generation.cached}
+            "latency_s": generation.latency_s, "cached": generation.cached,
+            "served_model": generation.served_model, "seed": generation.seed,
+            "temperature": generation.temperature}
 
 
 def _short_hash(text: str | None) -> str:
@@ -115,9 +129,18 @@ def _short_hash(text: str | None) -> str:
 
 
 def judge_key(judge: Judge, item: Item, criterion: Criterion) -> str:
-    """A key that is equal exactly when a judgement would be the same work (for resume)."""
-    payload = {"judge": judge.identity(), "item_id": item.id, "item": item.content_key(),
-               "criterion": criterion.model_dump(mode="json")}
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+    """A key that is equal exactly when a judgement would be the same work (for resume).
+
+    Judges that render a model request (rubric, one-call, panels of them) hash that request,
+    so anything the judge would see (``meta.knowledge``, persona, documents, the rubric, the
+    sampling settings) is part of the key. Other judges hash their identity, the whole item
+    (``meta`` included) and the criterion."""
+    own = getattr(judge, "task_key", None)
+    if callable(own):
+        return str(own(item, criterion))
+    return _digest({"judge": judge.identity(), "item": item.model_dump(mode="json"),
+                    "criterion": criterion.model_dump(mode="json")})
 
 
+def _digest(payload: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()

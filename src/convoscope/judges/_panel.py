@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 import statistics
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from convoscope.criteria import Criterion
+from convoscope.errors import ConfigError
 from convoscope.items import Item
 from convoscope.judges._judge import Judge
-from convoscope.judges._verdict import Verdict
+from convoscope.judges._verdict import UnscoredReason, Verdict
 
 PoolRule = Literal["majority", "mean", "median"]
 TieRule = Literal["low", "high", "unscored"]
@@ -47,7 +49,7 @@ def pool_values(
             return None
         return tied[0] if ties == "low" else tied[-1]
     if not criterion.scale.is_numeric():
-        raise ValueError(f"'{rule}' pooling needs a numeric scale; {criterion.name} has labels")
+        raise ConfigError(f"'{rule}' pooling needs a numeric scale; {criterion.name} has labels")
     numbers = [float(value) for value in values]  # type: ignore[arg-type]
     return statistics.fmean(numbers) if rule == "mean" else float(statistics.median(numbers))
 
@@ -70,9 +72,9 @@ class Panel:
 
     def __post_init__(self) -> None:
         if len(self.members) < 2:
-            raise ValueError("a panel needs at least two judges")
+            raise ConfigError("a panel needs at least two judges")
         if not 1 <= self.quorum <= len(self.members):
-            raise ValueError(f"quorum must be between 1 and {len(self.members)}")
+            raise ConfigError(f"quorum must be between 1 and {len(self.members)}")
 
     @property
     def rater(self) -> str:
@@ -86,21 +88,43 @@ class Panel:
         pooled, _ = await self.judge_all(item, criterion)
         return pooled
 
-    async def judge_all(self, item: Item, criterion: Criterion) -> tuple[Verdict, list[Verdict]]:
-        """The pooled verdict and each member's verdict."""
-        members = list(await asyncio.gather(*(judge(item, criterion) for judge in self.members)))
+    def task_key(self, item: Item, criterion: Criterion,
+                 member_keys: Sequence[str] | None = None) -> str:
+        """A hash of the pooling rule and the members' keys (each a hash of what it is asked)."""
+        from convoscope.judges._judge import _digest, judge_key
+
+        keys = list(member_keys) if member_keys is not None else [
+            judge_key(member, item, criterion) for member in self.members]
+        return _digest({"panel": {"rule": self.rule, "ties": self.ties, "quorum": self.quorum,
+                                  "name": self.name}, "members": keys})
+
+    async def judge_all(self, item: Item, criterion: Criterion,
+                        requests: Sequence[Any] | None = None) -> tuple[Verdict, list[Verdict]]:
+        """The pooled verdict and each member's verdict. ``requests``: the members' rendered
+        requests (None where a member renders none), so that nothing is rendered twice."""
+        calls = []
+        for index, judge in enumerate(self.members):
+            request = requests[index] if requests is not None else None
+            calls.append(judge(item, criterion, request=request) if request is not None  # type: ignore[call-arg]
+                         else judge(item, criterion))
+        members = list(await asyncio.gather(*calls))
         return self.pool(item, criterion, members), members
 
     def pool(self, item: Item, criterion: Criterion, members: list[Verdict]) -> Verdict:
+        """Pool the members. A member that failed (``model_error``) makes the pooled verdict a
+        ``model_error`` too: a panel short of a judge is unfinished work, not a smaller panel."""
         scored = [verdict.value for verdict in members if verdict.value is not None]
         value = None
-        reason = None
-        if len(scored) >= self.quorum:
+        reason: UnscoredReason | None = None
+        expected = None
+        failed = [verdict for verdict in members if verdict.transient]
+        if failed:
+            reason = "model_error"
+        elif len(scored) >= self.quorum:
             pooled = pool_values(scored, criterion, rule=self.rule, ties=self.ties)
             value, expected = _split_pooled(pooled, criterion)
+            reason = "tie" if value is None else None
         else:
-            expected = None
-        if value is None:
             reason = "no_quorum"
         shares = Counter(str(v) for v in scored)
         return Verdict(
@@ -108,7 +132,9 @@ class Panel:
             unscored_reason=reason, expected_value=expected, relevant=_majority_flag(members),
             distribution={key: count / len(scored) for key, count in shares.items()} or None,
             reason=f"{len(scored)} of {len(members)} judges scored: "
-            + ", ".join(f"{v.rater}={v.value}" for v in members),
+            + ", ".join(f"{v.rater}={v.value if v.value is not None else v.unscored_reason}"
+                        for v in members),
+            raw="; ".join(f"{v.rater}: {v.raw}" for v in failed) or None,
             prompt_tokens=sum(v.prompt_tokens for v in members),
             completion_tokens=sum(v.completion_tokens for v in members),
             cost=sum(v.cost or 0.0 for v in members) or None,

@@ -12,10 +12,16 @@ UnscoredReason = Literal[
     "parse_failure",  # the output could not be read as an answer on the scale
     "refusal",  # the model declined to judge
     "idk",  # the rater answered "I don't know"
-    "model_error",  # the backend failed after all retries
+    "model_error",  # the backend failed after all retries (transient: a re-run retries it)
     "no_quorum",  # a panel had too few scored members to pool
+    "tie",  # a panel's members split evenly and the tie rule leaves it unscored
     "not_applicable",  # the criterion does not apply to this kind of item
 ]
+
+# Reasons that say nothing about the item: the work is not done and a re-run does it again.
+TRANSIENT: frozenset[str] = frozenset({"model_error"})
+# Reasons a re-run retries only when asked (``retry_unscored``): the model answered, unreadably.
+RETRYABLE_ON_REQUEST: frozenset[str] = frozenset({"parse_failure", "refusal"})
 
 
 class Verdict(BaseModel):
@@ -51,6 +57,11 @@ class Verdict(BaseModel):
     shared_call: bool = Field(default=False, description="Answered by a model call booked on another "
                               "verdict (one-call judging): no call, no tokens of its own.")
     run_id: str | None = None
+    served_model: str | None = Field(default=None, description="The model as the server named it "
+                                     "in its answer (e.g. a dated version).")
+    seed: int | None = None
+    temperature: float | None = None
+    convoscope_version: str | None = None
     language: str | None = None
     system: str | None = None
 
@@ -62,3 +73,8 @@ class Verdict(BaseModel):
     def rater_kind(self) -> RaterKind | None:
         """Model, panel, human, metric or baseline, read from ``rater`` (None when unprefixed)."""
         return RaterKind.of(self.rater)
+
+    @property
+    def transient(self) -> bool:
+        """Unscored for a reason that says nothing about the item (the work is still to do)."""
+        return self.unscored_reason in TRANSIENT

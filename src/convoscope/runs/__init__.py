@@ -1,26 +1,66 @@
-"""Judging runs: persisted as they go, resumable, summarised."""
+"""Judging runs: persisted as they go, resumable, shareable by several workers; results as values.
+
+``judge(items, criteria, "embedded")`` returns a :class:`RunResult` (verdicts, summary,
+``to_pandas()``, ``matrix(criterion)``) in scripts and notebooks alike; ``judge_async`` is the one
+async core. Exit statuses for CI are on :class:`RunSummary` (``EXIT_*``).
+"""
 
 from convoscope.runs._build import (
+    BESIDE_STORE,
     EMBEDDED_DEFAULT,
     OFFLINE_WARNING,
     JudgeSpec,
+    as_specs,
     build_judge,
+    default_cache_path,
     is_embedded,
     judge,
     judge_async,
+    judge_specs,
+    run_sync,
 )
-from convoscope.runs._run import RunSummary, applies, judge_items, run_id_for
+from convoscope.runs._result import RunResult
+from convoscope.runs._run import (
+    DEFAULT_LEASE_S,
+    Task,
+    applies,
+    judge_items,
+    plan_tasks,
+    run_id_for,
+    run_judge,
+)
+from convoscope.runs._summary import (
+    DEFAULT_MAX_UNSCORED,
+    EXIT_OK,
+    EXIT_OUTSTANDING,
+    EXIT_TOO_MANY_UNSCORED,
+    RunSummary,
+)
 
 __all__ = [
+    "BESIDE_STORE",
+    "DEFAULT_LEASE_S",
+    "DEFAULT_MAX_UNSCORED",
     "EMBEDDED_DEFAULT",
+    "EXIT_OK",
+    "EXIT_OUTSTANDING",
+    "EXIT_TOO_MANY_UNSCORED",
     "OFFLINE_WARNING",
     "JudgeSpec",
+    "RunResult",
     "RunSummary",
+    "Task",
     "applies",
+    "as_specs",
     "build_judge",
+    "default_cache_path",
     "is_embedded",
     "judge",
     "judge_async",
     "judge_items",
+    "judge_specs",
+    "plan_tasks",
     "run_id_for",
+    "run_judge",
+    "run_sync",
 ]

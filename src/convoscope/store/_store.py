@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,15 +40,35 @@ verdicts = sa.Table(
     sa.Column("unscored_reason", sa.String(32)),
     sa.Column("data", sa.Text, nullable=False),
     sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False, server_default="1"),
     sa.UniqueConstraint("run_id", "task_key", name="uq_verdict_task"),
 )
 schema_version = sa.Table(
     "schema_version", metadata, sa.Column("version", sa.Integer, nullable=False)
 )
+# The tasks of a run and who holds each: several processes share a run through leases.
+tasks = sa.Table(
+    "tasks", metadata,
+    sa.Column("run_id", sa.String(64), primary_key=True),
+    sa.Column("task_key", sa.String(64), primary_key=True),
+    sa.Column("owner", sa.String(64)),
+    sa.Column("lease_until", sa.Float),
+    sa.Column("done", sa.Boolean, nullable=False, default=False),
+)
+
+
+def _add_attempts(connection: sa.Connection) -> None:
+    """How many times a task was tried (a transient failure is superseded by the next try)."""
+    columns = {column["name"] for column in sa.inspect(connection).get_columns("verdicts")}
+    if "attempts" not in columns:
+        connection.execute(sa.text("ALTER TABLE verdicts ADD COLUMN attempts INTEGER NOT NULL DEFAULT 1"))
+
 
 # Each migration takes the schema from version i to i + 1. Append, never edit.
 MIGRATIONS: list[Any] = [
     lambda connection: metadata.create_all(connection, tables=[runs, verdicts]),
+    lambda connection: metadata.create_all(connection, tables=[tasks]),
+    _add_attempts,
 ]
 
 
@@ -113,14 +133,74 @@ class Store:
         """Write one verdict now (committed at once, so a kill loses nothing written)."""
         self.add_many(run_id, [(task_key, verdict)])
 
-    def add_many(self, run_id: str, rows: list[tuple[str, Verdict]]) -> None:
-        if not rows:
-            return
+    def add_many(self, run_id: str, rows: list[tuple[str, Verdict]], *,
+                 supersede: Iterable[str] = ()) -> None:
+        """Write verdicts in one transaction. A task already stored keeps its verdict, unless
+        that verdict is unscored for one of the ``supersede`` reasons (e.g. ``model_error``):
+        then the new one replaces it and ``attempts`` counts the tries."""
+        if rows:
+            with self.engine.begin() as connection:
+                self.write(connection, run_id, rows, supersede=supersede)
+
+    def write(self, connection: sa.Connection, run_id: str, rows: list[tuple[str, Verdict]], *,
+              supersede: Iterable[str] = ()) -> None:
+        """:meth:`add_many` inside the caller's transaction (the run's writer groups them)."""
         values = [_row(run_id, key, verdict) for key, verdict in rows]
-        with self.engine.begin() as connection:
-            statement = self._insert(verdicts).on_conflict_do_nothing(
-                index_elements=["run_id", "task_key"])
-            connection.execute(statement, values)
+        statement = self._insert(verdicts)
+        reasons = sorted(supersede)
+        if reasons:
+            statement = statement.on_conflict_do_update(
+                index_elements=["run_id", "task_key"],
+                set_={name: statement.excluded[name] for name in _REPLACED}
+                | {"attempts": verdicts.c.attempts + 1},
+                where=sa.or_(*(verdicts.c.unscored_reason == reason for reason in reasons)))
+        else:
+            statement = statement.on_conflict_do_nothing(index_elements=["run_id", "task_key"])
+        connection.execute(statement, values)
+
+    def task_states(self, run_id: str) -> dict[str, str | None]:
+        """Every stored task key of a run with its verdict's unscored reason (None: scored)."""
+        query = sa.select(verdicts.c.task_key, verdicts.c.unscored_reason).where(
+            verdicts.c.run_id == run_id)
+        with self.engine.connect() as connection:
+            return {key: reason for key, reason in connection.execute(query)}
+
+    def verdicts_for(self, run_id: str, keys: Iterable[str]) -> dict[str, Verdict]:
+        """The current verdicts of the given task keys of a run, by key."""
+        wanted = set(keys)
+        query = sa.select(verdicts.c.task_key, verdicts.c.data).where(verdicts.c.run_id == run_id)
+        with self.engine.connect() as connection:
+            return {key: Verdict.model_validate_json(data)
+                    for key, data in connection.execute(query) if key in wanted}
+
+    # -- several workers on one run (see _tasks.py) -------------------------------------------
+
+    def register_tasks(self, run_id: str, keys: Sequence[str], done: Iterable[str] = ()) -> None:
+        from convoscope.store._tasks import register_tasks
+
+        register_tasks(self.engine, run_id, keys, done)
+
+    def reopen_tasks(self, run_id: str, keys: Iterable[str]) -> None:
+        from convoscope.store._tasks import reopen_tasks
+
+        reopen_tasks(self.engine, run_id, keys)
+
+    def claim(self, run_id: str, worker: str, keys: Sequence[str], lease_s: float
+              ) -> tuple[set[str], set[str]]:
+        """Lease the free ones of ``keys`` to ``worker``: (claimed, already finished)."""
+        from convoscope.store._tasks import claim_tasks
+
+        return claim_tasks(self.engine, run_id, worker, keys, lease_s)
+
+    def renew(self, run_id: str, worker: str, lease_s: float) -> None:
+        from convoscope.store._tasks import renew_leases
+
+        renew_leases(self.engine, run_id, worker, lease_s)
+
+    def release(self, run_id: str, worker: str) -> None:
+        from convoscope.store._tasks import release_leases
+
+        release_leases(self.engine, run_id, worker)
 
     def verdicts(self, run_id: str | None = None) -> list[Verdict]:
         """Verdicts in the order they were written, for one run or all."""
@@ -140,11 +220,19 @@ class Store:
                 sa.select(runs.c.run_id).order_by(runs.c.created_at))]
 
     def _insert(self, table: sa.Table) -> Any:
-        dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite
-        return dialect.insert(table)
+        return insert_for(self.engine, table)
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+_REPLACED = ("item_id", "criterion", "rater", "value", "unscored_reason", "data", "created_at")
+
+
+def insert_for(engine: sa.Engine, table: sa.Table) -> Any:
+    """An INSERT with the dialect's ON CONFLICT clauses."""
+    dialect = postgresql if engine.dialect.name == "postgresql" else sqlite
+    return dialect.insert(table)
 
 
 def _row(run_id: str, task_key: str, verdict: Verdict) -> dict[str, Any]:

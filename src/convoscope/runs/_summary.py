@@ -1,0 +1,90 @@
+"""What a run did, and the exit status a CI job can rely on."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from convoscope.judges import Verdict
+
+# Exit statuses of ``convoscope judge`` (and :meth:`RunSummary.exit_code`).
+EXIT_OK = 0  # every task has a verdict that is not a transient failure
+EXIT_OUTSTANDING = 3  # some task's verdict is still a model_error (or missing): run again
+EXIT_TOO_MANY_UNSCORED = 4  # the unscored share of the run's verdicts exceeds --max-unscored
+DEFAULT_MAX_UNSCORED = 0.1
+# Reasons that are answers, not failures: they never count against --max-unscored.
+_ANSWERS = frozenset({"idk"})
+
+
+@dataclass
+class RunSummary:
+    """What a run did.
+
+    ``verdicts``/``scored``/``unscored`` count the final verdicts *this* invocation made;
+    ``resumed`` the tasks already finished before it; ``retried`` those it did again because
+    their verdict was a transient failure (or, on request, unscored); ``done_elsewhere`` the
+    tasks another worker finished meanwhile. ``outstanding`` counts the unscored final verdicts
+    of the whole run as it stands at the end (``missing``: tasks with no verdict at all), and
+    ``members`` each panel member's scored / unscored-by-reason counts in this invocation.
+    """
+
+    run_id: str
+    store: str
+    worker: str = ""
+    total_tasks: int = 0
+    resumed: int = 0
+    retried: int = 0
+    done_elsewhere: int = 0
+    not_applicable: int = 0
+    verdicts: int = 0
+    scored: int = 0
+    unscored: Counter[str] = field(default_factory=Counter)
+    outstanding: Counter[str] = field(default_factory=Counter)
+    members: dict[str, Counter[str]] = field(default_factory=dict)
+    model_calls: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    wall_time_s: float = 0.0
+
+    def count(self, final: Verdict, members: Sequence[Verdict]) -> None:
+        self.verdicts += 1
+        if final.value is None:
+            self.unscored[final.unscored_reason or "unknown"] += 1
+        else:
+            self.scored += 1
+        for verdict in members:
+            tally = self.members.setdefault(verdict.rater, Counter())
+            tally["scored" if verdict.value is not None else verdict.unscored_reason or "unknown"] += 1
+        for verdict in members or [final]:
+            if verdict.rater.startswith("metric:") or verdict.shared_call:
+                continue  # computed from the log, or answered by another verdict's call
+            self.cache_hits += verdict.cached
+            self.model_calls += not verdict.cached and verdict.unscored_reason != "model_error"
+            self.prompt_tokens += 0 if verdict.cached else verdict.prompt_tokens
+            self.completion_tokens += 0 if verdict.cached else verdict.completion_tokens
+            self.cost += 0.0 if verdict.cached else verdict.cost or 0.0
+
+    @property
+    def unscored_fraction(self) -> float:
+        """The share of the run's tasks whose current verdict is unscored (``idk`` excepted)."""
+        failing = sum(count for reason, count in self.outstanding.items() if reason not in _ANSWERS)
+        return failing / self.total_tasks if self.total_tasks else 0.0
+
+    def exit_code(self, max_unscored: float = DEFAULT_MAX_UNSCORED) -> int:
+        """0 all done; 3 work outstanding (model_error or missing verdicts); 4 too many unscored."""
+        if self.outstanding.get("model_error") or self.outstanding.get("missing"):
+            return EXIT_OUTSTANDING
+        if self.unscored_fraction > max_unscored:
+            return EXIT_TOO_MANY_UNSCORED
+        return EXIT_OK
+
+    def as_dict(self) -> dict[str, Any]:
+        data = dict(self.__dict__)
+        data["unscored"] = dict(self.unscored)
+        data["outstanding"] = dict(self.outstanding)
+        data["members"] = {rater: dict(tally) for rater, tally in self.members.items()}
+        return data
