@@ -1,9 +1,15 @@
 """Speed of convoscope.analysis beside the reference libraries, on 10,000 items.
 
-Run by hand (needs the dev extras: scikit-learn, statsmodels, krippendorff):
+Run by hand (needs the dev extras: scikit-learn, statsmodels, krippendorff, pandas, pyarrow):
 
-    python benchmarks/analysis_speed.py            # full run, about a minute on 2 cores
+    python benchmarks/analysis_speed.py            # full run, a few minutes on 2 cores
     python benchmarks/analysis_speed.py --quick    # fewer repeats
+    python benchmarks/analysis_speed.py --only scale   # only the issue-15 lines below
+
+The scale lines (issue 15): ``agree`` on a 1,000,000-row long CSV (200,000 items x 5 raters,
+read and every statistic computed) against pandas (pyarrow reader + pivot) plus the krippendorff
+package's alpha alone; alpha with 50 % missing ratings in several shapes; the Kendall bootstrap
+above 1,000 items; and ``metaeval`` on the real ABC-Eval and Ji et al. sets when present.
 
 Each line shows the best of several runs for ours and the reference, and the ratio
 (reference time / our time: above 1 means we are faster). The bootstrap lines compare the
@@ -19,6 +25,7 @@ import argparse
 import time
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 
 import krippendorff
 import numpy as np
@@ -132,11 +139,91 @@ def bootstrap_lines(d: dict[str, np.ndarray], resamples: int) -> list[str]:
     return lines
 
 
+def long_csv(path: Path, n_items: int = 200_000, raters: int = 5) -> None:
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    truth = rng.integers(1, 6, n_items)
+    items = np.repeat(np.arange(n_items), raters)
+    values = np.clip(truth[items] + rng.integers(-1, 2, len(items)), 1, 5)
+    rater_names = [f"r{r}" for r in np.tile(np.arange(raters), n_items)]
+    pd.DataFrame({"item_id": [f"i{i}" for i in items], "rater": rater_names,
+                  "value": values}).to_csv(path, index=False)
+
+
+def scale_lines(repeats: int) -> list[str]:
+    import tempfile
+
+    import pandas as pd
+
+    from convoscope.analysis._frame import read_frame
+
+    lines = []
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "long.csv"
+        long_csv(path)
+
+        def ours() -> object:
+            frame = read_frame(path, columns=A.RatingColumns(default_criterion="value"))
+            return A.agreement_table(frame, level="ordinal")
+
+        def reference() -> object:
+            frame = pd.read_csv(path, engine="pyarrow")
+            matrix = frame.pivot(index="rater", columns="item_id", values="value").to_numpy(dtype=float)
+            return krippendorff.alpha(matrix, level_of_measurement="ordinal")
+
+        mine, theirs = best_of(ours, max(1, repeats // 3)), best_of(reference, max(1, repeats // 3))
+        lines.append(f"{'agree, 1M-row CSV (all statistics)':<52}{mine:>9.2f} s {theirs:>10.2f} s"
+                     f"{mine / theirs:>9.2f}x of the reference (target <= 2)")
+    rng = np.random.default_rng(1)
+    for raters, items in ((5, 10_000), (5, 100_000), (50, 10_000), (20, 2_000)):
+        truth = rng.integers(1, 6, items)
+        table = np.clip(truth + rng.integers(-1, 2, (raters, items)), 1, 5).astype(float)
+        table[rng.random(table.shape) < 0.5] = np.nan
+        mine = best_of(lambda t=table: A.krippendorff_alpha(t, level="ordinal"), repeats)
+        theirs = best_of(lambda t=table: krippendorff.alpha(t, level_of_measurement="ordinal"), repeats)
+        label = f"alpha ordinal, 50% missing, {raters} x {items:,}"
+        lines.append(f"{label:<52}{mine * 1e3:>9.2f} ms{theirs * 1e3:>9.2f} ms{theirs / mine:>9.2f}x")
+    for n in (1_634, 4_000):
+        x = np.round(rng.normal(size=n) * 2)
+        y = np.round(x + rng.normal(size=n))
+        start = time.perf_counter()
+        A.bootstrap_ci(A.kendall, x, y, n_resamples=2000, seed=0)
+        lines.append(f"{f'bootstrap Kendall, {n:,} items x 2,000 (O(n log n))':<52}"
+                     f"{time.perf_counter() - start:>9.2f} s")
+    return lines + metaeval_lines()
+
+
+def metaeval_lines() -> list[str]:
+    from convoscope.datasets import load_benchmark
+
+    data = Path(__file__).resolve().parents[2] / "shared/data"
+    lines = []
+    for name, folder in (("abc-eval", "abc-eval-gpt"), ("ji2022", "ji2022-dialogue-eval")):
+        if not (data / folder).exists():
+            continue
+        benchmark = load_benchmark(name, data / folder)
+        judges = list(benchmark.published)
+        if not judges:  # Ji et al. ship no automatic labels: their z-scores stand in as a "judge"
+            judges = [A.Rating(r.item_id, r.criterion, "model:z-score", r.value, system=r.system)
+                      for r in benchmark.derived["z"]]
+        start = time.perf_counter()
+        A.metaeval_study(judges, benchmark.human, n_resamples=2000, system=True)
+        lines.append(f"{f'metaeval {name}, every criterion, 2,000 resamples':<52}"
+                     f"{time.perf_counter() - start:>9.2f} s")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--only", choices=["scale"], help="only the scale lines")
     args = parser.parse_args()
     repeats = 3 if args.quick else 7
+    if args.only == "scale":
+        for line in scale_lines(repeats):
+            print(line)
+        return
     d = data()
     np.seterr(all="ignore")
     warnings.simplefilter("ignore")  # numpy's all-NaN warnings would cost the references time
@@ -149,6 +236,10 @@ def main() -> None:
     print(f"{'bootstrap (percentile, 2,000 resamples)':<44}{'ours':>10}{'scipy loop':>13}"
           f"{'our loop':>13}{'ratio':>10}")
     for line in bootstrap_lines(d, resamples=2000):
+        print(line)
+    print()
+    print(f"{'at scale (issue 15)':<52}{'ours':>12}{'reference':>12}{'ratio':>10}")
+    for line in scale_lines(repeats):
         print(line)
 
 
