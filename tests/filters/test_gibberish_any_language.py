@@ -61,7 +61,8 @@ def test_a_lone_unknown_word_in_a_sentence_is_not_a_gibberish_fragment():
 
 
 def test_batch_and_single_judgements_agree():
-    texts = ["맛있어요", "ㅁㄴㅇㄹ", "직원이 친절했어요. ㅁㄴㅇㄹㅁㄴㅇㄹ", "좋아요 좋아요", "great", "쀍뗣뷁"]
+    texts = ["맛있어요", "ㅁㄴㅇㄹ", "직원이 친절했어요. ㅁㄴㅇㄹㅁㄴㅇㄹ", "좋아요 좋아요", "great",
+             "쀍뗣뷁"]
     assert detect_many(texts) == [detect(text) for text in texts]
 
 

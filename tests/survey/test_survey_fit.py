@@ -70,15 +70,16 @@ def _labelled(n: int = 40) -> tuple[np.ndarray, list[str]]:
 
 def test_fit_model_separates_labels_and_round_trips(tmp_path) -> None:
     x, labels = _labelled()
-    fitted = fit_model(x, labels)
-    assert fitted.auc is not None and fitted.auc > 0.9
-    assert fitted.threshold_rule == "eer" and fitted.labelled == 40
+    fitted = fit_model(x, labels, aggregate="ridge")
+    assert fitted.auc_in_sample is not None and fitted.auc_in_sample > 0.9
+    assert fitted.auc_cv is not None and fitted.labelled == 40
     assert fitted.weights[1] > fitted.weights[0]  # relevance carries the most weight here
     path = tmp_path / "fitted.json"
     save_model(fitted, path)
     loaded = load_model(path)
     assert loaded == fitted
-    assert loaded.predict(x[0]) == pytest.approx(float(x[0] @ fitted.weights + fitted.intercept))
+    raw = float(x[0] @ fitted.weights + fitted.intercept)
+    assert loaded.predict(x[0]) == pytest.approx(min(1.0, max(0.0, raw)))
 
 
 def test_fit_model_errors_state_the_rule(tmp_path) -> None:
@@ -87,6 +88,8 @@ def test_fit_model_errors_state_the_rule(tmp_path) -> None:
         fit_model(x, ["accept", "maybe", "reject", "accept", "hold", "reject"])
     with pytest.raises(ValueError, match="both accepted and not-accepted"):
         fit_model(x, ["reject"] * 6)
+    with pytest.raises(ValueError, match="labels .* or overall ratings"):
+        fit_model(x)
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
     with pytest.raises(ValueError, match="bad.json: not a fitted survey model"):
@@ -96,6 +99,6 @@ def test_fit_model_errors_state_the_rule(tmp_path) -> None:
 
 
 def test_fitted_model_is_frozen() -> None:
-    fitted = FittedModel(weights=(1, 1, 1), intercept=0, alpha=1, threshold=0.5, threshold_rule="eer")
+    fitted = FittedModel(accept_at=0.5, reject_below=0.5)
     with pytest.raises(ValueError):
-        fitted.threshold = 0.1  # type: ignore[misc]
+        fitted.accept_at = 0.1  # type: ignore[misc]

@@ -86,19 +86,19 @@ def test_gibberish_answers_never_reach_the_model(scored: Path) -> None:
 def test_report_is_self_contained_and_escaped(scored: Path) -> None:
     page = (scored / "report.html").read_text(encoding="utf-8")
     assert "<b>most</b>" not in page and "&lt;b&gt;most&lt;/b&gt;" in page
-    assert "직원들이 친절했어요" in page and "<meta charset='utf-8'>" in page
+    assert "직원들이 친절했어요" in page and '<meta charset="utf-8">' in page
     assert "http://" not in page and "https://" not in page
     decisions = [row["decision"] for row in _rows(scored / "scored.csv").values()]
     assert f"{decisions.count('accept')} accepted" in page
     assert f"{decisions.count('reject')} rejected" in page
-    assert "<th onclick='sortBy(8)'>baseline length</th>" in page  # after overall, before decision
+    assert '<th onclick="sortBy(9)">baseline length</th>' in page  # after overall, before decision
     assert "Offline judge." in page  # the embedded model judged: the page says what that is worth
 
 
 def test_model_file_applies_weights_without_judging_again(scored: Path) -> None:
     # Constant weights make the expected overall exact whatever the tiny model said.
-    fitted = FittedModel(weights=(0.0, 0.0, 0.0), intercept=0.8, alpha=1.0, threshold=0.7,
-                         threshold_rule="eer", hold_band=0.02)
+    fitted = FittedModel(aggregate="ridge", weights=(0.0, 0.0, 0.0), intercept=0.8,
+                         accept_at=0.72, reject_below=0.68)
     (scored / "fitted.json").write_text(fitted.model_dump_json(), encoding="utf-8")
     result = CliRunner().invoke(survey_group, [
         "score", str(scored / "answers.csv"), "--question-col", "q", "--answer-col", "a",
@@ -138,11 +138,14 @@ def test_fit_command_writes_weights_and_threshold(tmp_path: Path) -> None:
     (tmp_path / "expert.csv").write_text("\n".join(labels) + "\n", encoding="utf-8")
     out = tmp_path / "fitted.json"
     result = CliRunner().invoke(survey_group, ["fit", str(tmp_path / "scored.csv"), "--labels",
-                                      str(tmp_path / "expert.csv"), "--out", str(out)])
+                                      str(tmp_path / "expert.csv"), "--out", str(out),
+                                      "--aggregate", "ridge"])
     assert result.exit_code == 0, result.output
     saved = json.loads(out.read_text())
-    assert saved["auc"] == 1.0 and saved["threshold_rule"] == "eer" and len(saved["weights"]) == 3
-    assert saved["labelled"] == 8 and saved["alpha"] > 0
+    assert saved["auc_in_sample"] == 1.0 and saved["aggregate"] == "ridge" and len(saved["weights"]) == 3
+    assert saved["labelled"] == 8 and saved["alpha"] > 0 and saved["auc_cv"] is not None
+    # The ROC is printed with the chosen point marked, and the CV figure sits beside in-sample.
+    assert "accept (EER)" in result.output and "cross-validated" in result.output
 
 
 def test_reading_errors_name_file_line_and_field(tmp_path: Path) -> None:
@@ -159,13 +162,14 @@ def test_reading_errors_name_file_line_and_field(tmp_path: Path) -> None:
         read_scored_features(scored)
 
 
-def test_decide_uses_a_hold_band_around_the_threshold() -> None:
-    assert decide(0.56, threshold=0.5, hold_band=0.05)[0] == "accept"
-    assert decide(0.55, threshold=0.5, hold_band=0.05)[0] == "accept"
-    assert decide(0.5, threshold=0.5, hold_band=0.05)[0] == "hold"
-    assert decide(0.45, threshold=0.5, hold_band=0.05)[0] == "hold"
-    assert decide(0.44, threshold=0.5, hold_band=0.05)[0] == "reject"
-    assert decide(None, threshold=0.5, hold_band=0.05) == ("hold", "not every dimension was scored")
+def test_decide_holds_between_the_reject_and_accept_edges() -> None:
+    assert decide(0.56, accept_at=0.55, reject_below=0.45)[0] == "accept"
+    assert decide(0.55, accept_at=0.55, reject_below=0.45)[0] == "accept"
+    assert decide(0.5, accept_at=0.55, reject_below=0.45)[0] == "hold"
+    assert decide(0.45, accept_at=0.55, reject_below=0.45)[0] == "hold"
+    assert decide(0.44, accept_at=0.55, reject_below=0.45)[0] == "reject"
+    assert decide(0.5, accept_at=0.5, reject_below=0.5)[0] == "accept"  # no band: two classes
+    assert decide(None, accept_at=0.5, reject_below=0.5) == ("hold", "not every dimension was scored")
 
 
 def test_follow_up_templates_follow_the_weakest_dimension_and_language() -> None:
@@ -178,13 +182,13 @@ def test_follow_up_templates_follow_the_weakest_dimension_and_language() -> None
 
 
 def test_report_renders_without_labels_or_answers() -> None:
-    page = render_report(SurveyResult(answers=(), aggregation="sum", threshold=0.5, hold_band=0.05))
+    page = render_report(SurveyResult(answers=(), aggregation="sum", accept_at=0.55, reject_below=0.45))
     assert "0 answers" in page
     answer = ScoredAnswer(id="x", question="<q>", answer="<script>alert(1)</script>",
                           language="en", gibberish=True, gibberish_reasons=("low_likelihood",),
                           decision="reject", decision_reason="gibberish")
-    page = render_report(SurveyResult(answers=(answer,), aggregation="sum", threshold=0.5,
-                                      hold_band=0.05))
+    page = render_report(SurveyResult(answers=(answer,), aggregation="sum", accept_at=0.55,
+                                      reject_below=0.45))
     assert "<script>alert" not in page and "&lt;script&gt;" in page
 
 
@@ -207,7 +211,8 @@ def test_llm_synthesis_judges_overall_once_per_clean_answer(scored: Path) -> Non
     rows = _rows(scored / "llm.csv")
     for key in ("a1", "a3"):
         value = rows[key]["overall"]
-        assert value == "" or float(value) in (0.0, 0.25, 0.5, 0.75, 1.0)
+        # The synthesis' expected score (token probabilities) over 4, clipped to 0-1.
+        assert value == "" or 0.0 <= float(value) <= 1.0
 
 
 class _StubModel:

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 from rich.table import Table
 
 from convoscope.cli._common import fail_on
+from convoscope.errors import ConfigError
 
 SCORE_EXAMPLE = """
 \b
@@ -25,8 +26,9 @@ Examples:
 
 FIT_EXAMPLE = """
 \b
-Example:
+Examples:
   convoscope survey fit scored.csv --labels expert.csv --out fitted.json
+  convoscope survey fit scored.csv --labels expert.csv --aggregate ridge --hold-far 0.05 --hold-frr 0.05
 """
 
 GROUP_EXAMPLE = """
@@ -43,23 +45,26 @@ def survey_group() -> None:
 
 @survey_group.command("score", epilog=SCORE_EXAMPLE)
 @click.argument("items_path", metavar="ANSWERS", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--id-col", default="id", show_default=True, help="Column of answer ids.")
-@click.option("--question-col", default="question", show_default=True)
-@click.option("--answer-col", default="response", show_default=True)
-@click.option("--language-col", default="language", show_default=True)
+@click.option("--id-col", help="Column of answer ids [default: id, else Qualtrics' ResponseId, "
+              "else the line number].")
+@click.option("--question-col", help="Column of questions [default: question, if present].")
+@click.option("--answer-col", help="Column of answers [default: response or answer].")
+@click.option("--language-col", help="Column of language codes [default: language, if present].")
+@click.option("--skip-rows", type=int, help="Skip N rows under the header (other tools' extra "
+              "header rows). Qualtrics' two extra rows are recognised without it.")
 @click.option("--judge", "judges", multiple=True, default=("embedded",), show_default=True,
               help="Model spec, as for 'convoscope judge'. Repeat for a panel.")
 @click.option("--mode", type=click.Choice(["auto", "chat", "completion"]), default="auto",
               show_default=True)
 @click.option("--aggregate", "aggregation", type=click.Choice(["sum", "llm"]), default="sum",
               show_default=True, help="Overall score: normalised sum, or LLM synthesis with the "
-              "survey 'overall' criterion. --model switches to fitted ridge weights.")
+              "survey 'overall' criterion. --model switches to the fitted rule.")
 @click.option("--model", "model_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="fitted.json from 'survey fit': its weights, threshold and hold band.")
+              help="fitted.json from 'survey fit': its aggregate, thresholds and hold band.")
 @click.option("--threshold", type=float, default=0.5, show_default=True,
               help="Accept threshold on the 0-1 overall score (ignored with --model).")
 @click.option("--hold-band", type=float, default=0.05, show_default=True,
-              help="Scores this close to the threshold are held for a person.")
+              help="Scores this close to the threshold are held (ignored with --model).")
 @click.option("--lang", type=click.Choice(["auto", "en", "ko"]), default="auto", show_default=True,
               help="Language for the gibberish filter.")
 @click.option("--rubrics", type=click.Choice(["auto", "en"]), default="auto", show_default=True,
@@ -69,40 +74,45 @@ def survey_group() -> None:
               help="Add a judge-free score column (repeatable): answer length in words, or "
               "question-answer similarity by TF-IDF or by the embedded model's embeddings.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Scored CSV.")
-@click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="HTML report.")
+@click.option("--report", is_flag=False, flag_value="survey-report.html",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="HTML report (--report alone writes survey-report.html).")
 @click.option("--store", "store_target", default="convoscope.db", show_default=True)
 @click.option("--cache", "cache_path", type=click.Path(dir_okay=False))
 @click.option("--no-cache", is_flag=True)
 @click.option("--concurrency", type=int, default=8, show_default=True)
 @click.option("--limit", type=int, help="Score only the first N answers.")
-def score_command(items_path: Path, id_col: str, question_col: str, answer_col: str,
-                  language_col: str, judges: tuple[str, ...], mode: str, aggregation: str,
+def score_command(items_path: Path, id_col: str | None, question_col: str | None,
+                  answer_col: str | None, language_col: str | None, skip_rows: int | None,
+                  judges: tuple[str, ...], mode: str, aggregation: str,
                   model_path: Path | None, threshold: float, hold_band: float, lang: str,
                   rubrics: str, baselines: tuple[str, ...], out: Path | None, report: Path | None,
-                  store_target: str,
-                  cache_path: str | None, no_cache: bool, concurrency: int,
+                  store_target: str, cache_path: str | None, no_cache: bool, concurrency: int,
                   limit: int | None) -> None:
-    """Score ANSWERS (.csv, .jsonl): gibberish filter, then effort / relevance / completeness
-    from the judge, overall quality, accept / hold / reject and a follow-up question.
+    """Score ANSWERS (.csv, .tsv, .jsonl): gibberish filter, then effort / relevance /
+    completeness from the judge, overall quality, accept / hold / reject and a follow-up question.
 
-    Gibberish answers are rejected without a model call. Verdicts go to the store as they are
-    made, so re-running the same command resumes.
+    Gibberish answers are rejected without a model call; answers that address the grader are
+    never accepted. Verdicts go to the store as they are made, so re-running resumes.
     """
-    from convoscope.cli._judge import _default_cache, _judge_specs
-    from convoscope.items import ColumnMap, read_items
-    from convoscope.runs import OFFLINE_WARNING, is_embedded
+    from convoscope.runs import OFFLINE_WARNING, default_cache_path, is_embedded, judge_specs
     from convoscope.store import Store
-    from convoscope.survey import load_model, write_report, write_scored_csv
+    from convoscope.survey import SurveyColumns, load_model, read_survey, write_report, write_scored_csv
 
     console = Console(stderr=True)
     with fail_on(console):
-        columns = ColumnMap(id=id_col, question=question_col, response=answer_col,
-                            language=language_col)
-        items = read_items(items_path, columns=columns)[: limit or None]
+        _refuse_overwriting(out, items_path, model_path)
+        _refuse_overwriting(report, items_path, model_path, out)
+        export = read_survey(items_path, SurveyColumns(id=id_col, question=question_col,
+                                                       answer=answer_col, language=language_col),
+                             skip_rows=skip_rows)
+        for note in export.notes:
+            console.print(f"[cyan]{items_path}:[/cyan] {note}", soft_wrap=True)
+        items = export.items[: limit or None]
         fitted = load_model(model_path) if model_path else None
-        specs = _judge_specs(judges, mode, ())
+        specs = judge_specs(judges, mode=mode)
         store = Store(store_target)
-        cache = None if no_cache else cache_path or _default_cache(store)
+        cache = None if no_cache else cache_path or default_cache_path(store)
         if any(is_embedded(spec.model) for spec in specs):
             console.print(f"[yellow]{OFFLINE_WARNING}[/yellow]")
         result = _run(console, items, specs, store, cache, aggregation=aggregation, fitted=fitted,
@@ -114,6 +124,14 @@ def score_command(items_path: Path, id_col: str, question_col: str, answer_col: 
             write_report(result, report)
             console.print(f"Wrote the report to {report}")
         _print_summary(result)
+
+
+def _refuse_overwriting(out: Path | None, *inputs: Path | None) -> None:
+    if out is None:
+        return
+    for given in inputs:
+        if given is not None and given.exists() and out.resolve() == given.resolve():
+            raise ConfigError(f"{out}: refusing to overwrite an input file; choose another output name")
 
 
 def _run(console: Console, items, specs, store, cache, **options):  # type: ignore[no-untyped-def]
@@ -136,12 +154,21 @@ def _print_summary(result) -> None:  # type: ignore[no-untyped-def]
             ("cache hits / resumed", f"{result.cache_hits} / {result.resumed}"),
             *((name, decisions.count(name)) for name in ("accept", "hold", "reject")),
             ("overall", result.aggregation),
-            ("threshold", f"{result.threshold:.3f} ± {result.hold_band:.3f}"),
+            ("accept at / reject below", f"{result.accept_at:.3f} / {result.reject_below:.3f}"),
+            ("scores used", _bases(result.answers)),
+            ("addresses the grader", sum(bool(a.grader_signals) for a in result.answers)),
             ("follow-ups by source", _sources(result.answers)),
             ("runs", ", ".join(result.run_ids) or "-")]
     for name, value in rows:
         table.add_row(name, str(value))
     Console().print(table)
+
+
+def _bases(answers) -> str:  # type: ignore[no-untyped-def]
+    # Says whether the overall used probability-weighted (expected) or most likely scores.
+    counts = Counter(a.score_basis for a in answers if a.scores)
+    shown = {"expected": "expected (token probabilities)", "argmax": "argmax (most likely)"}
+    return ", ".join(f"{shown[basis]} x{count}" for basis, count in sorted(counts.items())) or "-"
 
 
 def _sources(answers) -> str:  # type: ignore[no-untyped-def]
@@ -154,37 +181,75 @@ def _sources(answers) -> str:  # type: ignore[no-untyped-def]
 @click.argument("scored_path", metavar="SCORED", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--labels", "labels_path", required=True,
               type=click.Path(dir_okay=False, path_type=Path),
-              help="CSV of expert labels: an id column and accept / hold / reject.")
+              help="CSV of expert labels: an id column, and accept / hold / reject and/or a "
+              "numeric overall-quality rating.")
 @click.option("--id-col", default="id", show_default=True, help="Id column in the labels CSV.")
-@click.option("--label-col", default="label", show_default=True)
+@click.option("--label-col", default="label", show_default=True,
+              help="accept / hold / reject column (optional when --overall-col is there).")
+@click.option("--overall-col", help="Numeric overall-quality column [default: overall, if present].")
+@click.option("--overall-max", type=float, default=4.0, show_default=True,
+              help="Top of the overall-quality scale (seed 000: 0-4).")
+@click.option("--accept-min", type=float, help="Without accept/reject labels: ratings at or "
+              "above this count as accepted [default: 3 on a 0-4 scale].")
+@click.option("--aggregate", type=click.Choice(["sum", "ridge", "llm"]), default="sum",
+              show_default=True, help="Overall score the threshold is set on: Sum (seed 000's "
+              "default), ridge weights fitted to the overall ratings, or the LLM synthesis "
+              "(needs SCORED from --aggregate llm).")
+@click.option("--hold-far", type=float, help="Hold band: accept only where the false-accept "
+              "rate is at most this (e.g. 0.05).")
+@click.option("--hold-frr", type=float, help="Hold band: reject only where the false-reject "
+              "rate is at most this (e.g. 0.05).")
+@click.option("--scores", "basis", type=click.Choice(["auto", "expected", "argmax"]), default="auto",
+              show_default=True, help="Dimension scores to use: expected (token probabilities), "
+              "argmax, or auto (expected when every judged answer has them).")
+@click.option("--folds", type=int, default=5, show_default=True, help="Cross-validation folds.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("fitted.json"),
               show_default=True)
-@click.option("--target-fpr", type=float,
-              help="Pick the threshold allowing at most this false-accept rate (default: EER).")
-@click.option("--hold-band", type=float, default=0.05, show_default=True)
-def fit_command(scored_path: Path, labels_path: Path, id_col: str, label_col: str, out: Path,
-                target_fpr: float | None, hold_band: float) -> None:
-    """Fit ridge weights (alpha by cross-validation) and the accept threshold on the ROC curve,
-    from SCORED (the CSV of 'survey score') and expert labels. Hold counts as reject."""
-    from convoscope.survey import fit_model, read_labels, read_scored_features, save_model
+def fit_command(scored_path: Path, labels_path: Path, id_col: str, label_col: str,
+                overall_col: str | None, overall_max: float, accept_min: float | None,
+                aggregate: str, hold_far: float | None, hold_frr: float | None, basis: str,
+                folds: int, out: Path) -> None:
+    """Fit seed 000's decision rule on SCORED (the CSV of 'survey score') and expert labels:
+    the accept threshold at the equal-error rate of the chosen aggregate (hold counts as not
+    accepted), an optional hold band from two ROC operating points, AUC / EER by k-fold
+    cross-validation beside the in-sample figures. Prints the ROC with the chosen points."""
+    from convoscope.survey import fit_labelled, save_model
 
     console = Console(stderr=True)
     with fail_on(console):
-        features = read_scored_features(scored_path)
-        labels = read_labels(labels_path, id_col=id_col, label_col=label_col)
-        paired = [(features[i], label) for i, label in labels.items() if features.get(i)]
-        if len(paired) < 4:
-            raise ValueError(f"{labels_path}: only {len(paired)} labelled answers match fully "
-                             f"scored rows of {scored_path}; need at least 4")
-        fitted = fit_model([f for f, _ in paired], [label for _, label in paired],
-                           target_fpr=target_fpr, hold_band=hold_band)
+        _refuse_overwriting(out, scored_path, labels_path)
+        fitted, report = fit_labelled(scored_path, labels_path, id_col=id_col, label_col=label_col,
+                                      overall_col=overall_col, overall_max=overall_max,
+                                      accept_min=accept_min, aggregate=aggregate,  # type: ignore[arg-type]
+                                      hold_far=hold_far, hold_frr=hold_frr, basis=basis, folds=folds)
         save_model(fitted, out)
-        console.print(f"Fitted on {len(paired)} answers ({len(labels) - len(paired)} labels "
-                      f"unmatched); wrote {out}")
-        Console().print(f"weights {dict(zip(fitted.dimensions, fitted.weights, strict=True))} "
-                        f"intercept {fitted.intercept:.3f} alpha {fitted.alpha:g} "
-                        f"threshold {fitted.threshold:.3f} ({fitted.threshold_rule}) "
-                        f"AUC {fitted.auc:.3f} EER {fitted.equal_error_rate:.3f}")
+        for line in report:
+            console.print(line, soft_wrap=True, markup=False)
+        console.print(f"wrote {out}")
+        _print_fit(fitted)
+
+
+def _print_fit(fitted) -> None:  # type: ignore[no-untyped-def]
+    from convoscope.survey import roc_rows
+
+    out = Console()
+    table = Table(title=f"ROC of the {fitted.aggregate} score (accept vs hold+reject)")
+    for name in ("threshold", "false accept", "true accept", "chosen"):
+        table.add_column(name, justify="right" if name != "chosen" else "left")
+    for threshold, far, tar, chosen in roc_rows(fitted):
+        table.add_row(threshold, f"{far:.3f}", f"{tar:.3f}", chosen)
+    out.print(table)
+    weights = ", ".join(f"{d} {w:.3f}" for d, w in zip(fitted.dimensions, fitted.weights, strict=True))
+    cv = ("-" if fitted.auc_cv is None else f"{fitted.auc_cv:.3f}")
+    cv_eer = ("-" if fitted.eer_cv is None else f"{fitted.eer_cv:.3f}")
+    out.print(f"aggregate {fitted.aggregate} ({weights}; intercept {fitted.intercept:.3f}); "
+              f"accept at >= {fitted.accept_at:.3f}, reject below {fitted.reject_below:.3f} "
+              f"({fitted.hold_rule}); positives: {fitted.positives}", soft_wrap=True)
+    out.print(f"AUC in-sample {fitted.auc_in_sample:.3f}, cross-validated {cv}; "
+              f"EER in-sample {fitted.eer_in_sample:.3f}, cross-validated {cv_eer} "
+              f"({fitted.cv_note}); {fitted.labelled} labelled answers", soft_wrap=True)
+    for note in fitted.notes:
+        out.print(f"note: {note}", soft_wrap=True)
 
 
 COMMANDS: list[click.Command] = [survey_group]

@@ -1,4 +1,16 @@
-"""Ridge weights and an accept threshold fitted on expert-labelled answers (seed 000, section 5.2).
+"""Seed 000's decision rule, fitted on expert-labelled answers (section 5.2).
+
+* The overall score is an aggregate of the three normalised dimension scores: their mean (the
+  seed's Sum, rescaled to 0-1; the default), ridge weights fitted to the experts' *overall
+  quality* ratings (0-4, or any numeric column), or the LLM synthesis. It is clipped to 0-1.
+* The accept threshold sits at the equal-error rate of the ROC of that aggregate against the
+  experts' acceptance, where "hold" counts as not accepted, as in the seed.
+* An optional hold band comes from two more ROC operating points: the lowest score that keeps
+  false accepts within ``hold_far`` and the highest that keeps false rejects within
+  ``hold_frr``. Both are scores that labelled answers actually reach and each is clamped to the
+  EER threshold's side, so neither accept nor reject can become unreachable.
+* AUC and EER are reported by stratified k-fold cross-validation (scores predicted for answers
+  the weights never saw) beside the in-sample figures.
 
 Ridge is a few lines of linear algebra, so it lives here in numpy rather than pulling
 scikit-learn into the runtime; the tests check it against scikit-learn's ``Ridge``.
@@ -15,11 +27,13 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from convoscope.analysis import equal_error_rate, roc_auc, roc_curve, threshold_at
+from convoscope.errors import ConfigError
 
 DIMENSIONS: tuple[str, ...] = ("effort", "relevance", "completeness")
 DIMENSION_MAXIMA: dict[str, int] = {"effort": 7, "relevance": 4, "completeness": 4}
 DEFAULT_ALPHAS: tuple[float, ...] = (0.001, 0.01, 0.1, 1.0, 10.0, 100.0)
 LABELS: tuple[str, ...] = ("accept", "hold", "reject")
+FitAggregate = Literal["sum", "ridge", "llm"]
 
 
 def ridge_fit(features: Any, target: Any, *, alpha: float) -> tuple[np.ndarray, float]:
@@ -73,31 +87,68 @@ def _matrix(features: Any, target: Any, name: str) -> tuple[np.ndarray, np.ndarr
     return x, y
 
 
-class FittedModel(BaseModel):
-    """What ``survey fit`` learned: ridge weights over normalised dimension scores (0-1) and the
-    accept threshold on the resulting overall score. Saved as JSON; ``survey score --model``
-    applies it."""
+class RocPoint(BaseModel):
+    """One operating point: accept when the overall score is at or above ``threshold``."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    version: int = 1
+    threshold: float
+    false_accept_rate: float
+    false_reject_rate: float
+
+
+class FittedModel(BaseModel):
+    """What ``survey fit`` learned. Saved as JSON; ``survey score --model`` applies it.
+
+    Accept when the overall score >= ``accept_at``; reject when it is < ``reject_below``; hold in
+    between (no band when the two are equal)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    version: int = 2
+    aggregate: FitAggregate = "sum"
     dimensions: tuple[str, ...] = DIMENSIONS
-    weights: tuple[float, ...]
-    intercept: float
-    alpha: float = Field(description="Ridge penalty chosen by cross-validation.")
-    threshold: float = Field(description="Accept when the fitted overall score is at or above it.")
-    threshold_rule: str = Field(description="'eer' or 'fpr<=X': how the threshold was chosen.")
-    hold_band: float = Field(default=0.05, description="Scores within this of the threshold: hold.")
-    auc: float | None = None
-    equal_error_rate: float | None = None
+    weights: tuple[float, ...] = Field(default=(1 / 3, 1 / 3, 1 / 3),
+                                       description="On the normalised (0-1) dimension scores.")
+    intercept: float = 0.0
+    alpha: float | None = Field(default=None, description="Ridge penalty chosen by CV (ridge only).")
+    target: str = Field(default="", description="What the ridge weights were fitted to.")
+    accept_at: float = Field(description="The EER threshold on the overall score.")
+    reject_below: float = Field(description="Lower edge of the hold band (= accept_at: no band).")
+    hold_rule: str = Field(default="none", description="How the hold band was chosen.")
+    positives: str = Field(default="label == accept", description="Which answers count as accepted.")
+    auc_in_sample: float | None = None
+    eer_in_sample: float | None = None
+    auc_cv: float | None = Field(default=None, description="AUC of out-of-fold scores.")
+    eer_cv: float | None = None
+    cv_folds: int = 0
+    cv_note: str = ""
     roc_fpr: tuple[float, ...] = ()
     roc_tpr: tuple[float, ...] = ()
     roc_thresholds: tuple[float, ...] = ()
+    points: dict[str, RocPoint] = Field(default_factory=dict,
+                                        description="The chosen operating points by name.")
     labelled: int = 0
+    notes: tuple[str, ...] = ()
 
     def predict(self, normalised: Sequence[float]) -> float:
-        """Overall score for one answer's normalised dimension scores (in ``dimensions`` order)."""
-        return float(np.dot(self.weights, normalised) + self.intercept)
+        """Overall score (clipped to 0-1) for one answer's normalised dimension scores, by the
+        same arithmetic as the fit, so an answer on a threshold lands on the same side."""
+        if self.aggregate == "llm":
+            raise ValueError("an llm-aggregate model takes the synthesis score, not dimensions")
+        return float(aggregate_scores([list(normalised)], aggregate=self.aggregate,
+                                      weights=self.weights, intercept=self.intercept)[0])
+
+
+def aggregate_scores(features: Any, *, aggregate: FitAggregate, weights: Sequence[float] | None = None,
+                     intercept: float = 0.0, llm: Any = None) -> np.ndarray:
+    """The overall score of each answer, clipped to 0-1: mean of the normalised dimensions (Sum),
+    a weighted sum (ridge) or the LLM synthesis passed in ``llm``."""
+    if aggregate == "llm":
+        return np.clip(np.asarray(llm, dtype=float), 0.0, 1.0)
+    x = np.asarray(features, dtype=float)
+    raw = x.mean(axis=1) if aggregate == "sum" else x @ np.asarray(weights) + intercept
+    return np.clip(raw, 0.0, 1.0)
 
 
 def choose_threshold(accepted: Any, scores: Any, *,
@@ -109,35 +160,146 @@ def choose_threshold(accepted: Any, scores: Any, *,
     return float(threshold_at(accepted, scores, fpr=target_fpr).threshold), f"fpr<={target_fpr:g}"
 
 
-def fit_model(normalised: Any, labels: Sequence[str], *, alphas: Sequence[float] = DEFAULT_ALPHAS,
-              target_fpr: float | None = None, hold_band: float = 0.05,
-              target: Literal["accept", "grade"] = "grade") -> FittedModel:
-    """Fit ridge on expert labels and pick the threshold. Hold counts as reject (as in the seed).
+def _point(accepted: np.ndarray, scores: np.ndarray, threshold: float) -> RocPoint:
+    taken = scores >= threshold
+    return RocPoint(threshold=float(threshold),
+                    false_accept_rate=float(taken[~accepted].mean()),
+                    false_reject_rate=float((~taken[accepted]).mean()))
 
-    ``target="grade"`` regresses on accept=1, hold=0.5, reject=0 so the ordering of the three
-    labels informs the weights; the ROC always uses accept vs the rest.
-    """
-    unknown = sorted({label for label in labels if label not in LABELS})
-    if unknown:
-        raise ValueError(f"labels must be accept, hold or reject; got {', '.join(unknown)}")
-    accepted = np.array([label == "accept" for label in labels])
+
+def hold_band(accepted: Any, scores: Any, *, accept_at: float, hold_far: float | None,
+              hold_frr: float | None) -> tuple[float, float, str, tuple[str, ...]]:
+    """(accept_at, reject_below, rule, notes) for a hold band between two operating points.
+
+    Upper edge: the lowest threshold with false-accept rate <= ``hold_far``, never below the EER
+    threshold. Lower edge: the highest threshold with false-reject rate <= ``hold_frr``, never
+    above it. Both are scores of labelled answers, so an answer reaches each side."""
+    accepted, scores = np.asarray(accepted, dtype=bool), np.asarray(scores, dtype=float)
+    if hold_far is None and hold_frr is None:
+        return accept_at, accept_at, "none", ()
+    notes: list[str] = []
+    upper = accept_at
+    if hold_far is not None:
+        found = float(threshold_at(accepted, scores, fpr=hold_far).threshold)
+        if not np.isfinite(found):
+            notes.append(f"no score keeps false accepts within {hold_far:g}; the EER threshold stands")
+        upper = max(accept_at, found) if np.isfinite(found) else accept_at
+    lower = accept_at
+    if hold_frr is not None:
+        fpr, tpr, thresholds = roc_curve(accepted, scores)
+        reachable = [t for t, rate in zip(thresholds, tpr, strict=True)
+                     if np.isfinite(t) and 1 - rate <= hold_frr]
+        lower = min(accept_at, max(reachable)) if reachable else accept_at
+        if not (scores < lower).any():
+            notes.append("no labelled answer scores below the false-reject point; "
+                         "the band's lower edge is the EER threshold")
+            lower = accept_at
+    shown = ("-" if hold_frr is None else f"{hold_frr:g}", "-" if hold_far is None else f"{hold_far:g}")
+    rule = f"hold between the FRR<={shown[0]} and FAR<={shown[1]} points"
+    return float(upper), float(lower), rule, tuple(notes)
+
+
+def _stratified_folds(accepted: np.ndarray, folds: int, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    parts: list[list[int]] = [[] for _ in range(folds)]
+    for cls in (True, False):
+        members = rng.permutation(np.flatnonzero(accepted == cls))
+        for position, index in enumerate(members):
+            parts[position % folds].append(int(index))
+    return [np.array(sorted(part)) for part in parts if part]
+
+
+def cross_validated_scores(features: Any, target: Any, accepted: Any, *, folds: int = 5,
+                           alphas: Sequence[float] = DEFAULT_ALPHAS, seed: int = 0) -> np.ndarray:
+    """Out-of-fold ridge scores: each answer scored by weights fitted without it (stratified
+    folds on acceptance, alpha re-chosen inside every training split)."""
+    x, y = _matrix(features, target, "cross_validated_scores")
+    accepted = np.asarray(accepted, dtype=bool)
+    out = np.empty(len(y))
+    for held_out in _stratified_folds(accepted, folds, seed):
+        train = np.setdiff1d(np.arange(len(y)), held_out)
+        alpha = choose_alpha(x[train], y[train], alphas=alphas, folds=min(5, len(train)))
+        weights, intercept = ridge_fit(x[train], y[train], alpha=alpha)
+        out[held_out] = np.clip(x[held_out] @ weights + intercept, 0.0, 1.0)
+    return out
+
+
+def _accepted_and_target(
+    labels: Sequence[str] | None, overall: Sequence[float] | None, overall_max: float,
+    accept_min: float | None,
+) -> tuple[np.ndarray, np.ndarray, str, str]:
+    if labels is not None:
+        unknown = sorted({label for label in labels if label not in LABELS})
+        if unknown:
+            raise ConfigError(f"labels must be accept, hold or reject; got {', '.join(unknown)}")
+    if overall is not None:
+        rating = np.asarray(overall, dtype=float)
+        if not np.isfinite(rating).all():
+            raise ConfigError("overall ratings must all be numbers")
+        target, target_name = rating / overall_max, f"expert overall quality (0-{overall_max:g})"
+    else:
+        # Without ratings, regress on acceptance; hold counts as not accepted, as in the seed.
+        target = np.array([1.0 if label == "accept" else 0.0 for label in labels or ()])
+        target_name = "acceptance (accept 1, hold and reject 0)"
+    if labels is not None:
+        accepted, positives = np.array([label == "accept" for label in labels]), "label == accept"
+    else:
+        cut = accept_min if accept_min is not None else 0.75 * overall_max
+        accepted, positives = np.asarray(overall, dtype=float) >= cut, f"overall >= {cut:g}"
     if accepted.all() or not accepted.any():
-        raise ValueError("fit needs both accepted and not-accepted answers among the labels")
-    grade = {"accept": 1.0, "hold": 0.5 if target == "grade" else 0.0, "reject": 0.0}
-    y = np.array([grade[label] for label in labels])
-    alpha = choose_alpha(normalised, y, alphas=alphas)
-    weights, intercept = ridge_fit(normalised, y, alpha=alpha)
-    scores = np.asarray(normalised, dtype=float) @ weights + intercept
-    threshold, rule = choose_threshold(accepted, scores, target_fpr=target_fpr)
+        raise ConfigError("fit needs both accepted and not-accepted answers among the labels")
+    return accepted, target, target_name, positives
+
+
+def fit_model(normalised: Any, labels: Sequence[str] | None = None, *,
+              overall: Sequence[float] | None = None, overall_max: float = 4.0,
+              accept_min: float | None = None, aggregate: FitAggregate = "sum",
+              llm: Sequence[float] | None = None, alphas: Sequence[float] = DEFAULT_ALPHAS,
+              hold_far: float | None = None, hold_frr: float | None = None,
+              folds: int = 5) -> FittedModel:
+    """Fit the decision rule on labelled answers (see the module docstring).
+
+    ``labels`` are accept / hold / reject; ``overall`` are expert overall-quality ratings on
+    0..``overall_max``. Give either or both: ratings train the ridge weights, labels define which
+    answers count as accepted (else ``overall >= accept_min``, by default 3 of 4)."""
+    if labels is None and overall is None:
+        raise ConfigError("fit needs expert labels (accept / hold / reject) or overall ratings")
+    x = np.asarray(normalised, dtype=float)
+    accepted, target, target_name, positives = _accepted_and_target(labels, overall, overall_max,
+                                                                    accept_min)
+    fitted: dict[str, Any] = {"aggregate": aggregate, "positives": positives}
+    if aggregate == "ridge":
+        alpha = choose_alpha(x, target, alphas=alphas)
+        weights, intercept = ridge_fit(x, target, alpha=alpha)
+        fitted |= {"weights": tuple(map(float, weights)), "intercept": intercept, "alpha": alpha,
+                   "target": target_name}
+    scores = aggregate_scores(x, aggregate=aggregate, weights=fitted.get("weights"),
+                              intercept=fitted.get("intercept", 0.0), llm=llm)
+    accept_at = float(equal_error_rate(accepted, scores).threshold)
+    upper, lower, rule, notes = hold_band(accepted, scores, accept_at=accept_at,
+                                          hold_far=hold_far, hold_frr=hold_frr)
     fpr, tpr, thresholds = roc_curve(accepted, scores)
+    folds = max(2, min(folds, int(accepted.sum()), int((~accepted).sum())))
+    if aggregate == "ridge":
+        out_of_fold = cross_validated_scores(x, target, accepted, folds=folds, alphas=alphas)
+        auc_cv, eer_cv = roc_auc(accepted, out_of_fold), equal_error_rate(accepted, out_of_fold).rate
+        cv_note = f"{folds}-fold stratified cross-validation of the ridge weights"
+    else:
+        auc_cv = eer_cv = None
+        cv_note = f"{aggregate}: no fitted weights, so the in-sample AUC is already out-of-sample"
+    points = {"accept (EER)": _point(accepted, scores, accept_at)}
+    if upper != accept_at:
+        points["accept (FAR target)"] = _point(accepted, scores, upper)
+    if lower != accept_at:
+        points["reject below (FRR target)"] = _point(accepted, scores, lower)
     return FittedModel(
-        weights=tuple(float(w) for w in weights), intercept=intercept, alpha=alpha,
-        threshold=threshold, threshold_rule=rule, hold_band=hold_band,
-        auc=roc_auc(accepted, scores), equal_error_rate=float(equal_error_rate(accepted, scores).rate),
-        roc_fpr=tuple(map(float, fpr)), roc_tpr=tuple(map(float, tpr)),
+        **fitted, accept_at=upper, reject_below=lower, hold_rule=rule,
+        auc_in_sample=roc_auc(accepted, scores),
+        eer_in_sample=float(equal_error_rate(accepted, scores).rate),
+        auc_cv=auc_cv, eer_cv=None if eer_cv is None else float(eer_cv), cv_folds=folds,
+        cv_note=cv_note, roc_fpr=tuple(map(float, fpr)), roc_tpr=tuple(map(float, tpr)),
         roc_thresholds=tuple(float(t) if np.isfinite(t) else 1e9 for t in thresholds),
-        labelled=len(labels),
-    )
+        points=points, labelled=len(accepted), notes=notes)
 
 
 def save_model(model: FittedModel, path: str | Path) -> None:
@@ -152,4 +314,4 @@ def load_model(path: str | Path) -> FittedModel:
     try:
         return FittedModel.model_validate(json.loads(path.read_text(encoding="utf-8")))
     except (json.JSONDecodeError, ValueError) as error:
-        raise ValueError(f"{path}: not a fitted survey model ({str(error).splitlines()[0]})") from None
+        raise ConfigError(f"{path}: not a fitted survey model ({str(error).splitlines()[0]})") from None

@@ -1,7 +1,9 @@
 """Follow-up questions that ask for what an answer lacks (seed 000's adaptive-survey idea).
 
 Templates keyed by the weakest dimension serve the embedded model, which is too small to write
-a useful question; a capable judge writes its own. The output says which source was used.
+a useful question; a capable judge writes its own, in the answer's language. Templates exist in
+English and Korean; for any other language without a capable judge the English template is used
+and the source says so. The output says which source was used.
 """
 
 from __future__ import annotations
@@ -27,8 +29,12 @@ _TEMPLATES: dict[str, dict[str | None, str]] = {
 def follow_up_for(weakest: str | None, language: str | None) -> tuple[str, str]:
     """A follow-up question and its source, ``template:<weakest>``. ``weakest`` is a dimension,
     "gibberish" or None (nothing scored); the last two get a plain request to answer again."""
-    table = _TEMPLATES["ko" if (language or "").startswith("ko") else "en"]
-    return table[weakest if weakest in table else None], f"template:{weakest or 'general'}"
+    code = (language or "en").split("-")[0].lower()
+    source = f"template:{weakest or 'general'}"
+    if code not in _TEMPLATES and code not in ("none", "other", "und"):
+        source += f" (in English: no {code} template; a capable --judge writes it in {code})"
+    table = _TEMPLATES.get(code, _TEMPLATES["en"])
+    return table[weakest if weakest in table else None], source
 
 
 _ASK = ("A respondent answered an open-ended survey question. A reviewer found the answer weakest "

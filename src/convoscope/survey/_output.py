@@ -5,13 +5,16 @@ from __future__ import annotations
 import csv
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
+from convoscope.errors import ConfigError
 from convoscope.survey._fit import DIMENSION_MAXIMA, DIMENSIONS
 from convoscope.survey._score import ScoredAnswer
 
 COLUMNS: tuple[str, ...] = (
-    "id", "question", "answer", "language", "gibberish", "gibberish_reasons",
-    *DIMENSIONS, *(f"{name}_reason" for name in DIMENSIONS), "unscored", "overall",
+    "id", "question", "answer", "language", "gibberish", "gibberish_reasons", "addresses_grader",
+    *DIMENSIONS, *(f"{name}_expected" for name in DIMENSIONS), "score_basis",
+    *(f"{name}_reason" for name in DIMENSIONS), "unscored", "overall",
     "overall_reason", "decision", "decision_reason", "weakest", "follow_up", "follow_up_source",
 )
 
@@ -19,11 +22,15 @@ COLUMNS: tuple[str, ...] = (
 def answer_row(answer: ScoredAnswer) -> dict[str, str]:
     """The CSV row of one answer; empty cells mean 'not measured'. Baseline scores, when asked
     for, follow as ``baseline_<name>`` columns."""
-    row: dict[str, object] = answer.model_dump(exclude={"scores", "reasons", "unscored", "baselines"})
+    row: dict[str, object] = answer.model_dump(
+        exclude={"scores", "reasons", "unscored", "baselines", "expected", "grader_signals"})
     row["gibberish"] = "true" if answer.gibberish else "false"
     row["gibberish_reasons"] = ";".join(answer.gibberish_reasons)
+    row["addresses_grader"] = ";".join(answer.grader_signals)
     for name in DIMENSIONS:
         row[name] = answer.scores.get(name)
+        expected = answer.expected.get(name)
+        row[f"{name}_expected"] = None if expected is None else round(expected, 4)
         row[f"{name}_reason"] = answer.reasons.get(name)
     row["unscored"] = ";".join(f"{k}={v}" for k, v in answer.unscored.items())
     row["overall"] = None if answer.overall is None else round(answer.overall, 4)
@@ -45,54 +52,103 @@ def write_scored_csv(answers: Sequence[ScoredAnswer], path: str | Path) -> int:
     return len(answers)
 
 
-def read_scored_features(path: str | Path) -> dict[str, tuple[float, ...] | None]:
-    """Normalised (0-1) dimension scores per answer id from a scored CSV; None when an answer
-    was gibberish or a dimension is unscored (gibberish answers count as all zeros)."""
+class ScoredFeatures(NamedTuple):
+    """Per answer id: normalised (0-1) dimension scores (None when a dimension is unscored;
+    gibberish answers count as all zeros) and the scored CSV's own overall (for ``llm``)."""
+
+    features: dict[str, tuple[float, ...] | None]
+    overall: dict[str, float | None]
+    basis: str  # "expected" or "argmax"
+
+
+def read_scored_features(path: str | Path, *, basis: str = "auto") -> ScoredFeatures:
+    """Read the output of ``survey score``. ``basis``: "expected" (probability-weighted
+    scores), "argmax" (most likely scores) or "auto" (expected when every judged row has them)."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: file not found")
-    features: dict[str, tuple[float, ...] | None] = {}
     with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle)
         missing = [c for c in ("id", "gibberish", *DIMENSIONS) if c not in (reader.fieldnames or [])]
         if missing:
-            raise ValueError(f"{path}: line 1: missing column(s) {', '.join(missing)}; "
+            raise ConfigError(f"{path}: line 1: missing column(s) {', '.join(missing)}; "
                              "expected the output of 'convoscope survey score'")
-        for row in reader:
-            features[row["id"]] = _features(path, reader.line_num, row)
-    return features
+        rows = [(reader.line_num, row) for row in reader]
+    if basis == "auto":
+        judged = [row for _, row in rows if row["gibberish"] != "true"]
+        basis = "expected" if judged and all((row.get(f"{name}_expected") or "").strip()
+                                             for row in judged for name in DIMENSIONS) else "argmax"
+    features = {row["id"]: _features(path, line, row, basis) for line, row in rows}
+    overall = {row["id"]: _number(path, line, row, "overall") for line, row in rows}
+    return ScoredFeatures(features, overall, basis)
 
 
-def _features(path: Path, line: int, row: dict[str, str]) -> tuple[float, ...] | None:
+def _number(path: Path, line: int, row: dict[str, str], column: str) -> float | None:
+    cell = (row.get(column) or "").strip()
+    if not cell:
+        return None
+    try:
+        return float(cell)
+    except ValueError:
+        raise ConfigError(f"{path}: line {line}: field {column}: not a number: {cell!r}") from None
+
+
+def _features(path: Path, line: int, row: dict[str, str], basis: str) -> tuple[float, ...] | None:
     if row["gibberish"] == "true":
         return tuple(0.0 for _ in DIMENSIONS)
     values = []
     for name in DIMENSIONS:
-        cell = (row.get(name) or "").strip()
-        if not cell:
+        column = f"{name}_expected" if basis == "expected" else name
+        value = _number(path, line, row, column)
+        if value is None:
             return None
-        try:
-            values.append(int(cell) / DIMENSION_MAXIMA[name])
-        except ValueError:
-            raise ValueError(f"{path}: line {line}: field {name}: not an integer: {cell!r}") from None
+        values.append(value / DIMENSION_MAXIMA[name])
     return tuple(values)
 
 
-def read_labels(path: str | Path, *, id_col: str = "id", label_col: str = "label") -> dict[str, str]:
-    """Expert labels (accept / hold / reject) per answer id, from a CSV."""
+class ExpertLabels(NamedTuple):
+    """Per answer id: accept / hold / reject (when the file has the label column) and a
+    numeric overall-quality rating (when it has the overall column)."""
+
+    labels: dict[str, str] | None
+    overall: dict[str, float] | None
+
+
+def read_labels(path: str | Path, *, id_col: str = "id", label_col: str | None = "label",
+                overall_col: str | None = None) -> ExpertLabels:
+    """Expert labels from a CSV. Name the columns to use; a named column must exist. With the
+    defaults, ``label`` is used and an ``overall`` column is used when present."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: file not found")
-    labels: dict[str, str] = {}
     with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle)
-        for column in (id_col, label_col):
-            if column not in (reader.fieldnames or []):
-                raise ValueError(f"{path}: line 1: field {column}: column not found")
+        header = reader.fieldnames or []
+        if overall_col is None and "overall" in header:
+            overall_col = "overall"
+        if label_col == "label" and "label" not in header and overall_col is not None:
+            label_col = None
+        for column in (id_col, label_col, overall_col):
+            if column is not None and column not in header:
+                raise ConfigError(f"{path}: line 1: field {column}: column not found "
+                                 f"(the header has {', '.join(header)})")
+        labels: dict[str, str] | None = {} if label_col else None
+        overall: dict[str, float] | None = {} if overall_col else None
         for row in reader:
-            label = (row[label_col] or "").strip().lower()
-            if label not in ("accept", "hold", "reject"):
-                raise ValueError(f"{path}: line {reader.line_num}: field {label_col}: "
-                                 f"expected accept, hold or reject, got {label!r}")
-            labels[row[id_col]] = label
-    return labels
+            key = row[id_col]
+            if labels is not None and label_col is not None:
+                labels[key] = _label(path, reader.line_num, row, label_col)
+            if overall is not None and overall_col is not None:
+                value = _number(path, reader.line_num, row, overall_col)
+                if value is None:
+                    raise ConfigError(f"{path}: line {reader.line_num}: field {overall_col}: empty")
+                overall[key] = value
+    return ExpertLabels(labels, overall)
+
+
+def _label(path: Path, line: int, row: dict[str, str], column: str) -> str:
+    label = (row[column] or "").strip().lower()
+    if label not in ("accept", "hold", "reject"):
+        raise ConfigError(f"{path}: line {line}: field {column}: "
+                         f"expected accept, hold or reject, got {label!r}")
+    return label
