@@ -76,9 +76,9 @@ async def test_one_transient_500_does_not_switch_structured_output_off(fault_pro
     await model.generate(CHAT)
     await model.aclose()
     bodies = item_requests(fault_proxy)
-    assert len(bodies) == 4  # one item retried once
     # llama-cpp-python's server refuses the json_schema form: json_object with the schema it is.
     assert all(body["response_format"]["type"] == "json_object" and body["logprobs"] for body in bodies)
+    assert len(bodies) == 4  # one item retried once
 
 
 async def test_an_over_long_item_leaves_schema_and_logprobs_to_the_items_after_it(fault_proxy):

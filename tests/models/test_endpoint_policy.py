@@ -113,7 +113,7 @@ async def test_a_bad_body_is_retried_then_names_the_endpoint_and_what_came_back(
 
 async def test_the_in_flight_limit_follows_the_requested_concurrency(proxy):
     # Before: at most 8 requests in flight to an endpoint, whatever --concurrency said.
-    proxy.always(Fault.slow(0.3))
+    proxy.always(Fault.slow(3.0))  # long enough for all 32 to be sent even on a busy machine
     model = model_for(proxy)
     await asyncio.gather(*(model.generate(PROMPT) for _ in range(32)))
     await model.aclose()
@@ -211,3 +211,13 @@ def test_a_named_key_variable_that_is_unset_is_a_clear_error(monkeypatch):
     monkeypatch.delenv("MISSING_KEY", raising=False)
     with pytest.raises(ModelError, match="MISSING_KEY .* is not set"):
         OpenAIModel("m", base_url="https://judge.example.com/v1", api_key_env="MISSING_KEY")
+
+
+async def test_waiting_behind_our_own_limits_does_not_count_against_the_deadline(proxy):
+    # 6 requests, one in flight at a time, each answered in 0.3 s: the last waits ~1.5 s for its
+    # slot, longer than the 1 s deadline, and must still be sent and answered.
+    proxy.always(Fault.slow(0.3))
+    model = model_for(proxy, max_concurrency=1, deadline=1.0)
+    results = await asyncio.gather(*(model.generate(PROMPT) for _ in range(6)))
+    await model.aclose()
+    assert all(result.text == " 1" for result in results) and proxy.forwarded == 6

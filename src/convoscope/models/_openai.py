@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -37,9 +37,11 @@ from convoscope.models._wire import (
     body_problem,
     completion_top_logprobs,
     context_overflow,
+    fold_past_whitespace,
     score_token_logprobs,
     snippet,
-    top_logprobs,
+    usage_count,
+    whitespace_lead,
 )
 
 _PROBE_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
@@ -117,9 +119,10 @@ class OpenAIModel:
         size = len(json.dumps(text, ensure_ascii=False).encode())
         tokens = estimated_tokens(size, body.get("max_tokens", 0))
 
-        async def attempt() -> dict[str, Any]:
+        async def attempt(start_clock: Callable[[], None]) -> dict[str, Any]:
             await self._budget.spend(tokens)
             async with self._limit.slot() as sent_at:
+                start_clock()  # queueing behind our own limits is not the endpoint's time
                 return await self._attempt(path, body, kind, sent_at, probing)
 
         return await call_with_retries(attempt, policy)
@@ -301,33 +304,19 @@ class OpenAIModel:
 
     async def _score_past_whitespace(self, body: dict[str, Any], data: dict[str, Any],
                                      candidates: tuple[str, ...]) -> dict[str, Any]:
-        """BPE tokenizers often write " 3" as " " + "3", so the most likely next token after
-        "Score:" is a bare space. Ask once more with that space appended and fold the second
-        step in: P(" 3") = P(" ") * P("3" | prompt + " ")."""
-        top = top_logprobs(data)
-        if not top:
+        """When the likeliest next token is a bare space, ask once more past it and fold."""
+        lead = whitespace_lead(data)
+        if lead is None:
             return data
-        lead, lead_logprob = max(top.items(), key=lambda pair: pair[1])
-        if lead.strip() or not lead:
-            return data
-        second = await self._request("/completions", {**body, "prompt": body["prompt"] + lead}, "completion")
-        folded = dict(top)
-        for token, logprob in (top_logprobs(second) or {}).items():
-            word = lead + token
-            if word in candidates or token in candidates:
-                key = word if word in candidates else lead + token.strip()
-                folded[key] = max(folded.get(key, -math.inf), lead_logprob + logprob)
-        choice = dict(data["choices"][0])
-        choice["logprobs"] = {**(choice.get("logprobs") or {}), "top_logprobs": [folded]}
-        usage = {key: _count(data, key) + _count(second, key)
-                 for key in ("prompt_tokens", "completion_tokens")}
-        return {**data, "choices": [choice], "usage": usage}
+        second = await self._request("/completions", {**body, "prompt": body["prompt"] + lead[0]},
+                                     "completion")
+        return fold_past_whitespace(data, second, lead, candidates)
 
     def _generation(self, data: dict[str, Any], request: GenerateRequest, body: dict[str, Any],
                     latency: float) -> Generation:
         choice = data["choices"][0]
         text = (choice.get("message") or {}).get("content") if "message" in choice else choice.get("text")
-        n_in, n_out = _count(data, "prompt_tokens"), _count(data, "completion_tokens")
+        n_in, n_out = usage_count(data, "prompt_tokens"), usage_count(data, "completion_tokens")
         cost = None
         if self._price is not None:
             cost = (n_in * self._price[0] + n_out * self._price[1]) / 1_000_000
@@ -359,11 +348,6 @@ def _response_format(form: str, schema: dict[str, Any]) -> dict[str, Any]:
         return {"type": "json_schema",
                 "json_schema": {"name": "judgement", "schema": schema, "strict": False}}
     return {"type": "json_object", "schema": schema}
-
-
-def _count(data: dict[str, Any], key: str) -> int:
-    value = (data.get("usage") or {}).get(key)
-    return int(value) if isinstance(value, int | float) and value >= 0 else 0
 
 
 def _context_from_props(props: dict[str, Any] | None) -> int | None:

@@ -3,6 +3,7 @@
 * ``embedded`` / ``embedded:smollm2`` / ``embedded:gemma3-270m`` / ``embedded:/path/model.gguf``
 * ``openai:MODEL@BASE_URL`` (any OpenAI-compatible server) or ``openai:MODEL`` (api.openai.com,
   or ``OPENAI_BASE_URL`` when set)
+* ``litellm:PROVIDER/MODEL[@API_BASE]``: any provider LiteLLM speaks (extra ``providers``)
 
 Other backends register a factory under their prefix with :func:`register_backend`.
 """
@@ -51,8 +52,20 @@ def _openai(rest: str, **options: Any) -> Model:
     return OpenAIModel(model, base_url=base_url, **own)
 
 
+def _litellm(rest: str, **options: Any) -> Model:
+    from convoscope.models._litellm import LiteLLMModel
+
+    model, _, api_base = rest.partition("@")
+    if not model:
+        raise ModelError("a litellm spec needs LiteLLM's model name: litellm:PROVIDER/MODEL[@API_BASE]")
+    own = {key: value for key, value in options.items() if key not in EMBEDDED_OPTIONS}
+    own.pop("price_per_million", None)  # LiteLLM's own price table gives the cost
+    return LiteLLMModel(model, api_base=api_base or None, **own)
+
+
 register_backend("embedded", _embedded)
 register_backend("openai", _openai)
+register_backend("litellm", _litellm)
 
 
 def open_model(spec: str, *, cache: Any = None, **options: Any) -> Model:

@@ -21,7 +21,6 @@ from tenacity import (
     RetryCallState,
     retry_if_exception_type,
     stop_after_attempt,
-    stop_before_delay,
     wait_random_exponential,
 )
 
@@ -100,17 +99,29 @@ def _wait(policy: RetryPolicy) -> Callable[[RetryCallState], float]:
     return wait
 
 
-async def call_with_retries(attempt: Callable[[], Awaitable[T]], policy: RetryPolicy) -> T:
-    """Run ``attempt`` until it returns, retrying :class:`TransientError` within the policy.
+async def call_with_retries(attempt: Callable[[Callable[[], None]], Awaitable[T]], policy: RetryPolicy) -> T:
+    """Run ``attempt(start_clock)`` until it returns, retrying :class:`TransientError` within the
+    policy. ``attempt`` calls ``start_clock()`` when its request actually leaves: time spent
+    queued behind the caller's own limits (in-flight slots, per-minute budgets) is not the
+    endpoint's fault and does not count against the deadline.
 
     Raises the last :class:`TransientError` when attempts run out or the next wait would cross
     the deadline, and :class:`TimeoutError` when the deadline passes during an attempt."""
-    retrying = AsyncRetrying(
-        stop=stop_after_attempt(policy.max_retries + 1) | stop_before_delay(policy.deadline),
-        wait=_wait(policy), retry=retry_if_exception_type(TransientError), reraise=True)
-    async with asyncio.timeout(policy.deadline):
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(None) as window:
+
+        def start_clock() -> None:
+            if window.when() is None:
+                window.reschedule(loop.time() + policy.deadline)
+
+        def past_deadline(state: RetryCallState) -> bool:
+            ends = window.when()
+            return ends is not None and loop.time() + (state.upcoming_sleep or 0.0) >= ends
+
+        retrying = AsyncRetrying(stop=stop_after_attempt(policy.max_retries + 1) | past_deadline,
+                                 wait=_wait(policy), retry=retry_if_exception_type(TransientError),
+                                 reraise=True)
         async for trial in retrying:
             with trial:
-                return await attempt()
+                return await attempt(start_clock)
     raise AssertionError("unreachable: tenacity either returns or raises")
-

@@ -8,6 +8,7 @@ in the end, report it as that request's failure, quoting what came back.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any, Literal
 
@@ -105,3 +106,39 @@ def score_token_logprobs(choice: dict[str, Any]) -> dict[str, float] | None:
                     if isinstance(alt, dict) and "token" in alt and "logprob" in alt} or None
         written += str(entry.get("token", ""))
     return None
+
+
+def whitespace_lead(data: dict[str, Any]) -> tuple[str, float] | None:
+    """The most likely next token when it is bare whitespace (with its log-probability), else None.
+
+    BPE tokenizers often write " 3" as " " + "3", so after "Score:" the likeliest token is a space."""
+    top = top_logprobs(data)
+    if not top:
+        return None
+    lead, lead_logprob = max(top.items(), key=lambda pair: pair[1])
+    return None if lead.strip() or not lead else (lead, lead_logprob)
+
+
+def fold_past_whitespace(data: dict[str, Any], second: dict[str, Any], lead: tuple[str, float],
+                         candidates: tuple[str, ...]) -> dict[str, Any]:
+    """``data`` with the second step (asked with the space appended) folded into its first
+    token's alternatives: P(" 3") = P(" ") * P("3" | prompt + " "). Usage adds up."""
+    space, space_logprob = lead
+    folded = dict(top_logprobs(data) or {})
+    for token, logprob in (top_logprobs(second) or {}).items():
+        word = space + token
+        if word in candidates or token in candidates:
+            key = word if word in candidates else space + token.strip()
+            folded[key] = max(folded.get(key, -math.inf), space_logprob + logprob)
+    choice = dict(data["choices"][0])
+    choice["logprobs"] = {**(choice.get("logprobs") or {}), "top_logprobs": [folded]}
+    usage = {key: usage_count(data, key) + usage_count(second, key)
+             for key in ("prompt_tokens", "completion_tokens")}
+    return {**data, "choices": [choice], "usage": usage}
+
+
+def usage_count(data: dict[str, Any], key: str) -> int:
+    """A token count from an answer's ``usage`` (0 when absent or malformed)."""
+    usage = data.get("usage") or {}
+    value = usage.get(key) if isinstance(usage, dict) else None
+    return int(value) if isinstance(value, int | float) and value >= 0 else 0

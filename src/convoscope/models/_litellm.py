@@ -1,0 +1,187 @@
+"""Any provider LiteLLM speaks (Anthropic, Gemini, Azure, Bedrock, Mistral, …): ``litellm:MODEL``.
+
+The spec is LiteLLM's own model string, e.g. ``litellm:anthropic/claude-3-5-haiku-20241022`` or
+``litellm:openai/smollm2@http://127.0.0.1:8080/v1`` (an OpenAI-compatible server through LiteLLM).
+LiteLLM reads each provider's usual key variable; ``api_key_env`` names another one per judge.
+
+What convoscope adds around the call: the same retry policy, adaptive in-flight limit and
+per-minute budgets as the OpenAI-compatible backend, and the cost of every call from LiteLLM's
+price table (shipped inside the package: it is read locally, never fetched). Settings a provider
+does not take (structured output, log-probabilities, seed) are not sent: :attr:`ignored` lists
+them, and the first call warns once.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import warnings
+from typing import Any
+
+from convoscope.models._base import GenerateRequest, Generation, ModelError
+from convoscope.models._limits import AdaptiveLimit, RateBudget, estimated_tokens
+from convoscope.models._retry import RetryPolicy, TransientError, call_with_retries
+from convoscope.models._wire import (
+    completion_top_logprobs,
+    fold_past_whitespace,
+    score_token_logprobs,
+    usage_count,
+    whitespace_lead,
+)
+
+_INSTALL = "the litellm backend needs LiteLLM: pip install 'convoscope[providers]'"
+
+
+def _litellm() -> Any:
+    # LiteLLM would fetch its price table from the network at import: use the packaged copy.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        import litellm
+    except ImportError:
+        raise ModelError(_INSTALL) from None
+    litellm.telemetry = False
+    return litellm
+
+
+class LiteLLMModel:
+    """A model reached through LiteLLM. Options as for :class:`OpenAIModel` where they apply."""
+
+    def __init__(self, model: str, *, api_base: str | None = None, api_key_env: str | None = None,
+                 allow_insecure: bool = False, max_concurrency: int | None = None,
+                 rpm: float | None = None, tpm: float | None = None, timeout: float = 60.0,
+                 deadline: float = 180.0, max_retries: int = 3, backoff_s: float = 0.5,
+                 **_ignored_options: Any) -> None:
+        from convoscope.models._keys import resolve_api_key
+
+        self._litellm = _litellm()
+        self.model, self.api_base = model, api_base
+        self._key = (resolve_api_key(api_base, api_key_env=api_key_env, allow_insecure=allow_insecure)
+                     if api_base else (os.environ.get(api_key_env) if api_key_env else None))
+        if api_key_env and not self._key:
+            raise ModelError(f"the API key variable {api_key_env} is not set")
+        if api_base and not self._key:
+            self._key = "none"  # LiteLLM insists on a key for OpenAI-compatible routes; local ones ignore it
+        self._policy = RetryPolicy(timeout=timeout, deadline=deadline, max_retries=max_retries,
+                                   backoff_s=backoff_s)
+        self._limit = AdaptiveLimit(max_concurrency)
+        self._budget = RateBudget(rpm, tpm)
+        supported = set(self._supported())
+        self.ignored = tuple(name for name in ("response_format", "logprobs", "seed")
+                             if name not in supported)
+        self._warned = False
+
+    def _supported(self) -> list[str]:
+        try:
+            provider = self._litellm.get_llm_provider(self.model)[1]
+            supported = self._litellm.get_supported_openai_params(model=self.model,
+                                                                  custom_llm_provider=provider)
+            return supported or []
+        except Exception:  # noqa: BLE001 - an unknown model: send only the basics
+            return []
+
+    @property
+    def name(self) -> str:
+        return f"litellm:{self.model}" + (f"@{self.api_base}" if self.api_base else "")
+
+    async def generate(self, request: GenerateRequest) -> Generation:
+        if self.ignored and not self._warned:
+            self._warned = True
+            warnings.warn(f"{self.name} does not take {', '.join(self.ignored)}: not sent", stacklevel=2)
+        kwargs = self._kwargs(request)
+        size = len(str(kwargs.get("messages") or kwargs.get("prompt") or "").encode())
+        started = time.perf_counter()
+
+        async def attempt() -> Any:
+            await self._budget.spend(estimated_tokens(size, request.max_tokens))
+            async with self._limit.slot() as sent_at:
+                return await self._attempt(kwargs, sent_at)
+
+        data = (await self._call(attempt)).model_dump()
+        if request.next_token_candidates and (lead := whitespace_lead(data)) is not None:
+            # As the OpenAI backend does: ask once more past a leading space and fold it in
+        # (``attempt`` reads ``kwargs`` when it runs, so it sends the extended prompt).
+            kwargs = {**kwargs, "prompt": kwargs["prompt"] + lead[0]}
+            data = fold_past_whitespace(data, (await self._call(attempt)).model_dump(), lead,
+                                        request.next_token_candidates)
+        return self._generation(data, request, time.perf_counter() - started)
+
+    async def _call(self, attempt: Any) -> Any:
+        try:
+            return await call_with_retries(attempt, self._policy)
+        except TransientError as error:
+            raise ModelError(f"{self.name}: {error} (gave up after retries or the deadline)") from None
+        except TimeoutError:
+            raise ModelError(f"{self.name}: no answer within the deadline of "
+                             f"{self._policy.deadline:g} s") from None
+
+    def _kwargs(self, request: GenerateRequest) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"model": self.model, "max_tokens": request.max_tokens,
+                                  "temperature": request.temperature, "timeout": self._policy.timeout,
+                                  "num_retries": 0, **request.sampling()}
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self._key:
+            kwargs["api_key"] = self._key
+        if request.stop:
+            kwargs["stop"] = list(request.stop)
+        if request.seed is not None and "seed" not in self.ignored:
+            kwargs["seed"] = request.seed
+        if request.messages is None:
+            kwargs["prompt"] = request.prompt
+            if request.next_token_candidates and "logprobs" not in self.ignored:
+                kwargs["logprobs"] = 20
+            return kwargs
+        kwargs["messages"] = [message.model_dump() for message in request.messages]
+        if request.json_schema is not None and "response_format" not in self.ignored:
+            kwargs["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": "verdict", "schema": request.json_schema}}
+        if "logprobs" not in self.ignored:
+            kwargs.update(logprobs=True, top_logprobs=20)
+        return kwargs
+
+    async def _attempt(self, kwargs: dict[str, Any], sent_at: float) -> Any:
+        errors = self._litellm.exceptions
+        call = self._litellm.acompletion if "messages" in kwargs else self._litellm.atext_completion
+        try:
+            response = await call(**kwargs)
+        except errors.RateLimitError as error:
+            self._limit.throttled(sent_at)
+            raise TransientError(f"HTTP 429: {str(error)[:200]}", status=429) from None
+        except errors.ContextWindowExceededError as error:
+            raise ModelError(f"{self.name}: the prompt exceeds the model's context "
+                             f"({str(error)[:200]})") from None
+        except (errors.AuthenticationError, errors.PermissionDeniedError):
+            raise ModelError(f"{self.name}: not authorised; name the variable holding this provider's "
+                             "key with api_key_env") from None
+        except (errors.Timeout, errors.APIConnectionError, errors.InternalServerError,
+                errors.ServiceUnavailableError, errors.BadGatewayError) as error:
+            raise TransientError(f"{type(error).__name__}: {str(error)[:200]}") from None
+        except errors.APIError as error:
+            raise ModelError(f"{self.name}: {type(error).__name__}: {str(error)[:200]}") from None
+        self._limit.succeeded()
+        return response
+
+    def _generation(self, data: dict[str, Any], request: GenerateRequest, latency: float) -> Generation:
+        choice = data["choices"][0]
+        if request.messages is None:
+            text = choice.get("text") or ""
+            logprobs = completion_top_logprobs(choice, request.next_token_candidates)
+        else:
+            text = (choice.get("message") or {}).get("content") or ""
+            logprobs = score_token_logprobs(choice)
+        prompt_tokens = usage_count(data, "prompt_tokens")
+        completion_tokens = usage_count(data, "completion_tokens")
+        try:
+            cost: float | None = float(sum(self._litellm.cost_per_token(
+                model=self.model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)))
+        except Exception:  # noqa: BLE001 - a model missing from the price table: cost unknown
+            cost = None
+        return Generation(
+            text=text, model=self.name, next_token_logprobs=logprobs, prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens, latency_s=latency,
+            finish_reason=choice.get("finish_reason"), cost=cost, served_model=data.get("model"),
+            system_fingerprint=data.get("system_fingerprint"),
+            seed=request.seed if "seed" not in self.ignored else None, temperature=request.temperature)
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,78 @@
+"""The LiteLLM backend against the real llama.cpp server through LiteLLM's OpenAI-compatible
+route: no key, no network."""
+
+from __future__ import annotations
+
+import pytest
+
+from convoscope import Criterion
+from convoscope.models import GenerateRequest, Message, ModelError, open_model
+
+pytest.importorskip("litellm")
+pytestmark = pytest.mark.slow
+
+
+def _spec(llama_server):
+    base_url, alias = llama_server
+    return f"litellm:openai/{alias}@{base_url}"
+
+
+async def test_a_chat_call_through_litellm_returns_text_usage_and_the_served_model(llama_server):
+    model = open_model(_spec(llama_server), timeout=60)
+    try:
+        generation = await model.generate(GenerateRequest(
+            messages=(Message(role="user", content="Say hello."),), max_tokens=8))
+    finally:
+        await model.aclose()
+    assert generation.text
+    assert generation.prompt_tokens > 0 and generation.completion_tokens > 0
+    assert generation.model.startswith("litellm:openai/smollm2@http://127.0.0.1:")
+    assert generation.served_model
+
+
+async def test_completion_mode_reads_next_token_logprobs_through_litellm(llama_server):
+    model = open_model(_spec(llama_server))
+    try:
+        generation = await model.generate(GenerateRequest(
+            prompt="Counting: 1, 2, 3, 4,", max_tokens=1, next_token_candidates=("5", "6", "7")))
+    finally:
+        await model.aclose()
+    assert generation.next_token_logprobs and "5" in generation.next_token_logprobs
+
+
+async def test_a_rubric_judge_scores_through_litellm(llama_server):
+    from convoscope import Item, Turn
+    from convoscope.judges import RubricJudge
+
+    criterion = Criterion.model_validate({
+        "name": "polite", "question": "Is the response polite?", "definition": "Courteous wording.",
+        "scale": {"kind": "range", "minimum": 1, "maximum": 3}})
+    model = open_model(_spec(llama_server))
+    try:
+        verdict = await RubricJudge(model, mode="completion")(
+            Item(id="i1", context=(Turn(speaker="user", text="hi"),), response="Hello, how can I help?"),
+            criterion)
+    finally:
+        await model.aclose()
+    assert verdict.value in (1, 2, 3)
+    assert verdict.rater.startswith("model:litellm:openai/smollm2@")
+
+
+def test_a_known_price_fills_the_cost():
+    """LiteLLM's packaged price table is read locally (no network): a priced model's call gets a
+    cost from its token counts; a local model without a price stays unknown."""
+    from convoscope.models._litellm import LiteLLMModel
+
+    priced = LiteLLMModel("gpt-4o-mini", api_key_env=None)
+    data = {"choices": [{"message": {"content": "{}"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 1000, "completion_tokens": 100}, "model": "gpt-4o-mini"}
+    request = GenerateRequest(messages=(Message(role="user", content="x"),))
+    cost = priced._generation(data, request, 0.1).cost
+    assert cost == pytest.approx(1000 * 0.15e-6 + 100 * 0.6e-6, rel=0.5)
+
+
+async def test_a_dead_endpoint_is_a_model_error_after_retries():
+    model = open_model("litellm:openai/x@http://127.0.0.1:9/v1", timeout=1, deadline=5, max_retries=1,
+                       backoff_s=0.01)
+    with pytest.raises(ModelError, match="litellm:openai/x@http://127.0.0.1:9/v1"):
+        await model.generate(GenerateRequest(messages=(Message(role="user", content="hi"),), max_tokens=4))
