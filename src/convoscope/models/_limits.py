@@ -75,6 +75,10 @@ class RateBudget:
         self._requests = _spread(rpm) if rpm else None
         self._tokens = _spread(tpm) if tpm else None
 
+    @property
+    def counts_tokens(self) -> bool:
+        return self._tokens is not None
+
     async def spend(self, tokens: int) -> None:
         """Wait until one more request of about ``tokens`` tokens fits both budgets."""
         if self._requests is not None:

@@ -116,8 +116,10 @@ class OpenAIModel:
                     probing: str | None = None) -> dict[str, Any]:
         """Attempts within ``policy``; raises TransientError / TimeoutError / _Refused at the end."""
         text = body.get("prompt") if "prompt" in body else body.get("messages")
-        size = len(json.dumps(text, ensure_ascii=False).encode())
-        tokens = estimated_tokens(size, body.get("max_tokens", 0))
+        tokens = 0
+        if self._budget.counts_tokens:
+            size = len(json.dumps(text, ensure_ascii=False).encode())
+            tokens = estimated_tokens(size, body.get("max_tokens", 0))
 
         async def attempt(start_clock: Callable[[], None]) -> dict[str, Any]:
             await self._budget.spend(tokens)
