@@ -68,7 +68,7 @@ def _marks(rows: list[Any], comparisons: list[Any], alpha: float) -> dict[tuple[
             for leader, test, symbol, field in ((best, comparison.williams, DAGGER, "r"),
                                                 (most, comparison.mcnemar, DOUBLE_DAGGER, "m")):
                 other = _other(comparison, leader)
-                if other is None or test is None or test.pvalue >= alpha:
+                if leader is None or other is None or test is None or test.pvalue >= alpha:
                     continue
                 if field == "r" and not _worse_correlation(comparison, leader):
                     continue

@@ -140,7 +140,8 @@ def frame_ratings(frame: Any) -> list[Rating]:
         value = fields["value"]
         ratings.append(Rating(item_id=fields["item"], criterion=fields["criterion"], rater=fields["rater"],
                               value=None if value is None or value != value else value,
-                              **{key: _text(fields[key]) for key in extra}))
+                              system=_text(fields["system"]) if "system" in extra else None,
+                              language=_text(fields["language"]) if "language" in extra else None))
     return ratings
 
 

@@ -194,5 +194,5 @@ def _add(tree: np.ndarray, position: np.ndarray, values: np.ndarray) -> None:
         live = index <= size
         if not live.any():
             return
-        np.add.at(tree, (slice(None), index[live]), values[:, live])
+        np.add.at(tree, (slice(None), index[live]), values[:, live])  # type: ignore[arg-type]
         index = np.where(live, index + (index & -index), size + 1)

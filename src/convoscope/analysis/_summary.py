@@ -191,7 +191,8 @@ def by_slot(judgements: Iterable[Any]) -> list[Any]:
     ['slot:1', 'slot:2', 'slot:1', 'slot:2']
     """
     if hasattr(judgements, "columns"):  # a DataFrame from the fast reader
-        frame = judgements.copy()
+        frame: Any = judgements
+        frame = frame.copy()
         slot = frame.groupby(["criterion", "item"], sort=False).cumcount() + 1
         frame["rater"] = "slot:" + slot.astype(str)
         return frame  # type: ignore[no-any-return]

@@ -16,8 +16,8 @@ from typing import Any, Literal
 import numpy as np
 
 from convoscope.analysis._validate import as_array, is_missing
+from convoscope.criteria import IDK
 
-IDK = "idk"
 GroupBy = Literal["language", "system"] | None
 Score = Literal["value", "expected_value"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -348,7 +349,7 @@ def _metaeval_legend(confidence: float) -> str:
             "under each table, is the ceiling.")
 
 
-def _metaeval_tables(rows: list[Any]) -> list[Table]:
+def _metaeval_tables(rows: Sequence[Any]) -> list[Table]:
     """One table per criterion and group: judges as rows, the human ceiling in the caption."""
     sections: dict[tuple[str, str | None], list[Any]] = {}
     for row in rows:
