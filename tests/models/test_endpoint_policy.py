@@ -221,3 +221,14 @@ async def test_waiting_behind_our_own_limits_does_not_count_against_the_deadline
     results = await asyncio.gather(*(model.generate(PROMPT) for _ in range(6)))
     await model.aclose()
     assert all(result.text == " 1" for result in results) and proxy.forwarded == 6
+
+
+async def test_malformed_log_probabilities_are_left_out_not_a_crash(proxy):
+    import json
+
+    broken = {"model": "canned", "choices": [{"index": 0, "text": " 1", "logprobs": {
+        "top_logprobs": [{" 1": "high", " 2": None, " 3": -0.5}]}}], "usage": {"prompt_tokens": "many"}}
+    proxy.script(Fault.body(json.dumps(broken)))
+    request = GenerateRequest(prompt="Score:", max_tokens=1, next_token_candidates=(" 1", " 2", " 3"))
+    generation = await generate(model_for(proxy), request)
+    assert generation.next_token_logprobs == {" 3": -0.5} and generation.prompt_tokens == 0

@@ -136,7 +136,7 @@ class OpenAIModel:
         except httpx.TimeoutException as error:
             raise TransientError(f"no answer within the timeout of {self._policy.timeout:g} s "
                                  f"({type(error).__name__})") from None
-        except httpx.TransportError as error:
+        except httpx.RequestError as error:  # connection refused or dropped, broken encoding, ...
             raise TransientError(f"{type(error).__name__}: {error or 'the connection failed'}") from None
         status, headers = response.status_code, response.headers
         if status == 200:

@@ -81,7 +81,13 @@ def first_top(choice: dict[str, Any]) -> dict[str, float] | None:
     if not isinstance(logprobs, dict):
         return None
     tops = logprobs.get("top_logprobs") or [None]
-    return tops[0] if isinstance(tops, list) and isinstance(tops[0], dict) else None
+    if not isinstance(tops, list) or not isinstance(tops[0], dict):
+        return None
+    return {token: float(value) for token, value in tops[0].items() if _is_number(value)} or None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def completion_top_logprobs(choice: dict[str, Any], candidates: tuple[str, ...]) -> dict[str, float] | None:
@@ -102,8 +108,10 @@ def score_token_logprobs(choice: dict[str, Any]) -> dict[str, float] | None:
             return None
         if _SCORE_KEY.search(written) and str(entry.get("token", "")).strip(' "'):
             alternatives = entry.get("top_logprobs") or []
-            return {alt["token"]: float(alt["logprob"]) for alt in alternatives
-                    if isinstance(alt, dict) and "token" in alt and "logprob" in alt} or None
+            if not isinstance(alternatives, list):
+                return None
+            return {str(alt["token"]): float(alt["logprob"]) for alt in alternatives
+                    if isinstance(alt, dict) and "token" in alt and _is_number(alt.get("logprob"))} or None
         written += str(entry.get("token", ""))
     return None
 
