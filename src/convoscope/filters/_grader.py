@@ -30,9 +30,14 @@ PATTERNS_EN: dict[str, str] = {
     "asks_for_score": (rf"\b(?:give|award|assign|grant)\s+(?:me|this|my (?:answer|response|reply)|"
                        rf"this (?:answer|response|reply)|us)\s+(?:an?\s+|the\s+)?{_HIGH_EN}\s+"
                        rf"{_SCORE_NOUNS_EN}\b"),
-    "grade_this_as": (rf"\b(?:grade|rate|score|mark|classify|label|evaluate|judge)\s+"
+    "grade_this_as": (rf"\b(?:grade|rate|score|mark|classify|label|evaluate|judge|put)\s+"
                       rf"(?:this|me|my (?:answer|response|reply)|this (?:answer|response|reply)|it)\s+"
-                      rf"(?:as|with|a|an|at)\s+(?:an?\s+)?(?:{_HIGH_EN}|{_RUBRIC_EN})"),
+                      rf"(?:down\s+)?(?:(?:as|with|a|an|at)\s+)?(?:an?\s+)?(?:{_HIGH_EN}|{_RUBRIC_EN})\b"),
+    "vocative_grader": (rf"(?:^|[(\[.!?]\s*)(?:{_GRADER_NOUNS_EN}|system|note to self)s?\s*[,:]"),
+    "whoever_grades": (r"\b(?:whoever|whomever|anyone|the person|the one)\s+(?:is\s+)?"
+                       r"(?:scoring|grading|marking|evaluating|rating|reviewing|judging)\b"),
+    "meets_criteria": (r"\b(?:this|my) (?:answer|response|reply)\s+(?:meets|satisfies|fulfil?ls)\s+"
+                       r"(?:all|every|the)\s+(?:the\s+)?(?:criteria|requirements|rubric)"),
     "deserves_score": (r"\b(?:this|my) (?:answer|response|reply)\s+(?:deserves|merits|should "
                        r"(?:get|receive|be (?:given|graded|rated|scored)))\b"),
     "addresses_grader": (rf"\b(?:dear|hey|hi|hello|attention|note (?:to|for)|to) (?:the |my |our |"
@@ -52,12 +57,14 @@ PATTERNS_EN: dict[str, str] = {
 _GRADER_NOUNS_KO = (r"(?:평가자|채점자|심사위원|심사자|검토자|평가\s?위원|평가\s?모델|채점\s?모델|"
                     r"인공지능|AI|에이아이|GPT|챗GPT)")
 _SCORE_NOUNS_KO = r"(?:점수|평점|등급|평가|점)"
-_HIGH_KO = r"(?:높은|좋은|최고|최고의|만점|최대|후한|높게|좋게|후하게|잘|최상)"
+_HIGH_KO = r"(?:높은|좋은|최고|최고의|만점|최대|후한|높게|좋게|후하게|최상)"
 _PLEASE_KO = r"(?:주세요|주십시오|주시기|주시면|줘|줘요|달라|부탁|바랍니다|바래요|해\s?주|매겨|드려)"
 
 PATTERNS_KO: dict[str, str] = {
     "addresses_grader": rf"{_GRADER_NOUNS_KO}\s?(?:님|께|에게|분|여러분|분들)",
     "asks_for_score": rf"{_HIGH_KO}\s?{_SCORE_NOUNS_KO}?\s?(?:을|를|으로|로)?\s?{_PLEASE_KO}",
+    "score_kindly": rf"{_SCORE_NOUNS_KO}\s?(?:을|를)?\s?잘\s?{_PLEASE_KO}",
+    "whoever_grades": r"(?:채점|평가|심사)(?:하시는|하는)\s?(?:분|사람)",
     "full_marks": (rf"(?:만점|최고점|\d+\s?점)\s?(?:을|를|으로|로|이|은)?\s?"
                    rf"(?:{_PLEASE_KO}|받아야|받을\s?만|줘야|주셔야)"),
     "grade_this_as": (r"(?:완전(?:히)?\s?충족|매우\s?우수|탁월|우수|합격|승인|accept)\s?(?:으로|로)\s?"
