@@ -78,8 +78,10 @@ def annotate(base: str, token: str, answers: int, latencies: list[float]) -> Non
     url = f"{base}/a/{token}"
     with httpx.Client(timeout=120) as client:
         page = client.get(url).text
+        if f'action="/a/{token}/start"' in page:  # the instructions, shown once before the first task
+            page = post_with_retry(client, f"{url}/start", {"csrf": field(page, "csrf")})
         for number in range(answers):
-            data = {"csrf": field(page, "csrf"), "task": field(page, "task"), "shown": field(page, "shown"),
+            data = {"csrf": field(page, "csrf"), "task": field(page, "task"),
                     "answer": "1" if number % 3 else "0"}
             started = time.perf_counter()
             if number % 2:
@@ -133,7 +135,7 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait()
-        stored = open_campaign(directory, store=args.db).verdicts()
+        stored = open_campaign(directory, store=args.db).answers()
         distinct = len({(v.rater, v.item_id, v.criterion) for v in stored})
         expected = len(tokens) * answers
         ms = sorted(1000 * x for x in latencies)
@@ -145,6 +147,13 @@ def main() -> None:
         print(f"latency per answer (post + redirect + next page): median {statistics.median(ms):.0f} ms, "
               f"p95 {ms[int(0.95 * (len(ms) - 1))]:.0f} ms, max {ms[-1]:.0f} ms")
         if len(stored) != expected or distinct != expected:
+            campaign = open_campaign(directory, store=args.db)
+            per_person: dict[str, list[str]] = {}
+            for verdict in stored:
+                per_person.setdefault(verdict.rater, []).append(campaign.owner[verdict.item_id].id)
+            for rater, batches in sorted(per_person.items()):
+                if len(batches) != answers:
+                    print(f"  {rater}: {len(batches)} answers in {sorted(set(batches))}")
             raise SystemExit(1)
 
 

@@ -11,8 +11,8 @@ import json
 import os
 import shutil
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -275,10 +275,11 @@ def _write_korean(directory: Path, prolific: str) -> Path:
     directory.mkdir(parents=True)
     (directory / "campaign.yaml").write_text(KOREAN_STUDY.format(prolific=prolific), encoding="utf-8")
     (directory / "guidelines.md").write_text(KOREAN_GUIDELINES, encoding="utf-8")
-    (directory / "consent.md").write_text("# 연구 참여 동의\n\n답은 연구 목적으로만 쓰입니다.", encoding="utf-8")
+    consent = "# 연구 참여 동의\n\n답은 연구 목적으로만 쓰입니다."
+    (directory / "consent.md").write_text(consent, encoding="utf-8")
     rows = [{"id": f"k{n}-{s}", "system": s, "language": "ko", "meta": {"context_id": f"k{n}"},
-             "context": [{"speaker": "A", "text": f"{n}번째 대화: 요즘 어떤 책 읽고 있어? 아주아주아주아주긴단어를"
-                                                  "끊지않고써도화면이옆으로밀리면안됩니다"}],
+             "context": [{"speaker": "A", "text": f"{n}번째 대화: 요즘 어떤 책 읽고 있어? "
+                                                  "아주아주아주아주긴단어를끊지않고써도화면이옆으로밀리면안됩니다"}],
              "response": "요즘 소설을 읽고 있어, 정말 재미있어." if s == "bot-x" else "저는 피자를 좋아해요."}
             for n in range(2) for s in ("bot-x", "bot-y")]
     rows.append({"id": "gold-1", "system": "check", "language": "ko", "response": GOLD_TEXT,

@@ -24,7 +24,7 @@ from convoscope.campaigns import (
     invite,
     open_campaign,
     read_annotators,
-    render_report,
+    render_campaign_report,
 )
 from convoscope.cli._campaign import campaign_group
 from convoscope.web import build_server, join_secret, start_background
@@ -79,7 +79,7 @@ def test_answers_of_people_not_qualified_never_count(tmp_path: Path) -> None:
     export_verdicts(campaign, out)
     assert f"human:{bad.id}" not in out.read_text()
     assert export_verdicts(campaign, tmp_path / "all.jsonl", everything=True) > export_verdicts(campaign, out)
-    assert f"{bad.id}: {len(rows)} answers not counted (not qualified)" in render_report(campaign)
+    assert f"{bad.id}: {len(rows)} answers not counted (not qualified)" in render_campaign_report(campaign)
 
 
 def test_import_refuses_raters_never_invited(campaign_dir: Path, tmp_path: Path) -> None:
@@ -89,7 +89,8 @@ def test_import_refuses_raters_never_invited(campaign_dir: Path, tmp_path: Path)
     paper = tmp_path / "paper.jsonl"
     paper.write_text(json.dumps({"item_id": task.candidate.item_id, "criterion": task.criterion,
                                  "rater": "human:stranger", "value": 1}))
-    with pytest.raises(VerdictImportError, match=r"line 1, field 'rater': 'human:stranger' was never invited"):
+    with pytest.raises(VerdictImportError,
+                       match=r"line 1, field 'rater': 'human:stranger' was never invited"):
         import_verdicts(campaign, paper)
 
 
@@ -131,7 +132,8 @@ def test_gold_rule_flag_keeps_the_annotator(tmp_path: Path) -> None:
     status = {a.annotator: a for a in campaign.status().annotators}[person.id]
     assert status.gold_failed == 2 and status.blocked is None
     assert all("@" not in v.item_id for v in campaign.verdicts())  # checks never enter results
-    assert "more than 0 failed check(s) → flag; 1 annotator(s) over the limit" in render_report(campaign)
+    report = render_campaign_report(campaign)
+    assert "more than 0 failed check(s) → flag; 1 annotator(s) over the limit" in report
 
 
 def test_status_says_qualification_off_and_report_flags_placeholders(campaign_dir: Path) -> None:
@@ -141,7 +143,7 @@ def test_status_says_qualification_off_and_report_flags_placeholders(campaign_di
     invite(campaign_dir, 2)
     result = CliRunner().invoke(campaign_group, ["status", str(campaign_dir)])
     assert result.exit_code == 0 and "2 invited, qualification off, 0 answers" in result.output
-    html = render_report(open_campaign(campaign_dir))
+    html = render_campaign_report(open_campaign(campaign_dir))
     assert "unfilled placeholder in reporting.sampling" in html
     assert "<th>Annotators qualified</th><td>qualification off</td>" in html
 

@@ -22,7 +22,7 @@ from convoscope.campaigns import (
     invite,
     open_campaign,
     option_breakdown,
-    render_report,
+    render_campaign_report,
     system_results,
 )
 from convoscope.cli._campaign import campaign_group
@@ -136,7 +136,7 @@ def test_results_leave_out_qualification_and_count_the_reference(answered: Campa
 
 
 def test_report_fills_the_checklist_and_hides_platform_ids(answered: Campaign) -> None:
-    html = render_report(answered)
+    html = render_campaign_report(answered)
     for heading in ("Evaluation granularity", "Quality dimensions", "Annotation format", "Sampling criteria",
                     "Qualification task and acceptance", "Annotators recruited", "Votes per sample",
                     "Inter-annotator agreement", "Workload per annotator", "Time to do the task", "Payment",

@@ -38,7 +38,9 @@ def test_page_layout_and_escaping(served: tuple[str, Path, list[str]]) -> None:
     assert "Dialogue 1 of 1 · candidate 1 of 3" in html
     # Every option the guidelines define is offered: "coherence" after a positive answer too.
     assert 'id="options" data-after="1 0 idk"' in html and 'data-key="1"' in html
-    assert '<label class="answer" data-after="1"><input type="checkbox" name="options" value="coherence">' in html
+    coherence = ('<label class="answer" data-after="1">'
+                 '<input type="checkbox" name="options" value="coherence">')
+    assert coherence in html
     guidelines = get(f"{base}/a/{tokens[0]}/guidelines").text
     assert "<h1>Guidelines</h1>" in guidelines and "<p>Be &lt;careful&gt;.</p>" in guidelines
 

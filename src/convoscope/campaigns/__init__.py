@@ -47,7 +47,9 @@ from convoscope.campaigns._plan import (
     group_contexts,
     make_batches,
 )
-from convoscope.campaigns._report import render_report, status_tables, write_report
+from convoscope.campaigns._report import render_report as render_campaign_report
+from convoscope.campaigns._report import status_tables
+from convoscope.campaigns._report import write_report as write_campaign_report
 from convoscope.campaigns._results import OptionCount, SystemResult, option_breakdown, system_results
 from convoscope.campaigns._spec import (
     Attention,
@@ -121,10 +123,10 @@ __all__ = [
     "options_for",
     "qualify",
     "read_annotators",
-    "render_report",
+    "render_campaign_report",
     "status_tables",
     "system_results",
     "task_key",
     "to_verdict",
-    "write_report",
+    "write_campaign_report",
 ]

@@ -41,7 +41,8 @@ def blocked_from(events: Iterable[Event]) -> dict[str, str]:
     return {person: reason for person, reason in state.items() if reason is not None}
 
 
-def excluded_reason(annotator: str, batch: Batch | None, spec: CampaignSpec, standing: Standing) -> str | None:
+def excluded_reason(annotator: str, batch: Batch | None, spec: CampaignSpec,
+                    standing: Standing) -> str | None:
     """Why this annotator's answer in ``batch`` does not count, or None when it counts."""
     if annotator not in standing.invited:
         return "not invited"

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from convoscope.campaigns._plan import Task
-from convoscope.criteria import Criterion, ExplanationOption
+from convoscope.criteria import IDK, Criterion, ExplanationOption
 from convoscope.errors import ConvoscopeError
 from convoscope.judges import Verdict
-
-IDK: Literal["idk"] = "idk"
 
 
 def N_(message: str) -> str:  # noqa: N802  (the gettext convention for "mark, translate later")

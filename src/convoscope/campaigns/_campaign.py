@@ -79,6 +79,7 @@ class Campaign:
         self._cached_keys: set[str] = set()
         self._events: list[Event] = []
         self._events_read = -1.0  # when the events were last read (monotonic); -1 = read again
+        self._events_written = 0  # this process's event writes so far (a read started before one is stale)
 
     # -- people ---------------------------------------------------------------------------------
 
@@ -144,26 +145,30 @@ class Campaign:
 
     def _add_event(self, kind: str, annotator: str, key: str, data: dict[str, object]) -> bool:
         added = self.events.add(kind, annotator, key, data)
-        self._events_read = -1.0  # this process's own writes are seen at once
+        with self._lock:
+            self._events_written += 1
+            self._events_read = -1.0  # this process's own writes are seen at once
         return added
 
     def _new_events(self) -> list[Event]:
-        """Every event; only those written since the last read are fetched (they are only appended).
+        """Every event, read again at most every quarter of a second.
 
         Events written by another process (``campaign block`` from the command line) are seen
-        within a quarter of a second; this process's own at once.
+        within a quarter of a second; this process's own at once. The whole (small) table is read
+        each time: on PostgreSQL, ids are not handed out in commit order, so "newer than the last
+        id seen" could miss a row committed late.
         """
         now = time.monotonic()
-        if 0 <= now - self._events_read < 0.25:
-            with self._lock:
-                return list(self._events)
-        after = self._events[-1].id if self._events else 0
-        fresh = self.events.all(after=after)
         with self._lock:
-            self._events_read = now
-            known = {event.id for event in self._events}
-            self._events.extend(e for e in fresh if e.id not in known)
-            return list(self._events)
+            if 0 <= now - self._events_read < 0.25:
+                return list(self._events)
+            written = self._events_written
+        fresh = self.events.all()
+        with self._lock:
+            self._events = fresh
+            if written == self._events_written:  # no write of ours raced this read: trust it a while
+                self._events_read = now
+            return list(fresh)
 
     def _snapshot(self) -> tuple[list[Verdict], set[str]]:
         """The campaign's first answers and task keys, read again only when the store has changed.

@@ -74,5 +74,6 @@ class EventLog:
         if annotator is not None:
             query = query.where(events_table.c.annotator == annotator)
         with self.engine.connect() as connection:
-            return [Event(id=row.id, kind=row.kind, annotator=row.annotator, key=row.key, data=json.loads(row.data),
+            return [Event(id=row.id, kind=row.kind, annotator=row.annotator, key=row.key,
+                          data=json.loads(row.data),
                           created_at=row.created_at) for row in connection.execute(query)]

@@ -174,7 +174,8 @@ def _annotator_statuses(owner: dict[str, str], rows: Sequence[BatchStatus], ever
         statuses.append(AnnotatorStatus(
             annotator=person, answers=len(mine), counted=sum(1 for v in mine if id(v) in kept),
             idk=sum(1 for v in mine if v.unscored_reason == "idk"),
-            batches_finished=sum(1 for row in rows if row.kind == "main" and per_batch[row.batch] >= row.tasks > 0),
+            batches_finished=sum(1 for row in rows
+                                 if row.kind == "main" and per_batch[row.batch] >= row.tasks > 0),
             minutes=sum(v.latency_s or 0.0 for v in mine) / 60,
             qualification=standing.decisions.get(person),
             flagged_in=tuple(row.batch for row in rows if person in row.flagged),

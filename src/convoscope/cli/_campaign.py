@@ -49,7 +49,8 @@ def init_command(directory: str, name: str | None) -> None:
               help="Address to listen on. Keep 127.0.0.1 behind a TLS reverse proxy (see docs/campaigns.md); "
                    "0.0.0.0 listens on every interface, without TLS.")
 @click.option("--port", default=8080, show_default=True, type=int)
-@click.option("--public-url", default=None, help="The address annotators use (e.g. https://study.example.org), "
+@click.option("--public-url", default=None,
+              help="The address annotators use (e.g. https://study.example.org), "
               "for the links printed here.")
 def serve_command(directory: str, items: str | None, db: str | None, host: str, port: int,
                   public_url: str | None) -> None:
@@ -61,9 +62,14 @@ def serve_command(directory: str, items: str | None, db: str | None, host: str, 
       convoscope campaign serve my-study/ --port 8080 --public-url https://study.example.org
     """
     from convoscope.campaigns import open_campaign
-    from convoscope.web import build_server, dashboard_secret, join_secret
 
     console = Console()
+    try:
+        from convoscope.web import build_server, dashboard_secret, join_secret
+    except ImportError as error:
+        console.print(f"[red]error:[/red] the web app needs its extra: pip install 'convoscope[web]' "
+                      f"({escape(str(error))})", soft_wrap=True)
+        raise SystemExit(2) from None
     with fail_on(console):
         campaign = open_campaign(directory, items=items, store=db)
         server = build_server(campaign, host=host, port=port)
@@ -128,7 +134,8 @@ def status_command(directory: str, items: str | None, db: str | None) -> None:
     console = Console()
     with fail_on(console):
         status = open_campaign(directory, items=items, store=db).status()
-        console.print(f"{status.invited} invited, {status.qualified_text}, {status.answers} answers that count")
+        console.print(f"{status.invited} invited, {status.qualified_text}, "
+                      f"{status.answers} answers that count")
         table = Table("batch", "people", "answers", "Fleiss", "Cohen", "strong", "min", "late", "flagged",
                       caption="people: finished/started/wanted; kappas: Fleiss, mean pairwise Cohen, "
                       "strong judgements only; min: median minutes; late: over the time limit")
@@ -162,12 +169,12 @@ def report_command(directory: str, out: str, all_answers: bool, items: str | Non
     Example:
       convoscope campaign report my-study/ --out report.html
     """
-    from convoscope.campaigns import open_campaign, write_report
+    from convoscope.campaigns import open_campaign, write_campaign_report
 
     console = Console()
     with fail_on(console):
         campaign = open_campaign(directory, items=items, store=db)
-        console.print(f"wrote {write_report(campaign, out, everything=all_answers)}")
+        console.print(f"wrote {write_campaign_report(campaign, out, everything=all_answers)}")
 
 
 @campaign_group.command("export")

@@ -13,5 +13,5 @@ from convoscope.web._server import (
     start_background,
 )
 
-__all__ = ["SecurityHeaders", "Server", "build_server", "csrf_value", "dashboard_secret", "join_secret", "make_app",
-           "markdown_html", "server_secret", "start_background", "translations"]
+__all__ = ["SecurityHeaders", "Server", "build_server", "csrf_value", "dashboard_secret", "join_secret",
+           "make_app", "markdown_html", "server_secret", "start_background", "translations"]

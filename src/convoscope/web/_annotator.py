@@ -13,8 +13,8 @@ import hashlib
 import hmac
 import mimetypes
 import re
-from urllib.parse import urlsplit
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -180,7 +180,8 @@ class AnnotatorPages:
                         and v.item_id == task.candidate.item_id and v.criterion == task.criterion), None)
         self.campaign.shown(annotator, task)
         return self.page("web/task.html", **task_context(self.campaign, work, task, token=token, index=index,
-                                                          current=current, csrf=csrf_value(self.secret, token)))
+                                                          current=current,
+                                                          csrf=csrf_value(self.secret, token)))
 
     def _answered(self, annotator: str, work: Work, index: int) -> Any:
         tasks = self.campaign.tasks(work.batch) if work.batch is not None else []
@@ -220,7 +221,8 @@ class AnnotatorPages:
 
     async def change(self, request: Request) -> Response:
         annotator, token, form = await self._form(request)
-        return await run_in_threadpool(self._change, annotator, token, form, int(request.path_params["index"]))
+        index = int(request.path_params["index"])
+        return await run_in_threadpool(self._change, annotator, token, form, index)
 
     def _change(self, annotator: str, token: str, form: dict[str, list[str]], index: int) -> Response:
         work = self.campaign.work(annotator)

@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
 
-from convoscope.campaigns import N_, Campaign, render_report
+from convoscope.campaigns import N_, Campaign, render_campaign_report
 from convoscope.html import render
 from convoscope.web._annotator import AnnotatorPages, csrf_value
 from convoscope.web._http import SecurityHeaders
@@ -43,7 +43,7 @@ def make_app(campaign: Campaign, *, secret: bytes, dashboard: str | None = None,
                                                     "surrogateescape"), dashboard.encode()):
             raise HTTPException(404, N_("This link is not valid."))
         if request.url.path.endswith("/report"):
-            return HTMLResponse(render_report(campaign))
+            return HTMLResponse(render_campaign_report(campaign))
         status = campaign.status()
         flagged = sorted({name for row in status.batches for name in row.flagged})
         return HTMLResponse(render("web/dashboard.html", spec=campaign.spec, status=status, flagged=flagged,

@@ -20,7 +20,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from convoscope.campaigns import N_
 from convoscope.html import render
 
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; "
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data: https:; "
        "form-action 'self'{extra}; frame-ancestors 'none'; base-uri 'none'")
 HEADERS = {
     "x-content-type-options": "nosniff",
@@ -47,7 +48,8 @@ class SecurityHeaders:
                 present = {name.lower() for name, _ in headers}
                 if b"content-security-policy" not in present:
                     headers.append((b"content-security-policy", CSP.format(extra="").encode()))
-                headers.extend((k.encode(), v.encode()) for k, v in HEADERS.items() if k.encode() not in present)
+                headers.extend((k.encode(), v.encode()) for k, v in HEADERS.items()
+                               if k.encode() not in present)
                 message = {**message, "headers": headers}
             await send(message)
 

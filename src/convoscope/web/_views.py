@@ -40,7 +40,8 @@ def task_context(campaign: Campaign, work: Work, task: Task, *, token: str, csrf
                      "candidate": [c.item_id for c in context.candidates].index(task.candidate.item_id) + 1,
                      "candidates": len(context.candidates)},
         "candidate": task.candidate.text, "error": error, "csrf": csrf, "task_id": task_key("", task),
-        "choices": [{"value": v, "label": label, "definition": d} for v, label, d in answer_choices(criterion)],
+        "choices": [{"value": v, "label": label, "definition": d}
+                    for v, label, d in answer_choices(criterion)],
         **_options(criterion), "chosen": chosen, "chosen_options": chosen_options, "note": note,
         "max_note": campaign.spec.max_note_chars, "editing": index is not None,
         "action": f"/a/{token}/edit/{index}" if index is not None else f"/a/{token}",
