@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 
 from convoscope.analysis._correlation import spearman
-from convoscope.analysis._pooling import mean_pool
 from convoscope.analysis._validate import as_numbers
 
 Correlation = Callable[[Any, Any], float]
@@ -28,11 +27,17 @@ def leave_one_out(matrix: Any, *, statistic: Correlation = spearman) -> float:
     ratings = as_numbers(matrix, name="leave_one_out", ndim=2)
     if len(ratings) < 3:
         raise ValueError("leave_one_out: needs at least three raters (rows)")
+    present = ~np.isnan(ratings)
+    filled = np.where(present, ratings, 0.0)
+    totals, counts = filled.sum(axis=0), present.sum(axis=0)
     values = []
     for rater in range(len(ratings)):
-        others = mean_pool(np.delete(ratings, rater, axis=0))
+        rated = np.flatnonzero(present[rater])  # only these items can pair with the rater
+        others = counts[rated] - 1
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(others > 0, (totals[rated] - filled[rater, rated]) / others, np.nan)
         try:
-            values.append(statistic(ratings[rater], others))
+            values.append(statistic(ratings[rater, rated], mean))
         except ValueError:
             continue
     if not values:
