@@ -17,13 +17,15 @@ import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from convoscope.criteria import Criterion
 from convoscope.items import Item
 from convoscope.judges._judge import _short_hash
-from convoscope.judges._parse import parse_answer
-from convoscope.judges._prompt import IDK_NOTE, JUDGE_INSTRUCTIONS, render_item
+from convoscope.judges._parse import json_objects, parse_answer
+from convoscope.judges._prompt import DATA_NOTE, IDK_NOTE, JUDGE_INSTRUCTIONS, REMINDER, render_item
+from convoscope.judges._quote import quote
 from convoscope.judges._verdict import Verdict
 from convoscope.models import GenerateRequest, Generation, Message, Model, ModelError
 
@@ -31,12 +33,12 @@ JOINT_INSTRUCTIONS = ("Several criteria follow. Judge the item on each of them s
                       "with one JSON object holding one answer per criterion, keyed by its name.")
 
 
-def joint_request(criteria: tuple[Criterion, ...], item: Item, *, persona: str | None = None,
-                  max_tokens: int = 1200) -> GenerateRequest:
-    """One chat request asking every criterion; rubrics first, the item last (prefix caching)."""
+def joint_prefix(criteria: tuple[Criterion, ...], persona: str | None = None) -> tuple[str, dict[str, Any]]:
+    """The shared part of a one-call prompt: (system message, answer schema). Built once per
+    judge and reused for every item."""
     from convoscope.criteria import answer_schema, render_rubric
 
-    system = [JUDGE_INSTRUCTIONS, JOINT_INSTRUCTIONS]
+    system = [JUDGE_INSTRUCTIONS, JOINT_INSTRUCTIONS, DATA_NOTE]
     if persona:
         system.append(f"Judge from this point of view: {persona}")
     system.extend(render_rubric(criterion) for criterion in criteria)
@@ -44,9 +46,18 @@ def joint_request(criteria: tuple[Criterion, ...], item: Item, *, persona: str |
         system.append(IDK_NOTE)
     schema = {"type": "object", "properties": {c.name: answer_schema(c) for c in criteria},
               "required": [c.name for c in criteria], "additionalProperties": False}
-    system.append("Answer schema:\n" + json.dumps(schema, ensure_ascii=False))
-    user = render_item(item, criteria[0]) + "\n\nYour judgement of every criterion as JSON:"
-    return GenerateRequest(messages=(Message(role="system", content="\n\n".join(system)),
+    system.append("Answer schema:\n" + quote(schema))
+    return "\n\n".join(system), schema
+
+
+def joint_request(criteria: tuple[Criterion, ...], item: Item, *, persona: str | None = None,
+                  max_tokens: int = 1200,
+                  prefix: tuple[str, dict[str, Any]] | None = None) -> GenerateRequest:
+    """One chat request asking every criterion; rubrics first, the item last (prefix caching).
+    The item is quoted data between markers it cannot forge (see ``render_item``)."""
+    system, schema = prefix or joint_prefix(criteria, persona)
+    user = render_item(item, criteria[0]) + "\n\n" + REMINDER.format(name="every criterion")
+    return GenerateRequest(messages=(Message(role="system", content=system),
                                      Message(role="user", content=user)),
                            json_schema=schema, max_tokens=max_tokens)
 
@@ -95,11 +106,17 @@ class JointJudge:
                              raw=outcome.text, **usage)
 
     async def _ask(self, item: Item) -> Generation | ModelError:
-        request = joint_request(self.criteria, item, persona=self.persona, max_tokens=self.max_tokens)
+        request = joint_request(self.criteria, item, persona=self.persona, max_tokens=self.max_tokens,
+                                prefix=self._prefix)
         try:
             return await self.model.generate(request)
         except ModelError as error:
             return error
+
+    @cached_property
+    def _prefix(self) -> tuple[str, dict[str, Any]]:
+        """System message and schema, rendered once per judge (derived from its configuration)."""
+        return joint_prefix(self.criteria, self.persona)
 
     def _verdict(self, item: Item, criterion: Criterion, **fields: Any) -> Verdict:
         return Verdict(item_id=item.id, criterion=criterion.name, rater=self.rater,
@@ -137,14 +154,11 @@ class _SharedCalls:
 
 
 def _part(text: str, name: str) -> str:
-    """The answer object for one criterion, as JSON text; '' when the answer has none for it."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        start, end = text.find("{"), text.rfind("}")
-        try:
-            data = json.loads(text[start:end + 1]) if start >= 0 else None
-        except json.JSONDecodeError:
-            data = None
-    part = data.get(name) if isinstance(data, dict) else None
-    return json.dumps(part) if isinstance(part, dict) else ""
+    """The answer object for one criterion, as JSON text; '' when the answer has none for it.
+    Read from the last complete JSON object that holds an answer for ``name`` (an earlier one
+    may be quoted from the judged text)."""
+    for data in reversed(json_objects(text)):
+        part = data.get(name)
+        if isinstance(part, dict):
+            return json.dumps(part)
+    return ""

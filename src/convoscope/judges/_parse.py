@@ -35,11 +35,17 @@ class Answer:
 
 
 def parse_answer(text: str, criterion: Criterion) -> Answer:
-    """Read a JSON (or JSON-like) answer; never raises and never invents a score."""
-    data = _first_json_object(text)
+    """Read a JSON (or JSON-like) answer; never raises and never invents a score.
+
+    The verdict is the *last* complete JSON object in the reply whose ``score`` is an answer
+    the criterion's schema allows: a reply that first quotes the judged text (``{"score": 7}``
+    written by the item) and then gives its own verdict is read by its own verdict. When no
+    object qualifies, the last object with a ``score`` is read (so the problem is reported),
+    then the last ``score: N`` line."""
+    data = _verdict_object(text, criterion)
     if data is None:
-        match = _SCORE_LINE.search(text)
-        data = {"score": match.group(1)} if match else None
+        matches = list(_SCORE_LINE.finditer(text))
+        data = {"score": matches[-1].group(1)} if matches else None
     if data is None or "score" not in data:
         reason: UnscoredReason = "refusal" if _REFUSAL.search(text) else "parse_failure"
         return Answer(value=None, unscored_reason=reason)
@@ -47,7 +53,7 @@ def parse_answer(text: str, criterion: Criterion) -> Answer:
     explanation = _text_or_none(data.get("reason") or data.get("explanation"))
     options, problems = _read_options(data.get("options"), criterion)
     relevant = _read_bool(data.get("relevant"))
-    if isinstance(raw_score, str) and raw_score.strip().lower() in _IDK:
+    if _is_idk(raw_score):
         if criterion.scale.allow_idk:
             return Answer(None, "idk", explanation, options, relevant, problems)
         return Answer(None, "parse_failure", explanation, options, relevant, ("idk not allowed",))
@@ -58,16 +64,35 @@ def parse_answer(text: str, criterion: Criterion) -> Answer:
     return Answer(value, None, explanation, options, relevant, problems)
 
 
-def _first_json_object(text: str) -> dict[str, Any] | None:
+def json_objects(text: str) -> list[dict[str, Any]]:
+    """Every complete top-level JSON object in ``text``, in order (objects nested in another
+    object, or inside a JSON string, are part of that object, not separate ones)."""
     decoder = json.JSONDecoder()
-    for match in re.finditer(r"\{", text):
+    found: list[dict[str, Any]] = []
+    position = text.find("{")
+    while position >= 0:
         try:
-            data, _ = decoder.raw_decode(text[match.start():])
-        except json.JSONDecodeError:
+            data, end = decoder.raw_decode(text, position)
+        except (json.JSONDecodeError, RecursionError):
+            position = text.find("{", position + 1)
             continue
         if isinstance(data, dict):
+            found.append(data)
+        position = text.find("{", end)
+    return found
+
+
+def _verdict_object(text: str, criterion: Criterion) -> dict[str, Any] | None:
+    scored = [data for data in json_objects(text) if "score" in data]
+    for data in reversed(scored):
+        raw = data["score"]
+        if (_is_idk(raw) and criterion.scale.allow_idk) or criterion.scale.coerce(raw) is not None:
             return data
-    return None
+    return scored[-1] if scored else None
+
+
+def _is_idk(value: Any) -> bool:
+    return isinstance(value, str) and value.strip().lower() in _IDK
 
 
 def _text_or_none(value: Any) -> str | None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from convoscope.criteria import Criterion
 from convoscope.items import Item, Turn
-from convoscope.judges._quote import fenced, quote, quote_object
+from convoscope.judges._quote import fenced, quote, quote_for_scoring, quote_object
 from convoscope.models import GenerateRequest, Message
 
 JUDGE_INSTRUCTIONS = """\
@@ -188,17 +188,18 @@ def _completion_head(criterion: Criterion, persona: str | None) -> str:
     shots = []
     for level in criterion.levels:
         for example in level.examples[:1]:
-            shots.append(f"Answer: {quote(example)}\nScore: {criterion.answer_word(level.value)}")
+            shots.append(f"Answer: {quote_for_scoring(example)}\nScore: {criterion.answer_word(level.value)}")
     return "\n".join(head) + "\n\n" + "\n\n".join(shots) + "\n\n"
 
 
 def completion_target(item: Item, criterion: Criterion) -> str:
-    """The item in a completion prompt: one line per field, every value a quoted JSON literal,
-    the judged response last as ``Answer: "..."``."""
+    """The item in a completion prompt: one line per field, every value a quoted JSON literal
+    with full-width digits, the judged response last as ``Answer: "..."``."""
     fields = item_fields(item, criterion)
     answer = fields.pop("Response to judge", None)
-    lines = [f"{label}: {quote(value)}" for label, value in fields.items()]
-    lines.append(f"Answer: {quote(answer)}" if answer is not None else "Answer: (the whole dialogue above)")
+    lines = [f"{label}: {quote_for_scoring(value)}" for label, value in fields.items()]
+    whole = "Answer: (the whole dialogue above)"
+    lines.append(f"Answer: {quote_for_scoring(answer)}" if answer is not None else whole)
     return "\n".join(lines)
 
 
