@@ -64,20 +64,34 @@ def _standard(frame: Any, path: Path, columns: RatingColumns, first_line: int) -
         if name in frame.columns:
             out[key] = frame[name]
     for key in ("item", "rater", "criterion"):
-        text = out[key].astype("string").str.strip()
-        empty = text.isna() | (text == "")
-        if empty.any():
-            row = int(np.flatnonzero(empty.to_numpy())[0])
-            raise LocatedError(path, "is empty", line=first_line + row, field=wanted[key])
-        out[key] = text.astype(object)
+        out[key] = _names(out[key], path, first_line, wanted.get(key, key))
     out["value"] = _values(out["value"], path, first_line, columns.value)
-    repeated = out.duplicated(["criterion", "rater", "item"])
+    combined = np.zeros(len(out), dtype=np.int64)
+    for key in ("criterion", "rater", "item"):
+        combined = combined * len(out[key].cat.categories) + out[key].cat.codes.to_numpy(np.int64)
+    repeated = pd.Series(combined).duplicated()
     if repeated.any():
         row = int(np.flatnonzero(repeated.to_numpy())[0])
         problem = (f"rater {out['rater'].iat[row]!r} already rated item {out['item'].iat[row]!r} "
                    f"on {out['criterion'].iat[row]!r}")
         raise LocatedError(path, problem, line=first_line + row, field=columns.rater)
     return out
+
+
+def _names(column: Any, path: Path, first_line: int, field: str) -> Any:
+    """Ids as a Categorical (categories in order of appearance), stripped of surrounding spaces;
+    the stripping and the emptiness check look at each distinct value once."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(column, sort=False)
+    stripped = pd.Index([str(value).strip() for value in uniques], dtype=object)
+    merged, names = pd.factorize(stripped, sort=False)
+    final = np.where(codes >= 0, merged[np.maximum(codes, 0)], -1)
+    blank = np.flatnonzero(names == "")
+    empty = (final < 0) | np.isin(final, blank)
+    if empty.any():
+        raise LocatedError(path, "is empty", line=first_line + int(np.flatnonzero(empty)[0]), field=field)
+    return pd.Categorical.from_codes(final, categories=pd.Index(names, dtype=object))
 
 
 def _values(column: Any, path: Path, first_line: int, field: str) -> Any:
@@ -111,7 +125,7 @@ def frame_matrices(frame: Any, *, by: str | None = None) -> dict[tuple[str, str 
     groups = frame[by].where(frame[by].notna(), None) if by else None
     keys = frame["criterion"] if groups is None else \
         pd.Series(list(zip(frame["criterion"], groups, strict=True)), index=frame.index)
-    for key, part in frame.groupby(keys.to_numpy() if groups is None else keys, sort=True):
+    for key, part in frame.groupby(keys.astype(str).to_numpy() if groups is None else keys, sort=True):
         criterion, group = (key, None) if groups is None else key
         matrices[(str(criterion), group)] = _matrix(part, str(criterion), group)
     return matrices
@@ -120,15 +134,26 @@ def frame_matrices(frame: Any, *, by: str | None = None) -> dict[tuple[str, str 
 def _matrix(part: Any, criterion: str, group: str | None) -> RaterMatrix:
     import pandas as pd
 
-    item_codes, items = pd.factorize(part["item"], sort=False)
-    raters = np.array(sorted(part["rater"].unique().tolist()), dtype=object)
-    rater_codes = np.searchsorted(raters, part["rater"].to_numpy())
+    item, rater = (_categorical(part[key]) for key in ("item", "rater"))
+    item_codes, item_index = pd.factorize(item.cat.codes.to_numpy(), sort=False)
+    items = item.cat.categories[item_index]
+    used = np.unique(rater.cat.codes.to_numpy())
+    names = rater.cat.categories[used].to_numpy(dtype=object)
+    order = np.argsort(names.astype(str), kind="stable")
+    raters = names[order]
+    position = np.empty(len(rater.cat.categories), dtype=np.int64)
+    position[used[order]] = np.arange(len(used))
+    rater_codes = position[rater.cat.codes.to_numpy()]
     values = part["value"].to_numpy()
     numeric = values.dtype.kind == "f"
     matrix = np.full((len(raters), len(items)), np.nan if numeric else None,
                      dtype=np.float64 if numeric else object)
     matrix[rater_codes, item_codes] = values
     return RaterMatrix(criterion, tuple(raters.tolist()), tuple(map(str, items)), matrix, group)
+
+
+def _categorical(column: Any) -> Any:
+    return column if column.dtype.name == "category" else column.astype("category")
 
 
 def frame_ratings(frame: Any) -> list[Rating]:
