@@ -89,3 +89,29 @@ def test_campaign_on_postgres(tmp_path: Path, postgres_url: str) -> None:
     assert len(verdicts) == 3 * 8 + 1
     assert len({(v.rater, v.item_id, v.criterion) for v in verdicts}) == 3 * 8 + 1
     assert open_campaign(directory, store=postgres_url).status().batches[0].started == 8
+
+
+def test_an_event_committed_late_is_still_seen(tmp_path: Path, postgres_url: str) -> None:
+    """Found by the load benchmark: on PostgreSQL, ids are handed out at insert, not at commit, so
+    reading only events "newer than the last id seen" missed one that committed late (a
+    participant was shown the instructions again and again)."""
+    import json
+    import time
+
+    import sqlalchemy as sa
+
+    from convoscope.campaigns._events import events_table
+
+    directory = write_campaign(tmp_path / "study")
+    first, second = invite(directory, 2)
+    campaign = open_campaign(directory, store=postgres_url)
+    with campaign.store.engine.connect() as slow:
+        transaction = slow.begin()  # the first insert takes an id, then waits to commit
+        slow.execute(sa.insert(events_table).values(
+            run_id=campaign.run_id, kind="instructions", annotator=first.id, key="instructions",
+            data=json.dumps({}), created_at=time.time()))
+        campaign.mark(second.id, "instructions")  # a later id, committed at once
+        assert campaign.has(second.id, "instructions") and not campaign.has(first.id, "instructions")
+        transaction.commit()
+    time.sleep(0.3)  # events are read again at most every quarter of a second
+    assert campaign.has(first.id, "instructions")
