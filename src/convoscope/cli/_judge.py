@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
@@ -18,12 +17,21 @@ from rich.progress import (
 from rich.table import Table
 
 from convoscope.cli._common import fail_on
-from convoscope.criteria import Criterion
+from convoscope.criteria import select_criteria
 from convoscope.items import ColumnMap, read_items, with_reference_candidates, write_csv, write_jsonl
-from convoscope.judges import resolve_persona
 from convoscope.metrics import check_metric_inputs
 from convoscope.models import endpoint_options
-from convoscope.runs import OFFLINE_WARNING, JudgeSpec, RunSummary, is_embedded, judge_async
+from convoscope.runs import (
+    DEFAULT_LEASE_S,
+    DEFAULT_MAX_UNSCORED,
+    OFFLINE_WARNING,
+    RunResult,
+    applies,
+    is_embedded,
+    judge_async,
+    judge_specs,
+    run_sync,
+)
 from convoscope.store import DEFAULT_STORE, Store
 
 EXAMPLE = """
@@ -59,8 +67,10 @@ Examples:
               "(auto: completion for embedded models, chat otherwise).")
 @click.option("--persona", "personas", multiple=True, metavar="NAME|NAME=TEXT",
               help="Judge from a point of view: a library persona (brand-ambassador, "
-              "safety-engineer, first-time-user, domain-expert, strict-rater) or your own "
+              "security-expert, safety-engineer, first-time-user, domain-expert, strict-rater) or your own "
               "NAME=TEXT. Several personas on one model form a panel.")
+@click.option("--domain", help="The setting the conversations take place in, told to the judge "
+              "(e.g. 'the in-car assistant of a car manufacturer'); overrides the suite's default.")
 @click.option("--pool", type=click.Choice(["majority", "max-vote", "mean", "median"]), default="majority",
               show_default=True, help="How a panel pools its judges (max-vote is InCA's name for "
               "majority: the most frequent value wins, ties by --ties).")
@@ -81,7 +91,16 @@ Examples:
 @click.option("--max-tokens", type=int, default=400, show_default=True,
               help="Longest answer a chat-mode judge may write (per criterion with --one-call).")
 @click.option("--concurrency", type=int, default=8, show_default=True,
-              help="Judgements in flight at once (each endpoint has its own limit too).")
+              help="Judgements in flight at once; an HTTP endpoint's in-flight limit follows it.")
+@click.option("--retry-unscored", is_flag=True, help="Also judge again the tasks whose verdict is "
+              "a parse_failure or refusal (model_error verdicts are always retried).")
+@click.option("--max-unscored", type=click.FloatRange(0, 1), default=DEFAULT_MAX_UNSCORED,
+              show_default=True, help="Exit 4 when more than this share of the run's verdicts is "
+              "unscored (idk answers excepted).")
+@click.option("--lease", "lease_s", type=click.FloatRange(min=1), default=DEFAULT_LEASE_S,
+              show_default=True, metavar="SECONDS", help="Several processes may share a run: a "
+              "claimed task is reserved this long without a heartbeat (a dead worker's tasks "
+              "are free again after it).")
 @click.option("--timeout", type=float, metavar="SECONDS",
               help="HTTP judges: longest wait for one attempt (default 60); e.g. --timeout 30.")
 @click.option("--deadline", type=float, metavar="SECONDS",
@@ -114,17 +133,28 @@ Examples:
 @click.option("--system-col", default="system", show_default=True)
 def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tuple[str, ...],
                   kpis: tuple[str, ...], criteria_files: tuple[str, ...], judges: tuple[str, ...], mode: str,
-                  personas: tuple[str, ...], pool: str, ties: str, quorum: int, out: Path | None,
+                  personas: tuple[str, ...], domain: str | None, pool: str, ties: str, quorum: int,
+                  out: Path | None,
                   store_target: str, cache_path: str | None, no_cache: bool, one_call: bool,
-                  max_tokens: int, concurrency: int,
-                  timeout: float | None, deadline: float | None, max_retries: int | None,
+                  max_tokens: int, concurrency: int, retry_unscored: bool, max_unscored: float,
+                  lease_s: float, timeout: float | None, deadline: float | None, max_retries: int | None,
                   rpm: float | None, tpm: float | None, api_key_env: tuple[str, ...],
                   allow_insecure_key: bool, context_length: int | None,
                   limit: int | None, reference_candidates: bool, **columns: str) -> None:
     """Judge ITEMS (.jsonl, .csv, .tsv, .parquet) on criteria and keep every verdict.
 
     Every verdict is written to the store as it is produced. Run the same command again after
-    an interruption and it resumes where it stopped, without repeating finished work.
+    an interruption and it resumes where it stopped, without repeating finished work; tasks whose
+    verdict is a model_error (an endpoint that failed) are tried again. Several processes (on
+    one or many machines sharing a PostgreSQL --store) may run the same command at once: each
+    task is claimed by one of them.
+
+    \b
+    Exit status:
+      0  every task has a verdict (scored, or unscored for a reason that is an answer)
+      2  bad input or settings (one line names the file, line and field)
+      3  work outstanding: some verdict is still a model_error; run the same command again
+      4  more than --max-unscored of the verdicts are unscored (parse failures, refusals, ...)
     """
     console = Console(stderr=True)
     with fail_on(console):
@@ -132,97 +162,73 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
         items = read_items(items_path, columns=column_map)[: limit or None]
         if reference_candidates:
             items = with_reference_candidates(items)
-        criteria = _only_kpis(_resolve_criteria(suites or (("kpi",) if kpis and not criteria_files else ()),
-                                                criteria_refs, criteria_files), kpis)
+        criteria = select_criteria(suites=suites, names=criteria_refs, files=criteria_files, only=kpis)
+        if domain:
+            criteria = [criterion.model_copy(update={"domain": domain}) for criterion in criteria]
         check_metric_inputs(items, criteria, source=items_path)
-        specs = _judge_specs(judges, mode, personas)
+        specs = judge_specs(judges, mode=mode, personas=personas)
         store = Store(store_target)
-        cache = None if no_cache else cache_path or _default_cache(store)
         console.print(f"Judging {len(items)} items on {len(criteria)} criteria; "
                       f"store: [bold]{store.location}[/bold]")
         if any(is_embedded(spec.model) for spec in specs):
             console.print(f"[yellow]{OFFLINE_WARNING}[/yellow]")
-        summary = _run_with_progress(console, items, criteria, specs, store, cache,
-                                     pool="majority" if pool == "max-vote" else pool, ties=ties,
-                                     quorum=quorum, concurrency=concurrency, max_tokens=max_tokens,
-                                     one_call=one_call, model_options=endpoint_options(
+        result = _run_with_progress(console, items, criteria, specs, store=store,
+                                    cache_path=None if no_cache else cache_path or "beside-store",
+                                    pool=pool, ties=ties, quorum=quorum, concurrency=concurrency,
+                                    max_tokens=max_tokens, one_call=one_call,
+                                    retry_unscored=retry_unscored, lease_s=lease_s,
+                                    model_options=endpoint_options(
                                          timeout=timeout, deadline=deadline, max_retries=max_retries,
                                          rpm=rpm, tpm=tpm, api_key_env=api_key_env,
                                          allow_insecure_key=allow_insecure_key,
                                          context_length=context_length))
         if out is not None:
-            verdicts = store.verdicts(summary.run_id)
             writer = write_csv if out.suffix.lower() == ".csv" else write_jsonl
-            console.print(f"Wrote {writer(verdicts, out)} verdicts to {out}")
-        _print_summary(console, summary)
+            written = writer([*result.member_verdicts, *result.verdicts], out)
+            console.print(f"Wrote {written} verdicts to {out}")
+        _print_summary(console, result)
+    code = result.exit_code(max_unscored)
+    if code:
+        console.print(_EXIT_NOTES[code].format(share=result.summary.unscored_fraction, limit=max_unscored))
+        raise SystemExit(code)
 
 
-def _resolve_criteria(suites: tuple[str, ...], refs: tuple[str, ...],
-                      files: tuple[str, ...]) -> list[Criterion]:
-    from convoscope.criteria import get_criterion, load_criteria, load_suite
-
-    criteria: list[Criterion] = []
-    for suite in suites:
-        criteria.extend(load_suite(suite).criteria)
-    for path in files:
-        criteria.extend(load_criteria(path))
-    criteria.extend(get_criterion(ref, extra_paths=files) for ref in refs)
-    if not criteria:
-        raise click.UsageError("name at least one --suite, --criterion or --criteria-file")
-    names = [criterion.name for criterion in criteria]
-    duplicated = sorted({name for name in names if names.count(name) > 1})
-    if duplicated:
-        raise click.UsageError(f"criteria named twice: {', '.join(duplicated)}")
-    return criteria
+_EXIT_NOTES = {
+    3: "[yellow]Work outstanding:[/yellow] some tasks still have a model_error verdict (exit 3). "
+       "Run the same command again to retry exactly those.",
+    4: "[yellow]Too many unscored verdicts:[/yellow] {share:.1%} of the run is unscored, more than "
+       "--max-unscored {limit:g} (exit 4).",
+}
 
 
-def _only_kpis(criteria: list[Criterion], kpis: tuple[str, ...]) -> list[Criterion]:
-    """--kpi keeps only the named criteria of the suites and files given (default: the kpi suite)."""
-    if not kpis:
-        return criteria
-    unknown = sorted(set(kpis) - {criterion.name for criterion in criteria})
-    if unknown:
-        raise click.UsageError(f"--kpi {', '.join(unknown)}: not among the criteria of the given suites")
-    return [criterion for criterion in criteria if criterion.name in kpis]
-
-
-def _judge_specs(models: tuple[str, ...], mode: str, personas: tuple[str, ...]) -> list[JudgeSpec]:
-    chosen = None if mode == "auto" else mode
-    try:
-        parsed = [resolve_persona(entry) for entry in personas]
-    except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="--persona") from None
-    if not parsed:
-        return [JudgeSpec(model, chosen) for model in models]  # type: ignore[arg-type]
-    return [JudgeSpec(model, chosen, text, name)  # type: ignore[arg-type]
-            for model in models for name, text in parsed]
-
-
-def _default_cache(store: Store) -> str:
-    if store.engine.dialect.name == "sqlite":
-        return str(Path(store.location).with_suffix(".cache.db"))
-    return "convoscope.cache.db"
-
-
-def _run_with_progress(console: Console, items, criteria, specs, store, cache, **options) -> RunSummary:  # type: ignore[no-untyped-def]
+def _run_with_progress(console: Console, items, criteria, specs, **options) -> RunResult:  # type: ignore[no-untyped-def]
     columns = ("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), "eta", TimeRemainingColumn())
-    from convoscope.runs._run import applies
-
     total = sum(1 for item in items for criterion in criteria if applies(criterion, item))
     with Progress(*columns, console=console, transient=False,
                   disable=not console.is_terminal and not sys.stderr.isatty()) as progress:
         task = progress.add_task("judging", total=total)
-        return asyncio.run(judge_async(items, criteria, specs, store=store, cache_path=cache,
-                                       on_progress=lambda n: progress.advance(task, n), **options))
+        return run_sync(judge_async(items, criteria, specs,
+                                    on_progress=lambda n: progress.advance(task, n), **options))
 
 
-def _print_summary(console: Console, summary: RunSummary) -> None:
+def _print_summary(console: Console, result: RunResult) -> None:
+    summary = result.summary
     table = Table(title=f"Run {summary.run_id}", show_header=False)
-    rows = [
-        ("verdicts", summary.verdicts), ("scored", summary.scored),
+    rows: list[tuple[str, object]] = [
+        ("tasks", summary.total_tasks), ("verdicts (this run)", summary.verdicts),
+        ("scored", summary.scored),
         *((f"unscored: {reason}", count) for reason, count in sorted(summary.unscored.items())),
-        ("resumed (already done)", summary.resumed), ("not applicable", summary.not_applicable),
+        ("resumed (already done)", summary.resumed), ("retried", summary.retried),
+    ]
+    if summary.done_elsewhere:
+        rows.append(("done by other workers", summary.done_elsewhere))
+    rows += [(f"still unscored: {reason}", count) for reason, count in sorted(summary.outstanding.items())]
+    for rater, tally in sorted(summary.members.items()):
+        counts = ", ".join(f"{name} {count}" for name, count in sorted(tally.items()))
+        rows.append((f"member {rater}", counts))
+    rows += [
+        ("not applicable", summary.not_applicable),
         ("model calls", summary.model_calls), ("cache hits", summary.cache_hits),
         ("prompt tokens", summary.prompt_tokens), ("completion tokens", summary.completion_tokens),
         ("wall time", f"{summary.wall_time_s:.1f} s"), ("store", summary.store),
