@@ -16,7 +16,7 @@ from convoscope.campaigns._answers import (
     task_key,
     to_verdict,
 )
-from convoscope.campaigns._campaign import BatchFull, Campaign, Work, open_campaign, secure_sqlite
+from convoscope.campaigns._campaign import BatchFull, Campaign, Work
 from convoscope.campaigns._events import Event, EventLog
 from convoscope.campaigns._export import export_verdicts, spreadsheet_safe
 from convoscope.campaigns._import import ImportSummary, VerdictImportError, import_verdicts
@@ -28,6 +28,7 @@ from convoscope.campaigns._monitor import (
     flag_annotators,
     qualify,
 )
+from convoscope.campaigns._open import open_campaign, secure_sqlite
 from convoscope.campaigns._people import (
     MTURK_PREVIEW,
     PLATFORM_PARAMETERS,
