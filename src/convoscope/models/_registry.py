@@ -68,21 +68,43 @@ register_backend("openai", _openai)
 register_backend("litellm", _litellm)
 
 
-def open_model(spec: str, *, cache: Any = None, **options: Any) -> Model:
+def open_model(spec: str, *, cache: Any = None, batch: str | None = None, **options: Any) -> Model:
     """The one way to build a model: ``spec`` as for :func:`model_from_spec`, wrapped in a
     response cache when ``cache`` is given (a :class:`ResponseCache` or a path to one).
 
-    ``cache=None`` means no cache; an empty cache is still a cache (``is not None``, never truth)."""
+    ``cache=None`` means no cache; an empty cache is still a cache (``is not None``, never truth).
+    ``batch="openai"`` or ``"anthropic"`` sends what the cache cannot answer through that
+    provider's batch API at the spec's base URL (see :mod:`._batch`; needs a cache and an
+    ``openai:`` spec, whose name the answers are cached under)."""
     from pathlib import Path
 
     from convoscope.models._cache import CachedModel, ResponseCache
 
     model = model_from_spec(spec, **options)
     if cache is None:
+        if batch:
+            raise ModelError("batch mode keeps the answers in the response cache: give a cache")
         return model
     if isinstance(cache, str | Path):
         cache = ResponseCache(cache)
+    if batch:
+        model = _batched(model, cache, batch, options)
     return CachedModel(model, cache)
+
+
+def _batched(live: Model, cache: Any, provider: str, options: dict[str, Any]) -> Model:
+    from convoscope.models._batch import BatchModel
+    from convoscope.models._keys import resolve_api_key
+    from convoscope.models._openai import OpenAIModel
+
+    if provider not in ("openai", "anthropic"):
+        raise ModelError(f"unknown batch API {provider!r}: use openai or anthropic")
+    if not isinstance(live, OpenAIModel):
+        raise ModelError(f"batch mode needs an openai:MODEL@BASE_URL judge, not {live.name}")
+    key = resolve_api_key(live.base_url, api_key=options.get("api_key"),
+                          api_key_env=options.get("api_key_env"),
+                          allow_insecure=bool(options.get("allow_insecure")))
+    return BatchModel(live, cache=cache, provider=provider, api_key=key)  # type: ignore[arg-type]
 
 
 def model_from_spec(spec: str, **options: Any) -> Model:

@@ -1,0 +1,200 @@
+"""A local server that implements the documented batch endpoints, for tests (127.0.0.1 only).
+
+OpenAI Batch API: ``POST /v1/files`` (multipart, purpose=batch), ``POST /v1/batches``,
+``GET /v1/batches/{id}``, ``GET /v1/files/{id}/content``; each line of a batch is answered by
+the ``upstream`` OpenAI-compatible server (the real llama.cpp server in tests), its errors go to
+the error file. Anthropic Message Batches: ``POST /v1/messages/batches``,
+``GET /v1/messages/batches/{id}``, ``GET /v1/messages/batches/{id}/results`` (JSONL).
+
+Scripting: ``fail_ids`` (custom ids answered with an error), ``expire_next`` (the next batch
+expires unprocessed), ``hold`` (batches stay in progress until released).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import socket
+import threading
+import time
+from typing import Any
+
+import httpx
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse
+from starlette.routing import Route
+
+
+class BatchServer:
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream.rstrip("/")
+        self.files: dict[str, bytes] = {}
+        self.batches: dict[str, dict[str, Any]] = {}
+        self.fail_ids: set[str] = set()
+        self.expire_next = False
+        self.hold = False
+        self.uploads = 0
+        self._ids = itertools.count(1)
+        self._server: uvicorn.Server | None = None
+        routes = [
+            Route("/v1/files", self._upload, methods=["POST"]),
+            Route("/v1/files/{file_id}/content", self._content, methods=["GET"]),
+            Route("/v1/batches", self._create, methods=["POST"]),
+            Route("/v1/batches/{batch_id}", self._retrieve, methods=["GET"]),
+            Route("/v1/messages/batches", self._create_anthropic, methods=["POST"]),
+            Route("/v1/messages/batches/{batch_id}", self._retrieve_anthropic, methods=["GET"]),
+            Route("/v1/messages/batches/{batch_id}/results", self._results_anthropic, methods=["GET"]),
+        ]
+        self.app = Starlette(routes=routes)
+
+    # -- OpenAI ---------------------------------------------------------------------------------
+
+    async def _upload(self, request: Request) -> JSONResponse:
+        form = await request.form()
+        if form.get("purpose") != "batch":
+            return JSONResponse({"error": {"message": "purpose must be batch"}}, status_code=400)
+        upload = form["file"]
+        file_id = f"file-{next(self._ids)}"
+        self.files[file_id] = await upload.read()  # type: ignore[union-attr]
+        self.uploads += 1
+        return JSONResponse({"id": file_id, "object": "file", "purpose": "batch"})
+
+    async def _content(self, request: Request) -> PlainTextResponse:
+        file_id = request.path_params["file_id"]
+        if file_id not in self.files:
+            return PlainTextResponse("no such file", status_code=404)
+        return PlainTextResponse(self.files[file_id].decode())
+
+    async def _create(self, request: Request) -> JSONResponse:
+        body = await request.json()
+        if body.get("input_file_id") not in self.files:
+            return JSONResponse({"error": {"message": "unknown input_file_id"}}, status_code=400)
+        if body.get("completion_window") != "24h":
+            return JSONResponse({"error": {"message": "completion_window must be 24h"}}, status_code=400)
+        batch_id = f"batch_{next(self._ids)}"
+        text = self.files[body["input_file_id"]].decode()
+        lines = [json.loads(line) for line in text.splitlines() if line]
+        expired, self.expire_next = self.expire_next, False
+        self.batches[batch_id] = {"id": batch_id, "object": "batch", "endpoint": body["endpoint"],
+                                  "status": "in_progress", "lines": lines, "expired": expired,
+                                  "request_counts": {"total": len(lines), "completed": 0, "failed": 0}}
+        threading.Thread(target=self._process, args=(batch_id,), daemon=True).start()
+        return JSONResponse(self._public(batch_id))
+
+    def _process(self, batch_id: str) -> None:
+        batch = self.batches[batch_id]
+        while self.hold:
+            time.sleep(0.05)
+        if batch["expired"]:
+            batch["status"] = "expired"
+            return
+        output, errors = [], []
+        with httpx.Client(timeout=300) as client:
+            for line in batch["lines"]:
+                custom_id = line["custom_id"]
+                if custom_id in self.fail_ids:
+                    errors.append({"custom_id": custom_id, "response": {"status_code": 500, "body": {
+                        "error": {"message": "scripted failure"}}}, "error": None})
+                    continue
+                path = line["url"].removeprefix("/v1")
+                answer = client.post(self.upstream + path, json=line["body"])
+                row = {"custom_id": custom_id, "response": {"status_code": answer.status_code,
+                                                            "body": answer.json()}, "error": None}
+                (output if answer.status_code == 200 else errors).append(row)
+        batch["request_counts"].update(completed=len(output), failed=len(errors))
+        batch["output_file_id"] = self._store_file(output)
+        batch["error_file_id"] = self._store_file(errors) if errors else None
+        batch["status"] = "completed"
+
+    def _store_file(self, rows: list[dict[str, Any]]) -> str:
+        file_id = f"file-{next(self._ids)}"
+        self.files[file_id] = "".join(json.dumps(row) + "\n" for row in rows).encode()
+        return file_id
+
+    def _public(self, batch_id: str) -> dict[str, Any]:
+        hidden = ("lines", "expired")
+        return {key: value for key, value in self.batches[batch_id].items() if key not in hidden}
+
+    async def _retrieve(self, request: Request) -> JSONResponse:
+        batch_id = request.path_params["batch_id"]
+        if batch_id not in self.batches:
+            return JSONResponse({"error": {"message": "no such batch"}}, status_code=404)
+        return JSONResponse(self._public(batch_id))
+
+    # -- Anthropic ------------------------------------------------------------------------------
+
+    async def _create_anthropic(self, request: Request) -> JSONResponse:
+        body = await request.json()
+        batch_id = f"msgbatch_{next(self._ids)}"
+        self.batches[batch_id] = {"id": batch_id, "processing_status": "in_progress",
+                                  "requests": body["requests"], "results": []}
+        threading.Thread(target=self._process_anthropic, args=(batch_id,), daemon=True).start()
+        return JSONResponse({"id": batch_id, "type": "message_batch", "processing_status": "in_progress"})
+
+    def _process_anthropic(self, batch_id: str) -> None:
+        batch = self.batches[batch_id]
+        while self.hold:
+            time.sleep(0.05)
+        with httpx.Client(timeout=300) as client:
+            for entry in batch["requests"]:
+                if entry["custom_id"] in self.fail_ids:
+                    batch["results"].append({"custom_id": entry["custom_id"], "result": {
+                        "type": "errored", "error": {"type": "api_error", "message": "scripted"}}})
+                    continue
+                params = entry["params"]
+                messages = ([{"role": "system", "content": params["system"]}] if params.get("system") else [])
+                chat = client.post(self.upstream + "/chat/completions", json={
+                    "model": params["model"], "messages": messages + params["messages"],
+                    "max_tokens": params["max_tokens"], "temperature": params.get("temperature", 0)}).json()
+                usage = chat.get("usage") or {}
+                message = {"model": params["model"], "stop_reason": "end_turn",
+                           "content": [{"type": "text", "text": chat["choices"][0]["message"]["content"]}],
+                           "usage": {"input_tokens": usage.get("prompt_tokens", 0),
+                                     "output_tokens": usage.get("completion_tokens", 0)}}
+                batch["results"].append({"custom_id": entry["custom_id"],
+                                         "result": {"type": "succeeded", "message": message}})
+        batch["processing_status"] = "ended"
+
+    async def _retrieve_anthropic(self, request: Request) -> JSONResponse:
+        batch = self.batches.get(request.path_params["batch_id"])
+        if batch is None:
+            return JSONResponse({"type": "error", "error": {"type": "not_found_error"}}, status_code=404)
+        ended = batch["processing_status"] == "ended"
+        return JSONResponse({"id": batch["id"], "processing_status": batch["processing_status"],
+                             "results_url": f"{self.base_url}/messages/batches/{batch['id']}/results"
+                             if ended else None})
+
+    async def _results_anthropic(self, request: Request) -> PlainTextResponse:
+        batch = self.batches[request.path_params["batch_id"]]
+        return PlainTextResponse("".join(json.dumps(row) + "\n" for row in batch["results"]))
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def wait_idle(self, timeout: float = 300) -> None:
+        """Until every batch has finished processing."""
+        deadline = time.monotonic() + timeout
+        while any(b.get("status") == "in_progress" or b.get("processing_status") == "in_progress"
+                  for b in self.batches.values()):
+            if time.monotonic() > deadline:
+                raise TimeoutError("batches still processing")
+            time.sleep(0.05)
+
+    def __enter__(self) -> BatchServer:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self._server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port,
+                                                     log_level="warning"))
+        self._thread = threading.Thread(target=self._server.run, daemon=True)
+        self._thread.start()
+        while not self._server.started:
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._server is not None
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
