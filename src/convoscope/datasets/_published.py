@@ -22,6 +22,7 @@ paper's own procedure, to the paper's printed precision. The procedures, in CLI 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ import numpy as np
 from convoscope.analysis import (
     by_slot,
     leave_one_out,
+    mean_pool,
     metaeval,
     pairwise_correlation,
     pearson,
@@ -39,7 +41,13 @@ from convoscope.analysis import (
     run_agreement,
     spearman,
 )
-from convoscope.datasets._registry import load_benchmark
+from convoscope.datasets._registry import load_benchmark as _load_benchmark
+
+
+@functools.lru_cache(maxsize=4)
+def load_benchmark(name: str, path: Path) -> Any:
+    """Benchmarks are read once per process here: several figures come from the same file."""
+    return _load_benchmark(name, path)
 
 
 @dataclass(frozen=True)
@@ -125,7 +133,7 @@ def fed_agreement_variants(path: str | Path) -> dict[str, tuple[float, float]]:
         benchmark = load_benchmark(name, Path(path))
         for matrix in rater_matrices(benchmark.human).values():
             values = matrix.values
-            everyone = np.nanmean(values, axis=0)
+            everyone = mean_pool(values)
             found = {
                 "leave-one-out Spearman": leave_one_out(values),
                 "pairwise Spearman": pairwise_correlation(values),
