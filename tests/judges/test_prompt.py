@@ -13,10 +13,11 @@ def test_knowledge_and_persona_from_meta_come_before_the_conversation():
                       "persona": ["I play the saxophone.", "  ", "I live in Ohio."], "context_index": 3})
     text = render_item(item, CRITERION)
     assert text.index("Charlie Parker") < text.index("Do you like jazz?") < text.index("I play the sax!")
-    assert "- I play the saxophone.\n- I live in Ohio." in text
+    assert '["I play the saxophone.", "I live in Ohio."]' in text
     assert "context_index" not in text  # only the situation fields are shown
 
 
 def test_items_without_situation_fields_read_as_before():
     item = Item(id="1", context=(Turn(speaker="A", text="Hi"),), response="Hello", meta={"knowledge": " "})
-    assert render_item(item, CRITERION) == "Conversation so far:\nA: Hi\n\nResponse to judge: Hello"
+    body = render_item(item, CRITERION).splitlines()[1:-1]
+    assert body == ["{", ' "Conversation so far": ["A: Hi"],', ' "Response to judge": "Hello"', "}"]
