@@ -13,17 +13,25 @@ from convoscope.items._io import (
     read_items,
     records,
     validate_record,
-    write_csv,
-    write_jsonl,
 )
 from convoscope.items._model import Item, Turn
+from convoscope.items._write import (
+    OUTPUT_SUFFIXES,
+    check_output,
+    write_csv,
+    write_jsonl,
+    write_parquet,
+    write_records,
+)
 
 __all__ = [
+    "OUTPUT_SUFFIXES",
     "REFERENCE_SYSTEM",
     "ColumnMap",
     "Item",
     "ItemError",
     "Turn",
+    "check_output",
     "context_key",
     "jsonl_records",
     "read_items",
@@ -33,4 +41,6 @@ __all__ = [
     "with_reference_candidates",
     "write_csv",
     "write_jsonl",
+    "write_parquet",
+    "write_records",
 ]

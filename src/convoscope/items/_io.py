@@ -1,14 +1,17 @@
-"""Read items from JSONL, CSV or Parquet and write verdicts to JSONL or CSV.
+"""Read items from JSONL, CSV or Parquet (writers are in ``_write``).
 
 Every reader validates the whole file before anything is judged, and a bad row fails with an
-:class:`ItemError` that names the file, the line (or row) and the field.
+:class:`ItemError` that names the file, the line (or row) and the field: text that is not in the
+file's encoding (the line, and a hint to name the encoding), JSON nested deeper than
+:data:`MAX_NESTING` levels (the line and the top-level field), a malformed record.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -16,6 +19,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from convoscope.errors import LocatedError
+from convoscope.items._limits import MAX_NESTING, decoding_problem, nesting_problem
 from convoscope.items._model import Item
 
 
@@ -49,12 +53,14 @@ class ColumnMap:
         return {getattr(self, name): name for name in names}
 
 
-def read_items(path: str | Path, *, columns: ColumnMap | None = None) -> list[Item]:
-    """Read and validate every item in a .jsonl, .json, .csv, .tsv or .parquet file."""
+def read_items(path: str | Path, *, columns: ColumnMap | None = None, encoding: str = "utf-8") -> list[Item]:
+    """Read and validate every item in a .jsonl, .json, .csv, .tsv or .parquet file.
+
+    ``encoding`` is the text encoding of JSON and CSV files (e.g. ``cp949``, ``latin-1``)."""
     path = Path(path)
     if not path.exists():
         raise ItemError(path, None, None, "file not found")
-    rows: Iterable[tuple[int, dict[str, Any]]] = records(path)
+    rows: Iterable[tuple[int, dict[str, Any]]] = records(path, encoding=encoding)
     if path.suffix.lower() in TABLE_SUFFIXES:
         rows = _table_rows(rows, columns)
     items: list[Item] = []
@@ -92,44 +98,50 @@ def validate_record(model: type[ModelT], path: Path, line: int, row: dict[str, A
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet")
 
 
-def records(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def records(path: str | Path, *, encoding: str = "utf-8") -> Iterator[tuple[int, dict[str, Any]]]:
     """(line, raw record) for every record of a .jsonl, .json, .csv, .tsv or .parquet file, the one
     reader behind items, ratings and verdict files. Lines are physical lines (JSON: entry
     numbers); a malformed record is an ItemError naming the file and the line."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
-        return jsonl_records(path)
+        return jsonl_records(path, encoding=encoding)
     if suffix == ".json":
-        return _json_rows(path)
+        return _json_rows(path, encoding)
     if suffix in (".csv", ".tsv"):
-        return csv_rows(path, delimiter="\t" if suffix == ".tsv" else ",")
+        return csv_rows(path, delimiter="\t" if suffix == ".tsv" else ",", encoding=encoding)
     if suffix == ".parquet":
         return _parquet_rows(path)
     raise ItemError(path, None, None,
                     f"unknown file type '{suffix}' (use .jsonl, .json, .csv, .tsv, .parquet)")
 
 
-def jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def jsonl_records(path: Path, *, encoding: str = "utf-8") -> Iterator[tuple[int, dict[str, Any]]]:
     """(line, object) for every non-blank line of a JSONL file, whatever its name ends with."""
-    with path.open(encoding="utf-8") as handle:
+    with _decoding(path, encoding), path.open(encoding=_text_encoding(encoding)) as handle:
         for number, text in enumerate(handle, start=1):
             if not text.strip():
                 continue
-            try:
-                row = json.loads(text)
-            except json.JSONDecodeError as error:
-                raise ItemError(path, number, None, f"not valid JSON ({error.msg})") from None
+            row = _json_line(path, number, text)
             if not isinstance(row, dict):
                 raise ItemError(path, number, None, "each line must be a JSON object")
             yield number, row
 
 
-def _json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def _json_line(path: Path, number: int, text: str) -> Any:
+    deep = nesting_problem(text) if text.count("[") + text.count("{") > MAX_NESTING else None
+    if deep is not None:
+        raise ItemError(path, number + deep[0], deep[1], f"nested more than {MAX_NESTING} levels deep")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(text)
     except json.JSONDecodeError as error:
-        raise ItemError(path, error.lineno, None, f"not valid JSON ({error.msg})") from None
+        raise ItemError(path, number + error.lineno - 1, None, f"not valid JSON ({error.msg})") from None
+
+
+def _json_rows(path: Path, encoding: str = "utf-8") -> Iterator[tuple[int, dict[str, Any]]]:
+    with _decoding(path, encoding):
+        text = path.read_text(encoding=_text_encoding(encoding))
+    data = _json_line(path, 1, text)
     if not isinstance(data, list):
         raise ItemError(path, None, None, "a .json file must hold a list of objects")
     for index, row in enumerate(data, start=1):
@@ -138,10 +150,11 @@ def _json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         yield index, row
 
 
-def csv_rows(path: Path, *, delimiter: str) -> Iterator[tuple[int, dict[str, Any]]]:
+def csv_rows(path: Path, *, delimiter: str, encoding: str = "utf-8") -> Iterator[tuple[int, dict[str, Any]]]:
     """(line, row) for every record of a CSV/TSV file with a header; a row with too many or too
     few fields is an ItemError naming the line."""
-    with path.open(encoding="utf-8-sig", newline="") as handle:
+    with (_decoding(path, encoding),
+          path.open(encoding=_text_encoding(encoding), newline="") as handle):
         reader = csv.DictReader(handle, delimiter=delimiter)
         for row in reader:
             # The header is line 1; a quoted field may span lines, so ask the reader.
@@ -154,6 +167,23 @@ def csv_rows(path: Path, *, delimiter: str) -> Iterator[tuple[int, dict[str, Any
                                 f"{fields} fields where the header has {len(reader.fieldnames or [])}"
                                 f"; put a field that contains {delimiter!r} in double quotes")
             yield reader.line_num, dict(row)
+
+
+def _text_encoding(encoding: str) -> str:
+    """UTF-8 files may start with a byte-order mark (Excel writes one); read it as such."""
+    return "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
+
+
+@contextmanager
+def _decoding(path: Path, encoding: str) -> Iterator[None]:
+    """Turn a decoding failure into an ItemError naming the file and the first bad line."""
+    try:
+        yield
+    except LookupError:
+        raise ItemError(path, None, None, f"unknown text encoding {encoding!r}") from None
+    except UnicodeDecodeError as error:
+        line, problem = decoding_problem(path, encoding, error)
+        raise ItemError(path, line, None, problem) from None
 
 
 def _parquet_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -192,7 +222,8 @@ def _parse_context(value: Any) -> Any:
     if isinstance(value, list):
         return value
     text = str(value).strip()
-    if text.startswith("["):
+    if text.startswith("[") and (text.count("[") + text.count("{") <= MAX_NESTING
+                                 or nesting_problem(text) is None):
         try:
             return json.loads(text)
         except json.JSONDecodeError:
@@ -205,29 +236,3 @@ def _parse_context(value: Any) -> Any:
         else:
             turns.append({"speaker": "A" if index % 2 == 0 else "B", "text": line.strip()})
     return turns
-
-
-def write_jsonl(records: Iterable[BaseModel | Mapping[str, Any]], path: str | Path) -> int:
-    """Write pydantic models or mappings as JSON lines; returns the count written."""
-    count = 0
-    with Path(path).open("w", encoding="utf-8") as handle:
-        for record in records:
-            data = record.model_dump(mode="json") if isinstance(record, BaseModel) else dict(record)
-            handle.write(json.dumps(data, ensure_ascii=False) + "\n")
-            count += 1
-    return count
-
-
-def write_csv(records: Iterable[BaseModel | Mapping[str, Any]], path: str | Path) -> int:
-    """Write records as CSV; nested values are JSON-encoded. Returns the count written."""
-    rows = [r.model_dump(mode="json") if isinstance(r, BaseModel) else dict(r) for r in records]
-    header: list[str] = []
-    for row in rows:
-        header.extend(key for key in row if key not in header)
-    with Path(path).open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=header)
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: json.dumps(v, ensure_ascii=False) if isinstance(v, list | dict) else v
-                             for k, v in row.items()})
-    return len(rows)

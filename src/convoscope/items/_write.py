@@ -1,0 +1,158 @@
+"""Writing records (verdicts, items) to JSONL, CSV or Parquet: checked first, written atomically.
+
+An output path is checked before any work is paid for (:func:`check_output`): its folder exists and
+is writable, its type is known, it is none of the inputs, and Parquet has pyarrow. Every writer
+writes a temporary file beside the target and moves it into place, so a crash or a full disk
+never leaves a half-written file under the target's name (nor destroys an older one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import BaseModel
+
+from convoscope.errors import LocatedError
+
+OUTPUT_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
+_PARQUET_HINT = "writing Parquet needs pyarrow: pip install 'convoscope[parquet]'"
+
+
+def check_output(path: str | Path, *, inputs: Iterable[str | Path] = ()) -> Path:
+    """``path`` if records can be written there, else a LocatedError saying why; nothing is written."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in OUTPUT_SUFFIXES:
+        raise LocatedError(path, f"unknown output type '{suffix}' (use {', '.join(OUTPUT_SUFFIXES)})")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise LocatedError(path, f"the folder {folder} does not exist")
+    if path.is_dir():
+        raise LocatedError(path, "is a folder; name a file")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise LocatedError(path, "cannot be written (no permission)")
+    for source in inputs:
+        if Path(source).exists() and path.exists() and path.resolve() == Path(source).resolve():
+            raise LocatedError(path, "is also an input file; write the output to another file")
+    if suffix == ".parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise LocatedError(path, _PARQUET_HINT) from None
+    return path
+
+
+def write_records(records: Iterable[BaseModel | Mapping[str, Any]], path: str | Path) -> int:
+    """Write records in the format the suffix names (.jsonl/.json lines, .csv, .parquet)."""
+    suffix = Path(path).suffix.lower()
+    if suffix == ".csv":
+        return write_csv(records, path)
+    if suffix == ".parquet":
+        return write_parquet(records, path)
+    return write_jsonl(records, path)
+
+
+def write_jsonl(records: Iterable[BaseModel | Mapping[str, Any]], path: str | Path) -> int:
+    """Write pydantic models or mappings as JSON lines; returns the count written."""
+    def body(handle: IO[str]) -> int:
+        count = 0
+        for row in _rows(records):
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            count += 1
+        return count
+
+    return _atomic_text(Path(path), body)
+
+
+def write_csv(records: Iterable[BaseModel | Mapping[str, Any]], path: str | Path) -> int:
+    """Write records as CSV; nested values are JSON-encoded. Returns the count written."""
+    rows = list(_rows(records))
+    header: list[str] = []
+    for row in rows:
+        header.extend(key for key in row if key not in header)
+
+    def body(handle: IO[str]) -> int:
+        writer = csv.DictWriter(handle, fieldnames=header)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: json.dumps(v, ensure_ascii=False) if isinstance(v, list | dict) else v
+                             for k, v in row.items()})
+        return len(rows)
+
+    return _atomic_text(Path(path), body)
+
+
+def write_parquet(records: Iterable[BaseModel | Mapping[str, Any]], path: str | Path) -> int:
+    """Write records as a Parquet table (pyarrow). Maps are stored as JSON text, lists as lists;
+    a column mixing numbers and labels (``value`` of several scales) is stored as text."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise LocatedError(path, _PARQUET_HINT) from None
+    rows = [{key: json.dumps(value, ensure_ascii=False) if isinstance(value, dict) else value
+             for key, value in row.items()} for row in _rows(records)]
+    columns: dict[str, list[Any]] = {}
+    for index, row in enumerate(rows):
+        for key in row:
+            columns.setdefault(key, [None] * index)
+        for key, values in columns.items():
+            values.append(row.get(key))
+    table = pa.table({key: _column(values) for key, values in columns.items()})
+    target = Path(path)
+    with _atomic(target, binary=True) as handle:
+        pq.write_table(table, handle)
+    return len(rows)
+
+
+def _column(values: list[Any]) -> list[Any]:
+    kinds = {type(value) for value in values if value is not None}
+    if kinds == {int, float}:
+        return [None if value is None else float(value) for value in values]
+    if len(kinds) > 1:  # e.g. 3 and "positive": one Parquet column holds one type
+        return [None if value is None else str(value) for value in values]
+    return values
+
+
+def _rows(records: Iterable[BaseModel | Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
+    for record in records:
+        yield record.model_dump(mode="json") if isinstance(record, BaseModel) else dict(record)
+
+
+def _atomic_text(path: Path, body: Callable[[IO[str]], int]) -> int:
+    with _atomic(path, binary=False) as handle:
+        return body(handle)
+
+
+@contextlib.contextmanager
+def _atomic(path: Path, *, binary: bool) -> Iterator[Any]:
+    """A temporary file beside ``path``, moved over it when the block ends without error."""
+    folder = path.parent if str(path.parent) else Path(".")
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=folder)
+    try:
+        mode = "wb" if binary else "w"
+        options: dict[str, Any] = {} if binary else {"encoding": "utf-8", "newline": ""}
+        with os.fdopen(descriptor, mode, **options) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, path.stat().st_mode & 0o777 if path.exists() else _default_mode())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def _default_mode() -> int:
+    """What a plain ``open(path, "w")`` would have given the file (0o666 less the umask)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
