@@ -59,7 +59,7 @@ def write_study(directory: Path, *, annotators: int, contexts: int, per_batch: i
 def serve(directory: Path, port: int, db: str | None) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "convoscope", "campaign", "serve", str(directory), "--port", str(port)]
     process = subprocess.Popen([*command, *(["--db", db] if db else [])], stdout=subprocess.DEVNULL)
-    for _ in range(200):
+    for _ in range(1200):  # up to a minute: imports are slow on a busy machine
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
             return process
