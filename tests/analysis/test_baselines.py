@@ -18,7 +18,7 @@ from convoscope.baselines import (
     item_length,
     item_pairs,
     length,
-    tokens,
+    tfidf_tokens,
 )
 from convoscope.items import Item, Turn
 
@@ -68,7 +68,7 @@ def test_length_counts_words_and_chinese_japanese_characters(text, expected):
 
 
 def test_tokens_are_lower_case_and_keep_inner_apostrophes():
-    assert tokens("It's Miles DAVIS's") == ["it's", "miles", "davis's"]
+    assert tfidf_tokens("It's Miles DAVIS's") == ["it's", "miles", "davis's"]
 
 
 def test_item_length_counts_the_response_or_the_whole_dialogue():
@@ -78,7 +78,7 @@ def test_item_length_counts_the_response_or_the_whole_dialogue():
 
 def test_tfidf_cosine_matches_scikit_learn():
     space = TfidfSpace(DOCUMENTS)
-    vectorizer = TfidfVectorizer(tokenizer=tokens, lowercase=False, token_pattern=None)
+    vectorizer = TfidfVectorizer(tokenizer=tfidf_tokens, lowercase=False, token_pattern=None)
     matrix = vectorizer.fit_transform(DOCUMENTS)
     expected = cosine_similarity(matrix)
     for first in range(len(DOCUMENTS)):

@@ -10,7 +10,7 @@ from verdict_samples import candidate_rows, dialogue_issue_rows, kpi_rows, write
 from convoscope.cli import cli
 from convoscope.cli._app import _register
 from convoscope.items import ItemError, write_csv
-from convoscope.reports import read_verdicts
+from convoscope.judges import read_verdicts
 
 _register()
 

@@ -30,7 +30,8 @@ def test_persona_panel_kpis_and_metrics_then_report(tmp_path):
     judged = CliRunner().invoke(cli, [
         "judge", str(items), "--kpi", "question-answering", "--kpi", "low-latency", "--mode", "chat",
         "--judge", "embedded", "--persona", "brand-ambassador", "--persona", "strict-rater",
-        "--pool", "max-vote", "--max-tokens", "80", "--store", str(tmp_path / "s.db"), "--out", str(out)])
+        "--pool", "max-vote", "--max-tokens", "80", "--store", str(tmp_path / "s.db"), "--out", str(out),
+        "--max-unscored", "1"])  # the tiny model's chat answers often cannot be read: not this test's point
     assert judged.exit_code == 0, judged.output
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     by_rater = {(row["item_id"], row["criterion"], row["rater"]): row for row in rows}

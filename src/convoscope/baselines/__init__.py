@@ -20,7 +20,7 @@ from convoscope.baselines._raters import (
     item_length,
     item_pairs,
 )
-from convoscope.baselines._text import TfidfSpace, cosine, length, tokens
+from convoscope.baselines._text import TfidfSpace, cosine, length, tfidf_tokens
 
 __all__ = [
     "BASELINES",
@@ -35,5 +35,5 @@ __all__ = [
     "item_length",
     "item_pairs",
     "length",
-    "tokens",
+    "tfidf_tokens",
 ]

@@ -1,6 +1,6 @@
 """Lexical baselines that need no model: response length and TF-IDF cosine similarity.
 
-Both read text through one tokenizer, :func:`tokens`: a run of letters or digits (with inner
+Both read text through one tokenizer, :func:`tfidf_tokens`: a run of letters or digits (with inner
 apostrophes) is one word, and every Han, kana or Hangul character is a token of its own, so a
 length counts words in space-separated scripts and characters in Chinese, Japanese and Korean.
 """
@@ -18,10 +18,12 @@ _CJK = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-
 _TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)*")
 
 
-def tokens(text: str) -> list[str]:
-    """Lower-cased words, with each CJK character a token of its own.
+def tfidf_tokens(text: str) -> list[str]:
+    """Lower-cased words, with each CJK character a token of its own (digits count as words).
 
-    Example: ``tokens("I don't know 한국어")`` is ``['i', "don't", 'know', '한', '국', '어']``.
+    Not :func:`convoscope.synth.tokens`, which reads words for lexical diversity (letters only).
+
+    Example: ``tfidf_tokens("I don't know 한국어")`` is ``['i', "don't", 'know', '한', '국', '어']``.
     """
     return _TOKEN.findall(text.lower())
 
@@ -52,7 +54,7 @@ class TfidfSpace:
     def __init__(self, documents: Sequence[str]) -> None:
         if not documents:
             raise ValueError("TfidfSpace: needs at least one document")
-        counted = [Counter(tokens(text)) for text in documents]
+        counted = [Counter(tfidf_tokens(text)) for text in documents]
         frequency: Counter[str] = Counter()
         for counts in counted:
             frequency.update(counts.keys())
@@ -62,7 +64,7 @@ class TfidfSpace:
     def vector(self, text: str) -> dict[str, float]:
         """The unit-length TF-IDF vector of ``text`` (words unseen in the collection are dropped,
         as a fitted vectorizer drops them)."""
-        weights = {word: count * self._idf[word] for word, count in Counter(tokens(text)).items()
+        weights = {word: count * self._idf[word] for word, count in Counter(tfidf_tokens(text)).items()
                    if word in self._idf}
         norm = math.sqrt(sum(weight * weight for weight in weights.values()))
         return {word: weight / norm for word, weight in weights.items()} if norm else {}

@@ -97,7 +97,13 @@ def score_command(items_path: Path, id_col: str | None, question_col: str | None
     """
     from convoscope.runs import OFFLINE_WARNING, default_cache_path, is_embedded, judge_specs
     from convoscope.store import Store
-    from convoscope.survey import SurveyColumns, load_model, read_survey, write_report, write_scored_csv
+    from convoscope.survey import (
+        SurveyColumns,
+        load_model,
+        read_survey,
+        write_scored_csv,
+        write_survey_report,
+    )
 
     console = Console(stderr=True)
     with fail_on(console):
@@ -121,7 +127,7 @@ def score_command(items_path: Path, id_col: str | None, question_col: str | None
         if out is not None:
             console.print(f"Wrote {write_scored_csv(result.answers, out)} answers to {out}")
         if report is not None:
-            write_report(result, report)
+            write_survey_report(result, report)
             console.print(f"Wrote the report to {report}")
         _print_summary(result)
 

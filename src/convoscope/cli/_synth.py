@@ -284,12 +284,12 @@ def curate_command(dialogues_path: Path, verdicts_path: Path, per_language: int,
                    seed: int, out: Path, summary_path: Path | None) -> None:
     """Select a benchmark balanced over issues, overall scores and chatbots, per language."""
     from convoscope.items import read_items, write_jsonl
-    from convoscope.synth import curate, read_verdicts
+    from convoscope.synth import curate, read_curation_verdicts
 
     console = Console(stderr=True)
     with fail_on(console):
         items = read_items(dialogues_path)
-        chosen, summaries = curate(items, read_verdicts(verdicts_path), per_language=per_language,
+        chosen, summaries = curate(items, read_curation_verdicts(verdicts_path), per_language=per_language,
                                    seed=seed, rater=rater)
         write_jsonl(chosen, out)
         summary_path = summary_path or out.with_name(out.name.removesuffix(".jsonl") + ".summary.json")

@@ -9,10 +9,11 @@ from convoscope.criteria._load import (
     load_suite,
 )
 from convoscope.criteria._model import Criterion, Evaluation, ExplanationOption, Level, Scale
-from convoscope.criteria._render import answer_schema, answer_words, describe_scale, render_rubric
+from convoscope.criteria._render import IDK, answer_schema, answer_words, describe_scale, render_rubric
 from convoscope.criteria._select import select_criteria, suite_criteria
 
 __all__ = [
+    "IDK",
     "CriteriaError",
     "Criterion",
     "Evaluation",

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from convoscope.criteria._model import Criterion, Level
 
-IDK = "idk"
+IDK: Literal["idk"] = "idk"  # the one "I don't know" answer, for judges, people and statistics
 
 
 def answer_words(criterion: Criterion) -> list[int | str]:

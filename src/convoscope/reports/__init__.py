@@ -1,7 +1,6 @@
 """Reports: one self-contained HTML page from a verdict file, with the sections its criteria
 call for (dialogue issues, response candidates, KPIs, other scores)."""
 
-from convoscope.judges import read_verdicts
 from convoscope.reports._inputs import ReportInputs, Sections, detect_sections
 from convoscope.reports._report import render_report, write_report
 from convoscope.reports._votes import majority, source_of
@@ -11,7 +10,6 @@ __all__ = [
     "Sections",
     "detect_sections",
     "majority",
-    "read_verdicts",
     "render_report",
     "source_of",
     "write_report",

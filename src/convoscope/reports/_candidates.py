@@ -6,8 +6,9 @@ the explanation options chosen (the protocol's sub-dimension chart)."""
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
-from convoscope.reports._html import PALETTE, esc, pct, table
+from convoscope.reports._html import PALETTE, pct
 from convoscope.reports._inputs import ReportInputs
 from convoscope.reports._votes import SOURCE_TITLES, ItemVotes, rate
 
@@ -15,17 +16,11 @@ REFERENCE_SYSTEMS = {"ground-truth", "ground_truth", "reference", "gold", "human
 NO_OPTION = "(no option chosen)"
 
 
-def candidates_section(inputs: ReportInputs, criteria: tuple[str, ...]) -> str:
+def candidates_section(inputs: ReportInputs, criteria: tuple[str, ...]) -> dict[str, Any]:
     sources = [s for s in ("judges", "people") if any(inputs.votes[c].by_source.get(s) for c in criteria)]
-    sides = [f"<div class=side><h3>{esc(SOURCE_TITLES[source])}</h3>"
-             f"{_results_table(inputs, criteria, source)}"
-             f"{_negative_breakdown(inputs, criteria, source)}</div>" for source in sources]
-    note = ("<p class=note>By majority: one answer per candidate (the panel's verdict, else the most "
-            "frequent answer; ties go to the negative answer). By all votes: every rater's answer "
-            "counts. \"I don't know\" answers count in the all-votes denominator only. Systems named "
-            "ground-truth, reference or gold are the reference candidate.</p>")
-    return (f"<section id=response-candidates><h2>Response candidates</h2>{note}"
-            f"<div class=sides>{''.join(sides)}</div></section>")
+    return {"sides": [{"title": SOURCE_TITLES[source], "rows": _results(inputs, criteria, source),
+                       "breakdowns": _negative_breakdown(inputs, criteria, source)}
+                      for source in sources]}
 
 
 def _systems(inputs: ReportInputs, criteria: tuple[str, ...], source: str) -> list[str]:
@@ -33,7 +28,7 @@ def _systems(inputs: ReportInputs, criteria: tuple[str, ...], source: str) -> li
     return sorted(names, key=lambda name: (name.lower() in REFERENCE_SYSTEMS, name))
 
 
-def _results_table(inputs: ReportInputs, criteria: tuple[str, ...], source: str) -> str:
+def _results(inputs: ReportInputs, criteria: tuple[str, ...], source: str) -> list[dict[str, Any]]:
     rows = []
     for criterion in criteria:
         by_item = inputs.votes[criterion].by_source.get(source, {})
@@ -41,28 +36,21 @@ def _results_table(inputs: ReportInputs, criteria: tuple[str, ...], source: str)
             items = [v for v in by_item.values() if v.system == system]
             if not items:
                 continue
-            pooled = [v.pooled_value() for v in items]
-            decided = [value for value in pooled if value is not None]
+            decided = [value for value in (v.pooled_value() for v in items) if value is not None]
             votes = [vote for v in items for vote in v.votes]
             positive = sum(vote.value == 1 for vote in votes)
             negative = sum(vote.value == 0 for vote in votes)
             idk = sum(vote.unscored_reason == "idk" for vote in votes)
             counted = positive + negative + idk
-            reference = system.lower() in REFERENCE_SYSTEMS
-            label = esc(system) + (" <small>(reference)</small>" if reference else "")
-            by_majority = rate(sum(value == 1 for value in decided), len(decided))
-            rows.append([esc(criterion), label,
-                         f"<td class='num majority'>{pct(by_majority)}</td>",
-                         f"<td class='num allvotes'>{pct(rate(positive, counted))}</td>",
-                         f"<td class=num>{pct(rate(negative, counted))}</td>",
-                         f"<td class=num>{pct(rate(idk, counted))}</td>",
-                         f"<td class=num>{len(items)}</td>", f"<td class=num>{len(votes)}</td>"])
-    headers = ["criterion", "system", "positive (majority)", "positive (all votes)", "negative (all votes)",
-               "I don't know", "candidates", "votes"]
-    return table(headers, rows, cls="candidates")
+            rows.append({"criterion": criterion, "system": system,
+                         "reference": system.lower() in REFERENCE_SYSTEMS,
+                         "majority": pct(rate(sum(value == 1 for value in decided), len(decided))),
+                         "positive": pct(rate(positive, counted)), "negative": pct(rate(negative, counted)),
+                         "idk": pct(rate(idk, counted)), "candidates": len(items), "votes": len(votes)})
+    return rows
 
 
-def _negative_breakdown(inputs: ReportInputs, criteria: tuple[str, ...], source: str) -> str:
+def _negative_breakdown(inputs: ReportInputs, criteria: tuple[str, ...], source: str) -> list[dict[str, Any]]:
     blocks = []
     for criterion in criteria:
         by_item = inputs.votes[criterion].by_source.get(source, {})
@@ -73,14 +61,11 @@ def _negative_breakdown(inputs: ReportInputs, criteria: tuple[str, ...], source:
         if not options:
             continue
         colour = {option: PALETTE[index % len(PALETTE)] for index, option in enumerate(options)}
-        legend = "".join(f"<span><i style='background:{colour[o]}'></i>{esc(o)}</span>" for o in options)
-        rows = [[esc(system), _bar(count, colour),
-                 esc(", ".join(f"{option}: {n}" for option, n in sorted(count.items())))]
+        rows = [{"system": system, "bar": _bar(count, colour),
+                 "counts": ", ".join(f"{option}: {n}" for option, n in sorted(count.items()))}
                 for system, count in counts.items() if count]
-        blocks.append(f"<h4>Why negative: {esc(criterion)}</h4><div class=legend>{legend}</div>"
-                      + table(["system", "share of options among negative votes", "counts"], rows,
-                              cls="breakdown"))
-    return "".join(blocks)
+        blocks.append({"criterion": criterion, "legend": [(o, colour[o]) for o in options], "rows": rows})
+    return blocks
 
 
 def _option_counts(items: list[ItemVotes]) -> Counter[str]:
@@ -92,8 +77,8 @@ def _option_counts(items: list[ItemVotes]) -> Counter[str]:
     return counts
 
 
-def _bar(count: Counter[str], colour: dict[str, str]) -> str:
+def _bar(count: Counter[str], colour: dict[str, str]) -> list[dict[str, Any]]:
+    """The bar's segments: option, count, width in percent, colour."""
     total = sum(count.values())
-    spans = "".join(f"<span style='width:{100 * n / total:.1f}%;background:{colour[option]}' "
-                    f"title='{esc(option)}: {n}'></span>" for option, n in sorted(count.items()))
-    return f"<div class=bar>{spans}</div>"
+    return [{"option": option, "count": n, "width": f"{100 * n / total:.1f}", "colour": colour[option]}
+            for option, n in sorted(count.items())]

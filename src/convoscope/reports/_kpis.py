@@ -7,40 +7,29 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from convoscope.judges import Verdict
-from convoscope.reports._html import esc, num, pct, table
+from convoscope.reports._html import num, pct
 from convoscope.reports._inputs import ReportInputs
 from convoscope.reports._votes import CriterionVotes, rate
 
 
-def kpi_section(inputs: ReportInputs, kpis: tuple[str, ...]) -> str:
-    rows: list[list[str]] = []
-    agreement_rows: list[list[str]] = []
+def kpi_section(inputs: ReportInputs, kpis: tuple[str, ...]) -> dict[str, Any]:
+    rows: list[dict[str, Any]] = []
+    agreement_rows: list[dict[str, Any]] = []
     for kpi in kpis:
         votes = inputs.votes[kpi]
         rows.extend(_rate_rows(kpi, votes))
         agreement = _agreement_row(kpi, votes)
         if agreement:
             agreement_rows.append(agreement)
-    headers = ["KPI", "rater", "turns", "relevant", "relevance rate", "fulfilled among relevant",
-               "unscored"]
-    body = table(headers, rows, cls="kpis")
-    if agreement_rows:
-        body += "<h3>Panel agreement</h3>" + table(
-            ["KPI", "judges", "turns rated by all", "unanimous (fulfilled)", "pairwise agreement",
-             "Fleiss' kappa", "unanimous (relevant)"], agreement_rows, cls="agreement")
-    measured = _measurements(inputs, kpis)
-    note = ("<p class=note>Relevance rate: share of turns a rater marked relevant to the KPI. "
-            "Fulfilled among relevant: share fulfilled among the scored turns not marked irrelevant. "
-            "Pooled rows use the panel's verdict (max-vote) and the majority of the judges' "
-            "relevance flags; computed KPIs (rater metric:…) apply to every turn.</p>")
-    return f"<section id=kpis><h2>KPIs</h2>{note}{body}{measured}</section>"
+    return {"rows": rows, "agreement": agreement_rows, "measured": _measurements(inputs, kpis)}
 
 
-def _rate_rows(kpi: str, votes: CriterionVotes) -> list[list[str]]:
+def _rate_rows(kpi: str, votes: CriterionVotes) -> list[dict[str, Any]]:
     rows = []
     for source in votes.sources():
         items = votes.by_source[source].values()
@@ -58,20 +47,16 @@ def _rate_rows(kpi: str, votes: CriterionVotes) -> list[list[str]]:
 
 
 def _row(kpi: str, rater: str, answers: Sequence[tuple[object, bool | None, str | None]], *,
-         pooled_row: bool = False) -> list[str]:
+         pooled_row: bool = False) -> dict[str, Any]:
     flagged = [relevant for _, relevant, _ in answers if relevant is not None]
     relevant_scored = [value for value, relevant, _ in answers if relevant is not False and value is not None]
-    unscored = sum(value is None for value, _, _ in answers)
     fulfilled = rate(sum(value == 1 for value in relevant_scored), len(relevant_scored))
-    name = f"<b>{esc(rater)}</b>" if pooled_row else esc(rater)
-    return [esc(kpi), name, f"<td class=num>{len(answers)}</td>",
-            f"<td class=num>{sum(flagged) if flagged else '–'}</td>",
-            f"<td class='num relevance'>{pct(rate(sum(flagged), len(flagged)))}</td>",
-            f"<td class='num fulfilled'>{pct(fulfilled)}</td>",
-            f"<td class=num>{unscored}</td>"]
+    return {"kpi": kpi, "rater": rater, "pooled": pooled_row, "turns": len(answers),
+            "relevant": sum(flagged) if flagged else "–", "relevance": pct(rate(sum(flagged), len(flagged))),
+            "fulfilled": pct(fulfilled), "unscored": sum(value is None for value, _, _ in answers)}
 
 
-def _agreement_row(kpi: str, votes: CriterionVotes) -> list[str] | None:
+def _agreement_row(kpi: str, votes: CriterionVotes) -> dict[str, Any] | None:
     from convoscope.analysis import fleiss_kappa, percent_agreement
 
     raters = votes.raters("judges")
@@ -81,19 +66,21 @@ def _agreement_row(kpi: str, votes: CriterionVotes) -> list[str] | None:
     values = [[_value_of(v.votes, rater) for v in items] for rater in raters]
     complete = [column for column in zip(*values, strict=True) if None not in column]
     if not complete:
-        return [esc(kpi), str(len(raters)), "<td class=num>0</td>", "–", "–", "–", "–"]
+        return {"kpi": kpi, "judges": len(raters), "turns": 0, "unanimous": "–", "pairwise": "–",
+                "kappa": "–", "kappa_note": None, "relevant_unanimous": "–"}
     matrix = np.array(complete, dtype=float).T
     unanimous = float(np.mean([len(set(column)) == 1 for column in complete]))
+    kappa_note = None
     try:
         kappa = num(fleiss_kappa(matrix))
     except ValueError:
-        kappa = "– <small>(one category only)</small>"
+        kappa, kappa_note = "–", "(one category only)"
     flags = [[_flag_of(v.votes, rater) for v in items] for rater in raters]
     flag_columns = [column for column in zip(*flags, strict=True) if None not in column]
     relevant_unanimous = rate(sum(len(set(c)) == 1 for c in flag_columns), len(flag_columns))
-    return [esc(kpi), str(len(raters)), f"<td class=num>{len(complete)}</td>",
-            f"<td class=num>{pct(unanimous)}</td>", f"<td class=num>{pct(percent_agreement(matrix))}</td>",
-            f"<td class=num>{kappa}</td>", f"<td class=num>{pct(relevant_unanimous)}</td>"]
+    return {"kpi": kpi, "judges": len(raters), "turns": len(complete), "unanimous": pct(unanimous),
+            "pairwise": pct(percent_agreement(matrix)), "kappa": kappa, "kappa_note": kappa_note,
+            "relevant_unanimous": pct(relevant_unanimous)}
 
 
 def _value_of(votes: list[Verdict], rater: str) -> float | None:
@@ -105,7 +92,7 @@ def _flag_of(votes: list[Verdict], rater: str) -> bool | None:
     return next((vote.relevant for vote in votes if vote.rater == rater), None)
 
 
-def _measurements(inputs: ReportInputs, kpis: tuple[str, ...]) -> str:
+def _measurements(inputs: ReportInputs, kpis: tuple[str, ...]) -> list[tuple[str, str, int, str, str, str]]:
     rows = []
     for kpi in kpis:
         measured: dict[str, list[float]] = {}
@@ -116,14 +103,9 @@ def _measurements(inputs: ReportInputs, kpis: tuple[str, ...]) -> str:
         for key, values in measured.items():
             if key.startswith(("max_", "min_")):
                 continue
-            rows.append([esc(kpi), esc(key), f"<td class=num>{len(values)}</td>",
-                         f"<td class=num>{num(statistics.fmean(values))}</td>",
-                         f"<td class=num>{num(statistics.median(values))}</td>",
-                         f"<td class=num>{num(max(values))}</td>"])
-    if not rows:
-        return ""
-    return "<h3>Computed KPIs: measurements</h3>" + table(
-        ["KPI", "measure", "turns", "mean", "median", "max"], rows, cls="measurements")
+            rows.append((kpi, key, len(values), num(statistics.fmean(values)),
+                         num(statistics.median(values)), num(max(values))))
+    return rows
 
 
 def _raw_numbers(vote: Verdict) -> dict[str, float]:

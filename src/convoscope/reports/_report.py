@@ -12,7 +12,6 @@ from convoscope.items import Item
 from convoscope.judges import Verdict
 from convoscope.reports._candidates import candidates_section
 from convoscope.reports._generic import generic_section, overview_section
-from convoscope.reports._html import page
 from convoscope.reports._inputs import ReportInputs, Sections, detect_sections, known_criteria
 from convoscope.reports._issues import issues_section
 from convoscope.reports._kpis import kpi_section
@@ -37,26 +36,21 @@ def _inputs(verdicts: Sequence[Verdict], items: Sequence[Item],
 
 
 def _render(inputs: ReportInputs, *, title: str, source_name: str) -> tuple[str, Sections]:
+    from convoscope.html import render
+
     sections = detect_sections(inputs)
-    body = [overview_section(inputs, source_name), _contents(sections)]
-    if sections.issues:
-        body.append(issues_section(inputs, sections.issues, sections.overall))
-    if sections.candidates:
-        body.append(candidates_section(inputs, sections.candidates))
-    if sections.kpis:
-        body.append(kpi_section(inputs, sections.kpis))
-    if sections.generic:
-        body.append(generic_section(inputs, sections.generic))
-    return page(title, "".join(body)), sections
-
-
-def _contents(sections: Sections) -> str:
-    links = [("dialogue-issues", "Dialogue issues", sections.issues),
-             ("response-candidates", "Response candidates", sections.candidates),
-             ("kpis", "KPIs", sections.kpis), ("scores", "Scores", sections.generic)]
-    entries = "".join(f"<li><a href='#{anchor}'>{label}</a></li>"
-                      for anchor, label, present in links if present)
-    return f"<nav><ul>{entries}</ul></nav>"
+    contents = [(anchor, label) for anchor, label, present in (
+        ("dialogue-issues", "Dialogue issues", sections.issues),
+        ("response-candidates", "Response candidates", sections.candidates),
+        ("kpis", "KPIs", sections.kpis), ("scores", "Scores", sections.generic)) if present]
+    page = render(
+        "reports/report.html", title=title, contents=contents,
+        overview=overview_section(inputs, source_name),
+        issues=issues_section(inputs, sections.issues, sections.overall) if sections.issues else None,
+        candidates=candidates_section(inputs, sections.candidates) if sections.candidates else None,
+        kpis=kpi_section(inputs, sections.kpis) if sections.kpis else None,
+        scores=generic_section(inputs, sections.generic) if sections.generic else None)
+    return page, sections
 
 
 def write_report(verdict_paths: Sequence[str | Path], out: str | Path, *,

@@ -35,7 +35,8 @@ from convoscope.survey._output import (
     write_scored_csv,
 )
 from convoscope.survey._read import SurveyColumns, SurveyExport, read_survey
-from convoscope.survey._report import render_report, write_report
+from convoscope.survey._report import render_report as render_survey_report
+from convoscope.survey._report import write_report as write_survey_report
 from convoscope.survey._score import (
     Aggregation,
     Decision,
@@ -74,11 +75,11 @@ __all__ = [
     "read_labels",
     "read_scored_features",
     "read_survey",
-    "render_report",
+    "render_survey_report",
     "ridge_fit",
     "roc_rows",
     "save_model",
     "score_survey_async",
-    "write_report",
+    "write_survey_report",
     "write_scored_csv",
 ]

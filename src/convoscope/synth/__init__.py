@@ -35,7 +35,7 @@ from convoscope.synth._curate import (
     candidates,
     curate,
     pick_rater,
-    read_verdicts,
+    read_curation_verdicts,
 )
 from convoscope.synth._dialogue import (
     Attempt,
@@ -109,9 +109,9 @@ __all__ = [
     "opening_turn",
     "pick_rater",
     "read_contexts",
+    "read_curation_verdicts",
     "read_personas",
     "read_scenes",
-    "read_verdicts",
     "read_yes_no",
     "rule_feedback",
     "sample_contexts",

@@ -26,8 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from convoscope.errors import ConfigError, LocatedError
 from convoscope.items import Item
-from convoscope.judges import RaterKind, Verdict
-from convoscope.judges import read_verdicts as read_verdict_file
+from convoscope.judges import RaterKind, Verdict, read_verdicts
 from convoscope.synth._filters import check_user_language
 
 DEFAULT_ISSUES = ("uninterpretable", "unsafe", "lacks-empathy", "lacks-commonsense", "repetitive",
@@ -69,11 +68,11 @@ class LanguageSummary(BaseModel):
     relaxed: dict[str, int] = Field(default_factory=dict)
 
 
-def read_verdicts(path: str | Path) -> list[Verdict]:
-    """Verdicts as ``convoscope judge --out verdicts.jsonl`` writes them."""
+def read_curation_verdicts(path: str | Path) -> list[Verdict]:
+    """The verdicts curation reads: a JSONL verdict file (see :func:`convoscope.judges.read_verdicts`)."""
     if Path(path).suffix.lower() != ".jsonl":
-        raise LocatedError(path, "write the verdicts as JSONL (convoscope judge ... --out verdicts.jsonl)")
-    return read_verdict_file(path)
+        raise LocatedError(path, "curation reads the verdicts as JSONL: write them to a .jsonl file")
+    return read_verdicts(path)
 
 
 def pick_rater(verdicts: list[Verdict], rater: str | None = None) -> str:
