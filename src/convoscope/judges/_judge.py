@@ -14,7 +14,7 @@ from convoscope.judges._parse import parse_answer, score_distribution
 from convoscope.judges._prompt import build_request
 from convoscope.judges._relevance import with_relevance
 from convoscope.judges._verdict import Verdict
-from convoscope.models import GenerateRequest, Generation, Model, ModelError, cache_key
+from convoscope.models import GenerateRequest, Generation, Model, ModelError
 
 JudgeMode = Literal["chat", "completion"]
 
@@ -71,7 +71,8 @@ class RubricJudge:
         """Equal exactly when the model would be asked the same thing: a hash of the rendered
         request (messages or prompt, schema, sampling settings) and the model's identity."""
         rendered = request if request is not None else self.request(item, criterion)
-        return _digest({"judge": self.identity(), "request": cache_key(self.model.name, rendered),
+        asked = hashlib.sha256(rendered.model_dump_json().encode()).hexdigest()
+        return _digest({"judge": self.identity(), "model": self.model.name, "request": asked,
                         "item_id": item.id, "criterion": criterion.name})
 
     async def __call__(self, item: Item, criterion: Criterion, *,
