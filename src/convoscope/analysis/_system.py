@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
 from convoscope.analysis._bootstrap import BootstrapResult, _interval
 from convoscope.analysis._correlation import CORRELATIONS, MIN_PAIRS, Method, system_correlation
@@ -43,19 +44,38 @@ def system_bootstrap_ci(x: Any, y: Any, systems: Any, *, method: Method = "pears
     """
     estimate = system_correlation(x, y, systems, method=method).statistic
     xs, ys, index, n_systems = _systems(x, y, systems, "system_bootstrap_ci")
-    statistic = CORRELATIONS[method]
+    if method not in CORRELATIONS:
+        raise ValueError(f"system_bootstrap_ci: method must be one of {sorted(CORRELATIONS)}, got {method!r}")
     rng = np.random.default_rng(seed)
-    members = [np.flatnonzero(index == system) for system in range(n_systems)]
-    replicates = np.empty(n_resamples)
-    for row in range(n_resamples):
-        drawn = [group[rng.integers(0, len(group), len(group))] for group in members]
-        mean_x = np.array([xs[group].mean() for group in drawn])
-        mean_y = np.array([ys[group].mean() for group in drawn])
-        try:
-            replicates[row] = statistic(mean_x, mean_y)
-        except ValueError:
-            replicates[row] = np.nan
+    means_x = np.empty((n_resamples, n_systems))
+    means_y = np.empty((n_resamples, n_systems))
+    for system in range(n_systems):  # every resample at once, one system at a time
+        group = np.flatnonzero(index == system)
+        drawn = group[rng.integers(0, len(group), (n_resamples, len(group)))]
+        means_x[:, system], means_y[:, system] = xs[drawn].mean(axis=1), ys[drawn].mean(axis=1)
+    replicates = _row_correlations(means_x, means_y, method)
     return _interval(estimate, replicates, confidence, n_items=n_systems, name="system_bootstrap_ci")
+
+
+def _row_correlations(x: np.ndarray, y: np.ndarray, method: str) -> np.ndarray:
+    """The correlation of each row pair (NaN where a row is constant)."""
+    if method == "kendall":
+        return np.array([_defined(CORRELATIONS["kendall"], a, b) for a, b in zip(x, y, strict=True)])
+    if method == "spearman":
+        x, y = stats.rankdata(x, axis=1), stats.rankdata(y, axis=1)
+    x = x - x.mean(axis=1, keepdims=True)
+    y = y - y.mean(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
+    constant = (np.ptp(x, axis=1) == 0) | (np.ptp(y, axis=1) == 0)
+    return np.where(constant, np.nan, np.clip(r, -1.0, 1.0))
+
+
+def _defined(statistic: Any, a: np.ndarray, b: np.ndarray) -> float:
+    try:
+        return float(statistic(a, b))
+    except ValueError:
+        return float("nan")
 
 
 def run_agreement(run_a: Any, run_b: Any, *, method: Method = "pearson") -> float:
