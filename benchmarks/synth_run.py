@@ -54,11 +54,12 @@ async def run(args: argparse.Namespace, folder: Path) -> None:
     judge = None if args.judge == "none" else models["judge"]
     roles = {"users": {"smol": models["user"]}, "judge": judge, "chatbots": {"smol": models["chatbot"]}}
     try:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         summary = await generate_dialogues_async(contexts, **roles, out=out, settings=settings,
                                                  concurrency=args.concurrency)
         elapsed = time.perf_counter() - started
         report(summary, elapsed, out)
+        print(f"CPU time (all threads of this process): {time.process_time() - cpu:.1f} s")
         again = time.perf_counter()
         resumed = await generate_dialogues_async(contexts, **roles, out=out, settings=settings)
         print(f"re-run: {resumed.already_done} already done, {resumed.written} written, "
