@@ -43,6 +43,7 @@ class BatchServer:
             Route("/v1/files/{file_id}/content", self._content, methods=["GET"]),
             Route("/v1/batches", self._create, methods=["POST"]),
             Route("/v1/batches/{batch_id}", self._retrieve, methods=["GET"]),
+            Route("/v1/chat/completions", self._live, methods=["POST"]),
             Route("/v1/messages/batches", self._create_anthropic, methods=["POST"]),
             Route("/v1/messages/batches/{batch_id}", self._retrieve_anthropic, methods=["GET"]),
             Route("/v1/messages/batches/{batch_id}/results", self._results_anthropic, methods=["GET"]),
@@ -50,6 +51,12 @@ class BatchServer:
         self.app = Starlette(routes=routes)
 
     # -- OpenAI ---------------------------------------------------------------------------------
+
+    async def _live(self, request: Request) -> JSONResponse:
+        """The live route at the same base URL (capability probes use it), passed upstream."""
+        async with httpx.AsyncClient(timeout=300) as client:
+            answer = await client.post(self.upstream + "/chat/completions", json=await request.json())
+        return JSONResponse(answer.json(), status_code=answer.status_code)
 
     async def _upload(self, request: Request) -> JSONResponse:
         form = await request.form()

@@ -133,3 +133,26 @@ def test_batch_mode_needs_a_cache_and_an_openai_spec(tmp_path):
         open_model("embedded", cache=tmp_path / "c.db", batch="openai")
     with pytest.raises(ModelError, match="unknown batch API"):
         open_model("openai:m@http://127.0.0.1:9/v1", cache=tmp_path / "c.db", batch="gemini")
+
+
+def test_judge_with_batch_submits_exits_3_then_collects_and_exits_0(batch_server, llama_server, tmp_path):
+    from click.testing import CliRunner
+
+    from convoscope.cli import cli
+    from convoscope.cli._app import _register
+
+    _register()
+    out = tmp_path / "verdicts.jsonl"
+    args = ["judge", "examples/survey_items.jsonl", "--criterion", "survey/relevance", "--limit", "2",
+            "--judge", f"openai:{llama_server[1]}@{batch_server.base_url}", "--batch", "openai",
+            "--store", str(tmp_path / "run.db"), "--out", str(out), "--max-tokens", "60"]
+    first = CliRunner().invoke(cli, args, env={"COLUMNS": "200"})
+    assert first.exit_code == 3, first.output  # submitted: work outstanding
+    assert "still unscored: model_error" in first.output
+    assert batch_server.uploads == 1
+    batch_server.wait_idle()
+    second = CliRunner().invoke(cli, args, env={"COLUMNS": "200"})
+    assert second.exit_code in (0, 4), second.output  # collected (the tiny model may not parse)
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 2 and all(row["unscored_reason"] != "model_error" for row in rows)
+    assert batch_server.uploads == 1

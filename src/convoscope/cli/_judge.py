@@ -18,18 +18,28 @@ from rich.table import Table
 
 from convoscope.cli._common import fail_on
 from convoscope.criteria import select_criteria
-from convoscope.items import ColumnMap, read_items, with_reference_candidates, write_csv, write_jsonl
+from convoscope.items import (
+    ColumnMap,
+    TextEncodingError,
+    check_output,
+    read_items,
+    with_reference_candidates,
+    write_records,
+)
 from convoscope.metrics import check_metric_inputs
 from convoscope.models import endpoint_options
 from convoscope.runs import (
     DEFAULT_LEASE_S,
     DEFAULT_MAX_UNSCORED,
+    EXIT_BELOW_GATE,
     OFFLINE_WARNING,
     RunResult,
     applies,
+    check_gates,
     is_embedded,
     judge_async,
     judge_specs,
+    parse_gate,
     run_sync,
 )
 from convoscope.store import DEFAULT_STORE, Store
@@ -79,7 +89,10 @@ Examples:
 @click.option("--quorum", type=int, default=1, show_default=True,
               help="Scored panel members needed for a pooled verdict.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the run's verdicts here (.jsonl or .csv).")
+              help="Write the run's verdicts here (.jsonl, .csv or .parquet); checked before the run, "
+              "written atomically.")
+@click.option("--encoding", default="utf-8", show_default=True,
+              help="Text encoding of a CSV / JSON items file, e.g. cp949 or latin-1.")
 @click.option("--store", "store_target", default=DEFAULT_STORE, show_default=True,
               help="SQLite file or PostgreSQL URL where every verdict is kept as it is made.")
 @click.option("--cache", "cache_path", type=click.Path(dir_okay=False),
@@ -120,6 +133,12 @@ Examples:
 @click.option("--context-length", type=int, metavar="TOKENS",
               help="HTTP judges: the server's context size, when it does not report it; over-long "
               "prompts are then that item's model_error before any call.")
+@click.option("--batch", type=click.Choice(["openai", "anthropic"]),
+              help="Send what the cache cannot answer through the provider's batch API (half price, "
+              "answers within 24 h): this run submits and exits 3; run the same command later to collect.")
+@click.option("--fail-under", "gates", multiple=True, metavar="CRITERION=VALUE|CRITERION:LABEL=SHARE",
+              help="A release gate: exit 5 when the mean score (or the share of a label) is below it, "
+              "e.g. --fail-under overall=3.5 --fail-under follow-up:yes=0.9. Repeatable.")
 @click.option("--limit", type=int, help="Judge only the first N items.")
 @click.option("--reference-candidates", is_flag=True,
               help="Judge each context's reference turn as one more candidate (system "
@@ -134,13 +153,14 @@ Examples:
 def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tuple[str, ...],
                   kpis: tuple[str, ...], criteria_files: tuple[str, ...], judges: tuple[str, ...], mode: str,
                   personas: tuple[str, ...], domain: str | None, pool: str, ties: str, quorum: int,
-                  out: Path | None,
+                  out: Path | None, encoding: str,
                   store_target: str, cache_path: str | None, no_cache: bool, one_call: bool,
                   max_tokens: int, concurrency: int, retry_unscored: bool, max_unscored: float,
                   lease_s: float, timeout: float | None, deadline: float | None, max_retries: int | None,
                   rpm: float | None, tpm: float | None, api_key_env: tuple[str, ...],
-                  allow_insecure_key: bool, context_length: int | None,
-                  limit: int | None, reference_candidates: bool, **columns: str) -> None:
+                  allow_insecure_key: bool, context_length: int | None, batch: str | None,
+                  gates: tuple[str, ...], limit: int | None, reference_candidates: bool,
+                  **columns: str) -> None:
     """Judge ITEMS (.jsonl, .csv, .tsv, .parquet) on criteria and keep every verdict.
 
     Every verdict is written to the store as it is produced. Run the same command again after
@@ -155,18 +175,25 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
       2  bad input or settings (one line names the file, line and field)
       3  work outstanding: some verdict is still a model_error; run the same command again
       4  more than --max-unscored of the verdicts are unscored (parse failures, refusals, ...)
+      5  a --fail-under gate is not met
     """
     console = Console(stderr=True)
     with fail_on(console):
         column_map = ColumnMap(**{key.removesuffix("_col"): value for key, value in columns.items()})
-        items = read_items(items_path, columns=column_map)[: limit or None]
+        try:
+            items = read_items(items_path, columns=column_map, encoding=encoding)[: limit or None]
+        except TextEncodingError as error:
+            raise TextEncodingError(error.path, error.line, None, f"{error.problem} (--encoding)") from None
         if reference_candidates:
             items = with_reference_candidates(items)
         criteria = select_criteria(suites=suites, names=criteria_refs, files=criteria_files, only=kpis)
         if domain:
             criteria = [criterion.model_copy(update={"domain": domain}) for criterion in criteria]
         check_metric_inputs(items, criteria, source=items_path)
+        rules = [parse_gate(text) for text in gates]
         specs = judge_specs(judges, mode=mode, personas=personas)
+        if out is not None:
+            check_output(out, inputs=(items_path, *criteria_files, store_target))
         store = Store(store_target)
         console.print(f"Judging {len(items)} items on {len(criteria)} criteria; "
                       f"store: [bold]{store.location}[/bold]")
@@ -181,13 +208,24 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
                                          timeout=timeout, deadline=deadline, max_retries=max_retries,
                                          rpm=rpm, tpm=tpm, api_key_env=api_key_env,
                                          allow_insecure_key=allow_insecure_key,
-                                         context_length=context_length))
+                                         context_length=context_length) | ({"batch": batch} if batch else {}))
         if out is not None:
-            writer = write_csv if out.suffix.lower() == ".csv" else write_jsonl
-            written = writer([*result.member_verdicts, *result.verdicts], out)
+            written = write_records([*result.member_verdicts, *result.verdicts], out)
             console.print(f"Wrote {written} verdicts to {out}")
         _print_summary(console, result)
+        if batch and result.summary.cost:
+            cost = result.summary.cost
+            console.print(f"Batch answers are billed at half the list price: {cost:.4f} "
+                          f"instead of {2 * cost:.4f}.")
+        gate_results = check_gates(result.verdicts, rules)
+    for gate in gate_results:
+        observed = "nothing scored" if gate.observed is None else f"{gate.observed:.3f}"
+        mark = "[green]pass[/green]" if gate.passed else "[red]FAIL[/red]"
+        console.print(f"gate {gate.rule}: {observed} over {gate.n} verdicts — {mark}")
     code = result.exit_code(max_unscored)
+    if not code and not all(gate.passed for gate in gate_results):
+        console.print("[red]Below a --fail-under gate[/red] (exit 5).")
+        raise SystemExit(EXIT_BELOW_GATE)
     if code:
         console.print(_EXIT_NOTES[code].format(share=result.summary.unscored_fraction, limit=max_unscored))
         raise SystemExit(code)

@@ -78,6 +78,7 @@ class BatchModel:
         self._collected = False
         self._lock = asyncio.Lock()
         self.collected = self.failed = self.submitted = 0  # counts for the run summary
+        self.failures: dict[str, str] = {}  # cache key -> what the batch said about it
         self.batch_ids: list[str] = []
 
     @property
@@ -94,8 +95,10 @@ class BatchModel:
         if waiting is not None:
             raise ModelError(f"{self.name}: waiting for batch {waiting}; run again later to collect it")
         self._pending[key] = request
-        raise ModelError(f"{self.name}: {DEFERRED}; it is submitted when this run ends — run the same "
-                         "command again later to collect the answers")
+        previous = self.failures.get(key)
+        again = f" (the last batch answered it with an error: {previous})" if previous else ""
+        raise ModelError(f"{self.name}: {DEFERRED}{again}; it is submitted when this run ends — run the "
+                         "same command again later to collect the answers")
 
     # -- collecting --------------------------------------------------------------------------
 
@@ -127,8 +130,12 @@ class BatchModel:
                 self.cache.put(key, self._generation(outcome, request))
                 self.collected += 1
             else:
+                self.failures[key] = outcome
                 self.failed += 1
-        self.failed += sum(1 for key in requests if key not in results)
+        for key in requests:
+            if key not in results:
+                self.failures[key] = f"batch {batch_id} ended {status} without an answer"
+                self.failed += 1
         del self.ledger.batches[batch_id]  # whatever did not come back is deferred again next run
 
     async def _openai_results(self, batch_id: str) -> tuple[str, dict[str, Any]]:
@@ -144,7 +151,7 @@ class BatchModel:
                         row = json.loads(line)
                         response = row.get("response") or {}
                         ok = response.get("status_code") == 200 and not row.get("error")
-                        results[row["custom_id"]] = response.get("body") if ok else "failed"
+                        results[row["custom_id"]] = response.get("body") if ok else _problem(row)
         return status or "failed", results
 
     async def _anthropic_results(self, batch_id: str) -> tuple[str, dict[str, Any]]:
@@ -157,8 +164,9 @@ class BatchModel:
             if line.strip():
                 row = json.loads(line)
                 result = row.get("result") or {}
+                problem = f"{result.get('type')}: {json.dumps(result.get('error'))[:200]}"
                 results[row["custom_id"]] = (_from_anthropic(result["message"])
-                                             if result.get("type") == "succeeded" else "failed")
+                                             if result.get("type") == "succeeded" else problem)
         return "ended", results
 
     def _generation(self, body: dict[str, Any], request: GenerateRequest) -> Generation:
@@ -192,10 +200,13 @@ class BatchModel:
         return batch_id
 
     async def _submit_openai(self, requests: dict[str, GenerateRequest]) -> str:
+        # The endpoint's structured-output form and log-probabilities, found out once on the live
+        # route (the same base URL serves both), as for live requests.
+        structured, logprobs = await self.live._probed()
         lines = []
         for key, request in requests.items():
             if request.messages is not None:
-                url, body = "/v1/chat/completions", self.live._chat_body(request, "json_schema", True)
+                url, body = "/v1/chat/completions", self.live._chat_body(request, structured, logprobs)
             else:
                 url, body = "/v1/completions", _completion_body(self.live.model, request)
             lines.append(json.dumps({"custom_id": key, "method": "POST", "url": url, "body": body}))
@@ -237,6 +248,12 @@ class BatchModel:
             raise ModelError(f"{self.name}: the batch API answered HTTP {response.status_code} to "
                              f"{method} {path}: {response.text[:200]}")
         return response
+
+
+def _problem(row: dict[str, Any]) -> str:
+    response = row.get("response") or {}
+    detail = row.get("error") or (response.get("body") or {}).get("error") or response.get("body")
+    return f"HTTP {response.get('status_code')}: {json.dumps(detail)[:200]}"
 
 
 def _completion_body(model: str, request: GenerateRequest) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from convoscope.runs._build import (
     judge_specs,
     run_sync,
 )
+from convoscope.runs._gate import EXIT_BELOW_GATE, GateResult, GateRule, check_gates, parse_gate
 from convoscope.runs._result import RunResult
 from convoscope.runs._run import (
     DEFAULT_LEASE_S,
@@ -42,10 +43,13 @@ __all__ = [
     "DEFAULT_LEASE_S",
     "DEFAULT_MAX_UNSCORED",
     "EMBEDDED_DEFAULT",
+    "EXIT_BELOW_GATE",
     "EXIT_OK",
     "EXIT_OUTSTANDING",
     "EXIT_TOO_MANY_UNSCORED",
     "OFFLINE_WARNING",
+    "GateResult",
+    "GateRule",
     "JudgeSpec",
     "RunResult",
     "RunSummary",
@@ -53,12 +57,14 @@ __all__ = [
     "applies",
     "as_specs",
     "build_judge",
+    "check_gates",
     "default_cache_path",
     "is_embedded",
     "judge",
     "judge_async",
     "judge_items",
     "judge_specs",
+    "parse_gate",
     "plan_tasks",
     "run_id_for",
     "run_judge",
