@@ -56,3 +56,12 @@ def test_a_missing_column_is_named(tmp_path):
     path.write_text("id,who,label\na,x,1\n")
     with pytest.raises(LocatedError, match="field 'annotator': missing"):
         read_frame(path, columns=COLUMNS)
+
+
+def test_verdict_jsonl_reads_the_same_both_ways():
+    from pathlib import Path
+
+    path = Path(__file__).parent / "samples" / "verdicts.jsonl"
+    fast = agreement_table(read_frame(path))
+    slow = agreement_table(read_ratings(path))
+    assert [row.as_dict() for row in fast] == [row.as_dict() for row in slow]
