@@ -66,3 +66,14 @@ def test_outage_exits_3_and_one_rerun_completes_every_task_once(tmp_path, fault_
     sent = len(fault_proxy.requests)
     again = _judge(tmp_path, fault_proxy.base_url)
     assert again.exit_code == 0 and len(fault_proxy.requests) == sent  # nothing left: no call
+
+
+def test_concurrency_reaches_the_endpoint(tmp_path, fault_proxy):
+    (tmp_path / "criteria.yaml").write_text(CRITERIA)
+    (tmp_path / "items.jsonl").write_text("".join(
+        json.dumps({"id": f"c{i}", "response": f"Fewer cars ({i})."}) + "\n" for i in range(16)))
+    fault_proxy.always(Fault.slow(1.0))  # every answer a second late: only concurrency helps
+    result = _judge(tmp_path, fault_proxy.base_url, "--concurrency", "12", "--no-cache")
+    fault_proxy.always(None)
+    assert result.exit_code == 0, result.output
+    assert fault_proxy.peak_in_flight >= 10  # was 8 at most, whatever --concurrency said

@@ -191,3 +191,29 @@ async def test_judge_async_is_the_core_and_takes_a_store_url_or_path(tmp_path):
     result = await judge_async(corpus(2), [CRITERION], "scripted:5", store=str(tmp_path / "x.db"),
                                cache_path=None)
     assert [v.value for v in result.verdicts] == [5, 5] and not (tmp_path / "x.cache.db").exists()
+
+
+async def test_an_interrupted_run_keeps_every_verdict_it_made(tmp_path):
+    """Ctrl-C cancels the run's task: the writer thread still commits everything judged."""
+    store = Store(tmp_path / "s.db")
+
+    class SlowScriptedModel(ScriptedModel):
+        answered = 0
+
+        async def generate(self, request):
+            await asyncio.sleep(0.002)
+            generation = await super().generate(request)
+            SlowScriptedModel.answered += 1
+            return generation
+
+    run = asyncio.ensure_future(judge_items(corpus(2000), [CRITERION], RubricJudge(SlowScriptedModel()),
+                                            store=store, concurrency=16))
+    while SlowScriptedModel.answered < 300:
+        await asyncio.sleep(0.005)
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    assert 300 <= len(store.verdicts()) == SlowScriptedModel.answered < 2000
+    with store.engine.connect() as connection:  # and no lease is left held
+        held = connection.execute(sa.text("select count(*) from tasks where owner is not null")).scalar()
+    assert held == 0

@@ -163,8 +163,10 @@ async def judge_async(
     cache = _open_cache(opened, cache_path)
     joint = [criterion for criterion in criteria if criterion.judged_by_model] if one_call else []
     try:
+        # The endpoint's in-flight limit follows the run's concurrency unless set on its own.
+        options = {"max_concurrency": max(1, concurrency), **(model_options or {})}
         built, models = build_judge(as_specs(judge), pool=pool, ties=ties, quorum=quorum, cache=cache,
-                                    model_options=model_options, max_tokens=max_tokens, one_call=joint)
+                                    model_options=options, max_tokens=max_tokens, one_call=joint)
         try:
             return await run_judge(items, criteria, built, store=opened, concurrency=concurrency,
                                    on_progress=on_progress, retry_unscored=retry_unscored,
