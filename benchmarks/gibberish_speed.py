@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""Throughput of the gibberish filter (answers per second), beside the `gibberish-detector` PyPI
-package when it is installed. Run by hand; figures depend on the machine.
+"""Speed of the gibberish filter beside the `gibberish-detector` PyPI package (English character
+bigrams only), on distinct lines. Run by hand; figures depend on the machine and its load.
 
-    python3 benchmarks/gibberish_speed.py                  # 20,000 answers per language
-    python3 benchmarks/gibberish_speed.py --answers 5000 --shared ../shared/data
+    pip install gibberish-detector            # optional: the baseline (not a dependency)
+    python3 benchmarks/gibberish_speed.py     # uses /work/shared/data when it exists
+    python3 benchmarks/gibberish_speed.py --shared path/to/shared/data --answers 100000
 
-`gibberish-detector` ships no trained model, so it is trained here in memory: on the shared
-English corpora when --shared is given, otherwise on the clean half of the English dev set. Its
-character bigram model covers English only, so it runs on the English answers only.
+Lines: English from human-chat (CC0) and Topical-Chat, Korean from ChatbotData (MIT), each
+line used once (no repeats that a cache could exploit), plus the English and Korean mash halves
+of our dev sets. Without the shared data the dev sets are repeated (and the table says so).
+
+Start-up is measured in a fresh process for one English line and for one Korean line (wall
+time and peak resident memory), since resources load per language on first use.
 """
 
 from __future__ import annotations
@@ -16,76 +20,114 @@ import argparse
 import csv
 import importlib.util
 import json
+import resource
+import string
+import subprocess
+import sys
 import time
 from pathlib import Path
 
-from convoscope.filters import detect, detect_many, markov_log_likelihood
+from convoscope.filters import detect_many
 
 HERE = Path(__file__).resolve().parent
+DEFAULT_SHARED = Path("/work/shared/data")
 
 
-def answers(lang: str, count: int) -> list[str]:
+def dev_lines(lang: str) -> list[str]:
     with open(HERE / "data" / f"gibberish_{lang}.tsv", encoding="utf-8", newline="") as handle:
-        texts = [row["text"] for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)]
-    return (texts * (count // len(texts) + 1))[:count]
+        return [row["text"] for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)]
 
 
-def rate(function, texts: list[str]) -> float:
-    start = time.perf_counter()
-    function(texts)
-    return len(texts) / (time.perf_counter() - start)
-
-
-def cold_start_seconds() -> dict[str, float]:
-    """First-call costs: tables and word list (English), tables and analyser (Korean)."""
-    costs = {}
-    for lang, text in (("en", "the fries were great"), ("ko", "감자튀김이 맛있어요")):
-        start = time.perf_counter()
-        detect(text)
-        costs[lang] = time.perf_counter() - start
-    return costs
-
-
-def english_training_text(shared: Path | None) -> str:
-    if shared is None:
-        with open(HERE / "data" / "gibberish_en.tsv", encoding="utf-8", newline="") as handle:
-            rows = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-            return "\n".join(row["text"] for row in rows if row["label"] == "clean")
+def english_lines(shared: Path | None) -> tuple[list[str], bool]:
+    if shared is None or not (shared / "human-chat").exists():
+        return dev_lines("en"), False
     lines = (shared / "human-chat" / "human_chat.txt").read_text(encoding="utf-8").splitlines()
-    texts = [line.split(":", 1)[-1] for line in lines]
-    for name in ("valid_freq.json", "valid_rare.json"):
-        data = json.loads((shared / "topical-chat" / name).read_text(encoding="utf-8"))
-        texts += [turn["message"] for conversation in data.values() for turn in conversation["content"]]
-    return "\n".join(texts)
+    texts = [line.split(":", 1)[-1].strip() for line in lines]
+    for name in ("train.json", "valid_freq.json", "valid_rare.json", "test_freq.json"):
+        path = shared / "topical-chat" / name
+        if path.exists():
+            data = json.loads(path.read_text(encoding="utf-8"))
+            texts += [turn["message"] for conv in data.values() for turn in conv["content"]]
+    return list(dict.fromkeys([*texts, *dev_lines("en")])), True
+
+
+def korean_lines(shared: Path | None) -> tuple[list[str], bool]:
+    path = None if shared is None else shared / "korean-chatbot-data" / "ChatbotData.csv"
+    if path is None or not path.exists():
+        return dev_lines("ko"), False
+    with open(path, encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    texts = [row["Q"] for row in rows] + [row["A"] for row in rows]
+    return list(dict.fromkeys([*texts, *dev_lines("ko")])), True
+
+
+def take(lines: list[str], count: int) -> tuple[list[str], bool]:
+    """``count`` lines, repeating only when there are fewer distinct ones (reported)."""
+    repeated = count > len(lines)
+    return (lines * (count // len(lines) + 1))[:count], repeated
+
+
+def rate(function, texts: list[str]) -> float:  # type: ignore[no-untyped-def]
+    start = time.process_time()
+    function(texts)
+    return len(texts) / (time.process_time() - start)
+
+
+def start_up(text: str) -> tuple[float, float]:
+    code = ("import time, resource; t = time.perf_counter();"
+            f"from convoscope.filters import detect; detect({text!r});"
+            "print(time.perf_counter() - t,"
+            " resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    seconds, megabytes = map(float, out.stdout.split())
+    return seconds, megabytes
+
+
+def baseline(train: list[str]):  # type: ignore[no-untyped-def]
+    if importlib.util.find_spec("gibberish_detector") is None:
+        return None
+    from gibberish_detector import detector, trainer
+
+    model = trainer.train_on_content("\n".join(train), string.ascii_letters)
+    return detector.Detector(model, threshold=4.0)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("--answers", type=int, default=20_000)
-    parser.add_argument("--shared", type=Path, help="shared/data, to train gibberish-detector on")
+    parser.add_argument("--answers", type=int, default=20_000, help="lines per language")
+    parser.add_argument("--shared", type=Path, default=DEFAULT_SHARED if DEFAULT_SHARED.exists() else None)
     args = parser.parse_args()
-    for lang, seconds in cold_start_seconds().items():
-        print(f"first call ({lang}, loads tables/dictionary/analyser): {seconds:.2f} s")
-    print("| method | language | answers | answers/s |")
-    print("|---|---|---:|---:|")
-    for lang in ("en", "ko"):
-        texts = answers(lang, args.answers)
-        full = rate(detect_many, texts)
-        markov = rate(lambda batch, lang=lang: [markov_log_likelihood(t, lang=lang) for t in batch], texts)
-        print(f"| convoscope full filter | {lang} | {len(texts)} | {full:,.0f} |")
-        print(f"| convoscope Markov score only | {lang} | {len(texts)} | {markov:,.0f} |")
-    if importlib.util.find_spec("gibberish_detector") is None:
-        print("gibberish-detector is not installed: pip install gibberish-detector")
+    for lang, text in (("en", "The fries were great"), ("ko", "감자튀김이 맛있어요")):
+        seconds, megabytes = start_up(text)
+        print(f"start-up, one {lang} line in a fresh process: {seconds:.2f} s, peak {megabytes:.0f} MB "
+              "(Python and convoscope.filters included)")
+    english, en_distinct = english_lines(args.shared)
+    korean, ko_distinct = korean_lines(args.shared)
+    count = min(args.answers, len(english), len(korean)) if en_distinct and ko_distinct else args.answers
+    en_texts, en_repeated = take(english, count)
+    ko_texts, ko_repeated = take(korean, count)
+    detect_many(en_texts[:50] + ko_texts[:50])  # first-use loading is measured above, not here
+    print("\nCPU time (process_time), one core:\n")
+    print("| method | lines | distinct | lines/s |")
+    print("|---|---|---|---:|")
+    note = {True: "no (repeated)", False: "yes"}
+    en = rate(detect_many, en_texts)
+    en_note, ko_note = note[en_repeated or not en_distinct], note[ko_repeated or not ko_distinct]
+    print(f"| convoscope, every rule | {len(en_texts)} English | {en_note} | {en:,.0f} |")
+    ko = rate(detect_many, ko_texts)
+    print(f"| convoscope, every rule | {len(ko_texts)} Korean | {ko_note} | {ko:,.0f} |")
+    mixed = [line for pair in zip(en_texts, ko_texts, strict=True) for line in pair]
+    both = rate(detect_many, mixed)
+    print(f"| convoscope, every rule | {len(mixed)} mixed EN/KO | - | {both:,.0f} |")
+    detector = baseline(english[: len(english) // 2])
+    if detector is None:
+        print("\ngibberish-detector is not installed: pip install gibberish-detector")
         return
-    import string
-
-    from gibberish_detector import detector, trainer
-
-    model = trainer.train_on_content(english_training_text(args.shared), string.ascii_letters)
-    baseline = detector.Detector(model, threshold=4.0)
-    texts = answers("en", args.answers)
-    speed = rate(lambda batch: [baseline.is_gibberish(t) for t in batch], texts)
-    print(f"| gibberish-detector 0.1 (bigram, trained here) | en | {len(texts)} | {speed:,.0f} |")
+    speed = rate(lambda batch: [detector.is_gibberish(t) for t in batch], en_texts)
+    print(f"| gibberish-detector 0.1.1 (English bigrams) | {len(en_texts)} English | "
+          f"{note[en_repeated or not en_distinct]} | {speed:,.0f} |")
+    print(f"\nEnglish: convoscope / gibberish-detector = {en / speed:.2f}")
+    print(f"peak memory of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
 
 
 if __name__ == "__main__":

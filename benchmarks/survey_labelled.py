@@ -78,13 +78,20 @@ def report(language: str, rows: list[dict[str, str]], scored) -> None:  # type: 
     length = [scored[row["id"]].baselines.get("length") or 0.0 for row in rows]
     for name in DIMENSIONS:
         truth = [float(row[name]) for row in rows]
-        cells = [spearman([_value(scored[row["id"]], name, kind) for row in rows], truth)
+        cells = [rho([_value(scored[row["id"]], name, kind) for row in rows], truth)
                  for kind in ("argmax", "expected")]
-        print(f"| {name} | {cells[0]:.3f} | {cells[1]:.3f} | {spearman(length, truth):.3f} |")
+        print(f"| {name} | {cells[0]} | {cells[1]} | {rho(length, truth)} |")
     truth = [float(row["overall"]) for row in rows]
-    cells = [spearman([_sum(scored[row["id"]], kind) for row in rows], truth)
+    cells = [rho([_sum(scored[row["id"]], kind) for row in rows], truth)
              for kind in ("argmax", "expected")]
-    print(f"| overall (Sum) | {cells[0]:.3f} | {cells[1]:.3f} | {spearman(length, truth):.3f} |")
+    print(f"| overall (Sum) | {cells[0]} | {cells[1]} | {rho(length, truth)} |")
+
+
+def rho(x: list[float], y: list[float]) -> str:
+    try:
+        return f"{spearman(x, y):.3f}"
+    except ValueError:  # one side constant (the tiny judge gave every answer the same score)
+        return "const"
 
 
 def _sum(answer, kind: str) -> float:  # type: ignore[no-untyped-def]
@@ -96,7 +103,8 @@ def decision(rows: list[dict[str, str]], scored) -> None:  # type: ignore[no-unt
     labels = [row["label"] for row in rows]
     overall = [float(row["overall"]) for row in rows]
     print("\n### decision: accept vs hold + reject (hold counts as not accepted, as in seed 000)")
-    print("| scores | aggregate | AUC in-sample | AUC cross-validated | EER in-sample | EER cross-validated |")
+    print("| scores | aggregate | AUC in-sample | AUC cross-validated | EER in-sample | "
+          "EER cross-validated |")
     print("|---|---|---:|---:|---:|---:|")
     for kind in ("expected", "argmax"):
         features = [[_value(scored[row["id"]], name, kind) / DIMENSION_MAXIMA[name]

@@ -182,7 +182,8 @@ def test_follow_up_templates_follow_the_weakest_dimension_and_language() -> None
 
 
 def test_report_renders_without_labels_or_answers() -> None:
-    page = render_survey_report(SurveyResult(answers=(), aggregation="sum", accept_at=0.55, reject_below=0.45))
+    page = render_survey_report(SurveyResult(answers=(), aggregation="sum", accept_at=0.55,
+                                             reject_below=0.45))
     assert "0 answers" in page
     answer = ScoredAnswer(id="x", question="<q>", answer="<script>alert(1)</script>",
                           language="en", gibberish=True, gibberish_reasons=("low_likelihood",),

@@ -25,7 +25,8 @@ from convoscope.filters import (
 # Scalar thresholds a user may override with --set; the word sets are changed in Python.
 _SETTABLE = ("en_min_log_likelihood", "en_max_class_run", "en_min_valid_word_ratio", "en_min_word_zipf",
              "en_dictionary", "ko_min_log_likelihood", "ko_min_complete_syllable_ratio",
-             "ko_min_distinct_jamo", "ko_morphemes", "mixed_script_share")
+             "ko_min_distinct_jamo", "ko_morphemes", "ko_morpheme_max_words", "mixed_script_share",
+             "other_min_probability", "neutral_max_noise_share", "language_id", "segments")
 
 
 def _thresholds(settings: tuple[str, ...], empty: str) -> GibberishThresholds:

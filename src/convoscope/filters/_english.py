@@ -8,6 +8,7 @@ the same words.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import unicodedata
@@ -38,11 +39,16 @@ TokenKind = Literal["word", "slang", "elongated", "unknown"]
 
 @dataclass(frozen=True)
 class EnglishSignals:
-    symbols: str
+    words: tuple[str, ...]  # what the Markov model reads: the tokens without apostrophes
     tokens: tuple[str, ...]
     kinds: tuple[TokenKind, ...]
     valid_word_ratio: float | None
     longest_class_run: int
+
+    @property
+    def symbols(self) -> str:
+        """The padded symbol string (as ``english_symbols`` gives it)."""
+        return " " + " ".join(self.words) + " "
 
     @property
     def nonstandard(self) -> bool:
@@ -104,13 +110,23 @@ def token_kind(token: str, is_word: Callable[[str], bool], slang: frozenset[str]
     return "unknown"
 
 
+@functools.lru_cache(maxsize=200_000)
+def token_info(token: str, is_word: Callable[[str], bool], slang: frozenset[str]) -> tuple[TokenKind, int]:
+    """A token's kind and, for kinds that can show a mashing run, its longest vowel/consonant
+    run. Cached: words repeat (Zipf), so most lines cost a few dictionary hits."""
+    kind = token_kind(token, is_word, slang)
+    # Elongations and laughter are repetitive by design; only other words can show a mashing run.
+    run = 0 if kind in ("slang", "elongated") else longest_class_run(token.replace("'", ""))
+    return kind, run
+
+
 def english_signals(text: str, is_word: Callable[[str], bool], slang: frozenset[str]) -> EnglishSignals:
-    symbols = english_symbols(text)
     tokens = tokenize(text)
-    kinds = tuple(token_kind(token, is_word, slang) for token in tokens)
+    # The Markov model's words are the tokens without apostrophes (don't -> dont), as
+    # english_symbols would give them, without a second pass over the text.
+    words = tuple(token.replace("'", "") if "'" in token else token for token in tokens)
+    infos = [token_info(token, is_word, slang) for token in tokens]
+    kinds = tuple(kind for kind, _ in infos)
     valid = sum(1 for kind in kinds if kind != "unknown")
     ratio = valid / len(tokens) if tokens else None
-    # Elongations and laughter are repetitive by design; only other words can show a mashing run.
-    runs = [longest_class_run(token.replace("'", ""))
-            for token, kind in zip(tokens, kinds, strict=True) if kind not in ("slang", "elongated")]
-    return EnglishSignals(symbols, tokens, kinds, ratio, max(runs, default=0))
+    return EnglishSignals(words, tokens, kinds, ratio, max((run for _, run in infos), default=0))

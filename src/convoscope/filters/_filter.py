@@ -97,6 +97,12 @@ class GibberishThresholds(BaseModel):
         default=DEFAULT_KO_WHITELIST,
         description="Seed: short chat forms always kept (ㅇㅇ, ㅇㅋ, 네); runs of ㅋ ㅎ ㅠ ㅜ are "
         "set aside in any case.")
+    ko_morpheme_max_words: int = Field(
+        default=2, ge=0,
+        description="Not in the seed: run the morpheme check only on answers of at most this "
+        "many words (eojeol). The check catches short syllable salad (아러아러); longer answers "
+        "that pass the statistical rules have never needed it on our sets, and the analyser is "
+        "the slowest step (~2,000 lines/s).")
     empty_is_gibberish: bool = Field(
         default=True,
         description="Flag an empty answer (reason 'empty'): there is nothing to score.")
@@ -204,6 +210,8 @@ def _detect(text: str, choice: LanguageChoice, thresholds: GibberishThresholds,
     whole = _detect_whole(text, choice, thresholds, pending)
     if whole.gibberish or not thresholds.segments or whole.lang not in ("en", "ko"):
         return whole
+    if whole.lang == "en" and whole.valid_word_ratio == 1.0 and (whole.longest_class_run or 0) <= 4:
+        return whole  # every token is a word, slang or an elongation: no segment can be noise
     # Segments get the statistical rules only: the morpheme check already saw the whole text.
     quick = _without_morphemes(thresholds)
     for segment in _segments(text):
@@ -318,9 +326,9 @@ def _no_letters_of(lang: Literal["en", "ko"], text: str) -> GibberishResult:
 def _english(text: str, thresholds: GibberishThresholds, notes: tuple[Note, ...]) -> GibberishResult:
     is_word = _resources.word_checker(thresholds.en_dictionary, thresholds.en_min_word_zipf)
     signals = english_signals(text, is_word, thresholds.en_slang)
-    if not signals.symbols.strip():
+    if not signals.words:
         return _no_letters_of("en", text)
-    likelihood = _resources.bigram_model("en").mean_log_likelihood(signals.symbols)
+    likelihood = _resources.bigram_model("en").mean_log_likelihood_of_words(signals.words)
     unlikely = likelihood is not None and likelihood < thresholds.en_min_log_likelihood
     ratio = signals.valid_word_ratio
     few_words = ratio is not None and ratio < thresholds.en_min_valid_word_ratio
@@ -360,6 +368,8 @@ def _korean(text: str, thresholds: GibberishThresholds, notes: tuple[Note, ...],
     analyser = _resources.morpheme_analyser(thresholds.ko_morphemes)
     if analyser is None:
         notes += ("morpheme_check_skipped",)
+    elif not fired and len(signals.remaining.split()) > thresholds.ko_morpheme_max_words:
+        pass  # several words that pass every statistical rule: the analyser adds nothing
     elif not fired and pending is not None:
         pending.append((-1, signals.remaining))  # detect_many fills in the index
     elif not fired:

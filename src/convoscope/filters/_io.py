@@ -17,8 +17,8 @@ from typing import TextIO
 
 from pydantic import BaseModel, ConfigDict
 
+from convoscope.errors import LocatedError
 from convoscope.filters._filter import GibberishResult
-from convoscope.items import ItemError
 
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}
@@ -39,7 +39,7 @@ def _decode(path: Path) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
-        raise ItemError(path, line, None, "not UTF-8 text; save the file as UTF-8") from None
+        raise LocatedError(path, "not UTF-8 text; save the file as UTF-8", line=line) from None
 
 
 def read_answers(path: Path, *, column: str | None = None) -> list[Answer]:
@@ -47,10 +47,10 @@ def read_answers(path: Path, *, column: str | None = None) -> list[Answer]:
     suffix = path.suffix.lower()
     structured = suffix in TABLE_SUFFIXES or suffix in JSONL_SUFFIXES
     if structured and not column:
-        raise ItemError(path, None, None, "a CSV/TSV/JSONL file needs --column naming the answer field")
+        raise LocatedError(path, "a CSV/TSV/JSONL file needs --column naming the answer field")
     if not structured and column:
-        raise ItemError(path, None, column, "--column applies to CSV/TSV/JSONL files; this is read as "
-                        "plain text, one answer per line")
+        raise LocatedError(path, "--column applies to CSV/TSV/JSONL files; this is read as plain "
+                           "text, one answer per line", field=column)
     text = _decode(path)
     if suffix in TABLE_SUFFIXES:
         return _read_table(path, text, TABLE_SUFFIXES[suffix], str(column))
@@ -63,13 +63,15 @@ def _read_table(path: Path, text: str, delimiter: str, column: str) -> list[Answ
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     header = next(reader, None)
     if header is None:
-        raise ItemError(path, 1, None, "the file is empty; expected a header row")
+        raise LocatedError(path, "the file is empty; expected a header row", line=1)
     if column not in header:
-        raise ItemError(path, 1, column, f"no such column; the header has {', '.join(header)}")
+        raise LocatedError(path, f"no such column; the header has {', '.join(header)}", line=1,
+                           field=column)
     position, answers, start = header.index(column), [], reader.line_num + 1
     for row in reader:
         if row and len(row) != len(header):
-            raise ItemError(path, start, column, f"{len(row)} fields where the header has {len(header)}")
+            raise LocatedError(path, f"{len(row)} fields where the header has {len(header)}",
+                               line=start, field=column)
         answers.append(Answer(line=start, text=row[position] if row else ""))
         start = reader.line_num + 1
     return answers
@@ -83,12 +85,13 @@ def _read_jsonl(path: Path, text: str, column: str) -> list[Answer]:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:
-            raise ItemError(path, number, None, f"not valid JSON ({error.msg})") from None
+            raise LocatedError(path, f"not valid JSON ({error.msg})", line=number) from None
         if not isinstance(record, dict) or column not in record:
-            raise ItemError(path, number, column, "missing; every object needs the answer field")
+            raise LocatedError(path, "missing; every object needs the answer field", line=number,
+                               field=column)
         value = record[column]
         if value is not None and not isinstance(value, str | int | float):
-            raise ItemError(path, number, column, f"expected text, got {type(value).__name__}")
+            raise LocatedError(path, f"expected text, got {type(value).__name__}", line=number, field=column)
         answers.append(Answer(line=number, text="" if value is None else str(value)))
     return answers
 

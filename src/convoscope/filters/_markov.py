@@ -10,7 +10,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -31,6 +31,7 @@ class BigramModel:
     smoothing: float = 1.0
     source: str = ""
     _log_probs: dict[str, dict[str, float]] = field(init=False, repr=False, compare=False)
+    _word_cache: dict[str, float] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         size = len(self.alphabet)
@@ -48,6 +49,7 @@ class BigramModel:
                 for nxt, count in zip(self.alphabet, row, strict=True)
             }
         object.__setattr__(self, "_log_probs", log_probs)
+        object.__setattr__(self, "_word_cache", {})
 
     @classmethod
     def train(cls, sequences: Iterable[str], *, alphabet: str, smoothing: float = 1.0,
@@ -69,6 +71,27 @@ class BigramModel:
             return None
         total = sum(log_probs[left][right] for left, right in zip(symbols, symbols[1:], strict=False))
         return total / (len(symbols) - 1)
+
+    def word_log_likelihood(self, word: str) -> float:
+        """Sum of log P over the transitions of `` word `` (space, letters, space); cached, so a
+        line of common words costs a few dictionary hits."""
+        cache = self._word_cache
+        found = cache.get(word)
+        if found is None:
+            padded = f" {word} "
+            log_probs = self._log_probs
+            found = sum(log_probs[a][b] for a, b in zip(padded, padded[1:], strict=False)
+                        if a in log_probs and b in log_probs)
+            if len(cache) < 200_000:
+                cache[word] = found
+        return found
+
+    def mean_log_likelihood_of_words(self, words: Sequence[str]) -> float | None:
+        """``mean_log_likelihood(" " + " ".join(words) + " ")`` computed word by word (every word
+        brings its own space-to-word and word-to-space transitions)."""
+        if not words:
+            return None
+        return sum(map(self.word_log_likelihood, words)) / (sum(map(len, words)) + len(words))
 
     def to_dict(self) -> dict[str, object]:
         return {"format": TABLE_FORMAT, "alphabet": self.alphabet, "smoothing": self.smoothing,
