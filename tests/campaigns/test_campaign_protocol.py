@@ -94,6 +94,25 @@ def test_import_refuses_raters_never_invited(campaign_dir: Path, tmp_path: Path)
         import_verdicts(campaign, paper)
 
 
+def test_import_keeps_to_the_places_of_a_batch(tmp_path: Path) -> None:
+    """Observed: an import put 5 raters on a batch that takes 3 (here: 2)."""
+    directory = write_campaign(tmp_path / "s")
+    spec = directory / "campaign.yaml"
+    spec.write_text(spec.read_text().replace("enabled: true", "enabled: false"))
+    invite(directory, 3)
+    campaign = open_campaign(directory)
+    batch = campaign.batches[0]
+    rows = [{"item_id": t.candidate.item_id, "criterion": t.criterion, "rater": f"human:{person}",
+             "value": 1} for person in ("a001", "a002", "a003") for t in campaign.tasks(batch)]
+    paper = tmp_path / "paper.jsonl"
+    paper.write_text("\n".join(json.dumps(row) for row in rows))
+    third = 2 * len(campaign.tasks(batch)) + 1
+    with pytest.raises(VerdictImportError, match=rf"line {third}, field 'rater': human:a003 would be one "
+                                                 r"person too many on batch-001 \(annotators_per_batch: 2\)"):
+        import_verdicts(campaign, paper)
+    assert campaign.answers() == []  # nothing half-imported
+
+
 def test_blocking_takes_answers_out_and_keeps_them(campaign_dir: Path) -> None:
     people = invite(campaign_dir, 2)
     campaign = open_campaign(campaign_dir)

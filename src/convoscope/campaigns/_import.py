@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
+from convoscope.campaigns._access import excluded_reason
 from convoscope.campaigns._answers import IDK, AnswerError, Submission, task_key, to_verdict
 from convoscope.campaigns._export import FORMULA_STARTS
 from convoscope.campaigns._people import read_annotators
@@ -51,17 +52,40 @@ def import_verdicts(campaign: Campaign, path: str | Path) -> ImportSummary:
     tasks = {(task.candidate.item_id, task.criterion): task
              for batch in campaign.batches for task in campaign.tasks(batch)}
     checked: list[tuple[str, Verdict]] = []
+    lines: list[int] = []
     invited = {person.id for person in read_annotators(campaign.directory)}
     for line, row in _rows(source):
         try:
             checked.append(_check(row, tasks, campaign, invited))
+            lines.append(line)
         except (AnswerError, _RowError) as error:
             field = error.field if isinstance(error, _RowError) else "value"
             raise VerdictImportError(f"{source}, line {line}, field {field!r}: {error}") from None
+    _check_places(campaign, source, lines, [verdict for _, verdict in checked])
     known = campaign.store.done_keys(campaign.run_id)
     new = [(key, verdict) for key, verdict in dict(checked).items() if key not in known]
     campaign.store.add_many(campaign.run_id, new)
     return ImportSummary(rows=len(checked), added=len(new), already_stored=len(checked) - len(new))
+
+
+def _check_places(campaign: Campaign, source: Path, lines: list[int], verdicts: list[Verdict]) -> None:
+    """Refuse answers that would put more people on a main batch than ``annotators_per_batch``
+    (counting only people whose answers count there)."""
+    standing = campaign.standing()
+    workers: dict[str, set[str]] = {}
+    for verdict in campaign.verdicts():
+        workers.setdefault(campaign.owner[verdict.item_id].id, set()).add(verdict.rater)
+    cap = campaign.spec.annotators_per_batch
+    for line, verdict in zip(lines, verdicts, strict=True):
+        batch = campaign.owner[verdict.item_id]
+        person = verdict.rater.removeprefix("human:")
+        if batch.kind != "main" or excluded_reason(person, batch, campaign.spec, standing) is not None:
+            continue
+        people = workers.setdefault(batch.id, set())
+        if verdict.rater not in people and len(people) >= cap:
+            raise VerdictImportError(f"{source}, line {line}, field 'rater': {verdict.rater} would be one "
+                                     f"person too many on {batch.id} (annotators_per_batch: {cap})")
+        people.add(verdict.rater)
 
 
 def _rows(source: Path) -> list[tuple[int, dict[str, Any]]]:
