@@ -33,3 +33,31 @@ def fail_on(console: Console) -> Iterator[None]:
         console.print("\n[yellow]Interrupted.[/yellow] Every verdict made so far is in the store; "
                       "run the same command again to resume.")
         raise SystemExit(130) from None
+    except Exception as error:
+        problem = database_problem(error)
+        if problem is None:
+            raise
+        console.print(f"[red]error:[/red] {escape(problem)}", soft_wrap=True)
+        raise SystemExit(2) from None
+
+
+def database_problem(error: BaseException) -> str | None:
+    """One line for a store or cache database that cannot be used (locked by another writer, not
+    a database, unreachable, disk full), or None when ``error`` is not such a problem."""
+    import sqlite3
+
+    from sqlalchemy import exc
+
+    cause = error.orig if isinstance(error, exc.DBAPIError) else error
+    operational = (exc.OperationalError, sqlite3.OperationalError)
+    unreadable = type(error) is exc.DatabaseError or type(cause) is sqlite3.DatabaseError
+    if not isinstance(error, operational) and not isinstance(cause, operational) and not unreadable:
+        return None
+    first = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
+    hint = ""
+    if "locked" in first:
+        hint = (" (another process is writing to this SQLite file; wait for it to finish, or let "
+                "several processes share a PostgreSQL store)")
+    elif "not a database" in first:
+        hint = " (the store or cache path points at a file that is not a SQLite database)"
+    return f"store or cache database: {first}{hint}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -17,9 +18,10 @@ from rich.progress import (
 from rich.table import Table
 
 from convoscope.cli._common import fail_on
-from convoscope.criteria import select_criteria
+from convoscope.criteria import Criterion, select_criteria
 from convoscope.items import (
     ColumnMap,
+    Item,
     TextEncodingError,
     check_output,
     read_items,
@@ -33,6 +35,7 @@ from convoscope.runs import (
     DEFAULT_MAX_UNSCORED,
     EXIT_BELOW_GATE,
     OFFLINE_WARNING,
+    JudgeSpec,
     RunResult,
     applies,
     check_gates,
@@ -239,7 +242,8 @@ _EXIT_NOTES = {
 }
 
 
-def _run_with_progress(console: Console, items, criteria, specs, **options) -> RunResult:  # type: ignore[no-untyped-def]
+def _run_with_progress(console: Console, items: list[Item], criteria: list[Criterion],
+                       specs: list[JudgeSpec], **options: Any) -> RunResult:
     columns = ("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), "eta", TimeRemainingColumn())
     total = sum(1 for item in items for criterion in criteria if applies(criterion, item))

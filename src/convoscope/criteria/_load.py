@@ -18,6 +18,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from convoscope.criteria._model import Criterion
 from convoscope.errors import LocatedError
 
+MAX_YAML_VALUES = 100_000
+
 _SUITE_KEYS = {"suite", "title", "description", "source", "defaults", "criteria", "language",
                "translation_of"}
 
@@ -107,13 +109,7 @@ def get_criterion(ref: str, *, extra_paths: Iterable[str | Path] = ()) -> Criter
 
 
 def _parse_suite(text: str, path: Path) -> Suite:
-    try:
-        node = yaml.compose(text)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        raise CriteriaError(path, f"not valid YAML: {getattr(error, 'problem', error)}",
-                            line=mark.line + 1 if mark else None) from None
+    node, data = load_yaml(text, path)
     entries, header, entries_node = _split(data, node, path)
     defaults = header.get("defaults") or {}
     if not isinstance(defaults, dict):
@@ -122,9 +118,69 @@ def _parse_suite(text: str, path: Path) -> Suite:
     criteria = [_criterion(entry, defaults, suite_name, path, _child(entries_node, index))
                 for index, entry in enumerate(entries)]
     _check_unique(criteria, path, entries_node)
-    return Suite(name=str(suite_name), title=header.get("title"), description=header.get("description"),
-                 source=header.get("source"), language=header.get("language"),
-                 translation_of=header.get("translation_of"), criteria=tuple(criteria), path=str(path))
+    keys = ("title", "description", "source", "language", "translation_of")
+    fields = {key: header.get(key) for key in keys}
+    try:
+        return Suite(name=str(suite_name), **fields, criteria=tuple(criteria), path=str(path))
+    except ValidationError as error:
+        first = error.errors()[0]
+        key = str(first["loc"][0])
+        raise CriteriaError(path, f"suite field {key!r}: {first['msg']}", line=_line(node, (key,)),
+                            field=key) from None
+
+
+def load_yaml(text: str, path: str | Path, *, max_values: int = MAX_YAML_VALUES) -> tuple[Any, Any]:
+    """(node tree, data) of one YAML document, safely: aliases may not expand the document past
+    ``max_values`` scalars and collections (an alias bomb fails at once, naming the line), and
+    a document nested too deeply for the parser is a located error, not a RecursionError."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is not None:
+            _check_expansion(node, path, max_values)
+        return node, loader.construct_document(node) if node is not None else None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        raise CriteriaError(path, f"not valid YAML: {getattr(error, 'problem', error)}",
+                            line=mark.line + 1 if mark else None) from None
+    except RecursionError:
+        raise CriteriaError(path, "not usable YAML: nested too deeply", line=_deepest_line(loader)) from None
+    finally:
+        loader.dispose()
+
+
+def _check_expansion(root: Any, path: str | Path, limit: int) -> None:
+    """Count the values the document holds once every alias is expanded; stop past ``limit``."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+
+    def size(node: Any) -> int:
+        known = sizes.get(id(node))
+        if known is not None:
+            return known
+        if id(node) in open_nodes:
+            raise CriteriaError(path, "an alias refers to the collection that contains it",
+                                line=node.start_mark.line + 1)
+        open_nodes.add(id(node))
+        children = node.value if isinstance(node, yaml.SequenceNode) else (
+            [part for pair in node.value for part in pair] if isinstance(node, yaml.MappingNode) else [])
+        total = 1 + sum(size(child) for child in children)
+        open_nodes.discard(id(node))
+        if total > limit:
+            raise CriteriaError(path, f"aliases expand the document past {limit} values (an alias "
+                                "bomb?); write repeated parts out or use 'defaults:'",
+                                line=node.start_mark.line + 1)
+        sizes[id(node)] = total
+        return total
+
+    size(root)
+
+
+def _deepest_line(loader: yaml.SafeLoader) -> int | None:
+    try:
+        return loader.get_mark().line + 1
+    except Exception:  # a reader that cannot say where it stopped: no line rather than no error
+        return None
 
 
 def _split(data: Any, node: Any, path: Path) -> tuple[list[Any], dict[str, Any], Any]:

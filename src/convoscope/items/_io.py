@@ -30,6 +30,10 @@ class ItemError(LocatedError):
         super().__init__(path, problem, line=line, field=field_name)
 
 
+class TextEncodingError(ItemError):
+    """A file that is not text in the encoding it was read with (the line of the first bad byte)."""
+
+
 @dataclass(frozen=True)
 class ColumnMap:
     """Which CSV / Parquet columns hold which item fields.
@@ -62,7 +66,7 @@ def read_items(path: str | Path, *, columns: ColumnMap | None = None, encoding: 
         raise ItemError(path, None, None, "file not found")
     rows: Iterable[tuple[int, dict[str, Any]]] = records(path, encoding=encoding)
     if path.suffix.lower() in TABLE_SUFFIXES:
-        rows = _table_rows(rows, columns)
+        rows = _table_rows(path, rows, columns)
     items: list[Item] = []
     seen: dict[str, int] = {}
     for line, row in rows:
@@ -156,7 +160,7 @@ def csv_rows(path: Path, *, delimiter: str, encoding: str = "utf-8") -> Iterator
     with (_decoding(path, encoding),
           path.open(encoding=_text_encoding(encoding), newline="") as handle):
         reader = csv.DictReader(handle, delimiter=delimiter)
-        for row in reader:
+        for row in _csv_records(path, reader):
             # The header is line 1; a quoted field may span lines, so ask the reader.
             extra, short = row.get(None), [key for key, value in row.items() if value is None]
             if extra or short:
@@ -167,6 +171,19 @@ def csv_rows(path: Path, *, delimiter: str, encoding: str = "utf-8") -> Iterator
                                 f"{fields} fields where the header has {len(reader.fieldnames or [])}"
                                 f"; put a field that contains {delimiter!r} in double quotes")
             yield reader.line_num, dict(row)
+
+
+def _csv_records(path: Path, reader: csv.DictReader[str]) -> Iterator[dict[str | Any, Any]]:
+    """The reader's rows; a record the csv module cannot read (e.g. a field past its size
+    limit) is an ItemError naming the line."""
+    while True:
+        try:
+            yield next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            # DictReader copies the line number only after a good row; its inner reader knows.
+            raise ItemError(path, reader.reader.line_num, None, f"not readable as CSV ({error})") from None
 
 
 def _text_encoding(encoding: str) -> str:
@@ -183,7 +200,7 @@ def _decoding(path: Path, encoding: str) -> Iterator[None]:
         raise ItemError(path, None, None, f"unknown text encoding {encoding!r}") from None
     except UnicodeDecodeError as error:
         line, problem = decoding_problem(path, encoding, error)
-        raise ItemError(path, line, None, problem) from None
+        raise TextEncodingError(path, line, None, problem) from None
 
 
 def _parquet_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -197,7 +214,7 @@ def _parquet_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def _table_rows(
-    rows: Iterable[tuple[int, dict[str, Any]]], columns: ColumnMap | None
+    path: Path, rows: Iterable[tuple[int, dict[str, Any]]], columns: ColumnMap | None
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     columns = columns or ColumnMap()
     mapping = columns.field_of()
@@ -212,18 +229,23 @@ def _table_rows(
                 continue
             if value is None or value == "":
                 continue
+            if target == "context" and isinstance(value, str) and _too_deep(value):
+                raise ItemError(path, line, key, f"nested more than {MAX_NESTING} levels deep")
             item[target] = _parse_context(value) if target == "context" else value
         if meta:
             item["meta"] = meta
         yield line, item
 
 
+def _too_deep(text: str) -> bool:
+    return text.count("[") + text.count("{") > MAX_NESTING and nesting_problem(text) is not None
+
+
 def _parse_context(value: Any) -> Any:
     if isinstance(value, list):
         return value
     text = str(value).strip()
-    if text.startswith("[") and (text.count("[") + text.count("{") <= MAX_NESTING
-                                 or nesting_problem(text) is None):
+    if text.startswith("["):
         try:
             return json.loads(text)
         except json.JSONDecodeError:

@@ -20,12 +20,13 @@ _BOOL_TEXT = {"true": True, "false": False, "1": True, "0": False}
 
 
 def read_verdicts(path: str | Path) -> list[Verdict]:
-    """Every verdict in a .jsonl, .json, .csv or .tsv verdict file, validated."""
+    """Every verdict in a .jsonl, .json, .csv, .tsv or .parquet verdict file, validated."""
     path = Path(path)
     if not path.exists():
         raise ItemError(path, None, None, "file not found")
-    table = path.suffix.lower() in (".csv", ".tsv")
-    verdicts = [_validate(path, line, _from_csv(path, line, row) if table else row)
+    suffix = path.suffix.lower()
+    convert = _from_csv if suffix in (".csv", ".tsv") else _from_parquet if suffix == ".parquet" else None
+    verdicts = [_validate(path, line, convert(path, line, row) if convert else row)
                 for line, row in records(path)]
     if not verdicts:
         raise ItemError(path, None, None, "no verdicts in file")
@@ -45,6 +46,22 @@ def _validate(path: Path, line: int, row: dict[str, Any]) -> Verdict:
         if first["type"] == "extra_forbidden":
             message = "unknown field in a verdict"
         raise ItemError(path, line, location, message) from None
+
+
+def _from_parquet(path: Path, line: int, row: dict[str, Any]) -> dict[str, Any]:
+    """Parquet columns are typed; maps were stored as JSON text, and a ``value`` column mixing
+    numbers and labels as text (see ``convoscope.items.write_parquet``)."""
+    data = {key: value for key, value in row.items() if value is not None or key == "value"}
+    for key in _DICT_FIELDS:
+        if isinstance(data.get(key), str):
+            try:
+                data[key] = json.loads(data[key])
+            except json.JSONDecodeError:
+                raise ItemError(path, line, key, "expected JSON text") from None
+    value = data.get("value")
+    if isinstance(value, str) and value.lstrip("-").isdigit():
+        data["value"] = int(value)
+    return data
 
 
 def _from_csv(path: Path, line: int, row: dict[str, Any]) -> dict[str, Any]:
