@@ -42,7 +42,7 @@ def pool_values(
         top = max(counts.values())
         tied = [value for value in criterion.scale.values() if counts.get(value) == top]
         if criterion.scale.is_numeric():
-            tied.sort()  # type: ignore[call-overload]
+            tied.sort()
         if len(tied) == 1:
             return tied[0]
         if ties == "unscored":
@@ -50,7 +50,7 @@ def pool_values(
         return tied[0] if ties == "low" else tied[-1]
     if not criterion.scale.is_numeric():
         raise ConfigError(f"'{rule}' pooling needs a numeric scale; {criterion.name} has labels")
-    numbers = [float(value) for value in values]  # type: ignore[arg-type]
+    numbers = [float(value) for value in values]
     return statistics.fmean(numbers) if rule == "mean" else float(statistics.median(numbers))
 
 

@@ -158,8 +158,7 @@ async def judge_async(
     ``one_call`` asks all model-judged criteria in a single chat call per item.
     ``lease_s``: how long a claimed task stays reserved for this process without a heartbeat."""
     owned = not isinstance(store, Store)
-    opened = Store(store if store is not None else DEFAULT_STORE) if owned else store
-    assert isinstance(opened, Store)
+    opened = store if isinstance(store, Store) else Store(store if store is not None else DEFAULT_STORE)
     cache = _open_cache(opened, cache_path)
     joint = [criterion for criterion in criteria if criterion.judged_by_model] if one_call else []
     try:

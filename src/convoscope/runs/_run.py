@@ -237,7 +237,8 @@ class _Engine:
 
     async def _feed(self, todo: list[Task], queue: asyncio.Queue[Task | None], workers: int,
                     batch: int) -> None:
-        pending, deferred = deque(todo), []
+        pending: deque[Task] = deque(todo)
+        deferred: list[Task] = []
         while pending or deferred:
             if not pending:  # the rest is held by other workers: wait for them, or for their
                 await asyncio.sleep(min(2.0, self.lease_s / 4))  # leases to run out
