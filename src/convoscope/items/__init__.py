@@ -9,6 +9,7 @@ from convoscope.items._candidates import (
 from convoscope.items._io import (
     ColumnMap,
     ItemError,
+    TextEncodingError,
     jsonl_records,
     read_items,
     records,
@@ -30,6 +31,7 @@ __all__ = [
     "ColumnMap",
     "Item",
     "ItemError",
+    "TextEncodingError",
     "Turn",
     "check_output",
     "context_key",

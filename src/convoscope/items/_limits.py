@@ -15,9 +15,11 @@ MAX_NESTING = 64
 
 def nesting_problem(text: str, limit: int = MAX_NESTING) -> tuple[int, str | None] | None:
     """Where ``text`` (JSON) nests deeper than ``limit``: (lines before that point, the key of the
-    outermost object on the way there, if any); None when it does not. One pass, no recursion."""
+    record field on the way there, if any); None when it does not. One pass, no recursion.
+
+    The record is the first object met (a JSONL line, or an entry of a .json list)."""
     depth, newlines, in_string, escaped = 0, 0, False, False
-    start, last_string, outer_key = 0, "", None
+    start, last_string, record_depth, key = 0, "", 0, None
     for index, char in enumerate(text):
         if in_string:
             if escaped:
@@ -29,16 +31,15 @@ def nesting_problem(text: str, limit: int = MAX_NESTING) -> tuple[int, str | Non
             continue
         if char == '"':
             in_string, start = True, index + 1
-        elif char == ":" and outer_key is None and depth <= 2:
-            outer_key = last_string  # a key of the record (depth 1) or of a record in a list (2)
+        elif char == ":" and depth == record_depth:
+            key = last_string
         elif char in "[{":
             depth += 1
+            record_depth = record_depth or (depth if char == "{" else 0)
             if depth > limit:
-                return newlines, outer_key
+                return newlines, key
         elif char in "]}":
             depth -= 1
-            if depth <= 1:
-                outer_key = None
         elif char == "\n":
             newlines += 1
     return None
