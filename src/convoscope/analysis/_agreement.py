@@ -23,8 +23,8 @@ from convoscope.analysis._validate import (
     category_codes,
     check_same_length,
     is_missing,
+    item_counts,
     missing_mask,
-    unit_counts,
 )
 
 Weights = Literal["linear", "quadratic"] | None
@@ -32,8 +32,7 @@ Weights = Literal["linear", "quadratic"] | None
 
 def _rated_counts(matrix: Any, *, name: str, labels: Sequence[Any] | None = None) -> np.ndarray:
     """Items x categories counts for the items with at least two ratings."""
-    codes, categories = category_codes(matrix, name=name, ndim=2, labels=labels)
-    counts = unit_counts(codes, len(categories))
+    counts, _ = item_counts(matrix, name=name, labels=labels)
     counts = counts[counts.sum(axis=1) >= 2]
     if len(counts) == 0:
         raise ValueError(f"{name}: no item has ratings from two or more raters")

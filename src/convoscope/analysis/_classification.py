@@ -171,7 +171,7 @@ def binary_scores(y_true: Any, y_pred: Any, *, positive: Any = 1) -> BinaryScore
             values[f"{name}_{suffix}"] = numerator / denominator if denominator else None
     undefined = tuple(name for name, value in values.items() if value is None)
     correct = counts.true_positive + counts.true_negative
-    return BinaryScores(counts, correct / counts.n, undefined=undefined, **values)  # type: ignore[arg-type]
+    return BinaryScores(counts, correct / counts.n, undefined=undefined, **values)
 
 
 @dataclass(frozen=True)

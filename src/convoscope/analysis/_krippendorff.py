@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from convoscope.analysis._validate import category_codes, unit_counts
+from convoscope.analysis._validate import item_counts
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -36,13 +36,13 @@ def krippendorff_alpha(
     """
     if level not in LEVELS:
         raise ValueError(f"krippendorff_alpha: level must be one of {LEVELS}, got {level!r}")
-    codes, categories = category_codes(matrix, name="krippendorff_alpha", ndim=2, labels=labels)
+    counts, categories = item_counts(matrix, name="krippendorff_alpha", labels=labels)
     numeric = all(isinstance(value, int | float) for value in categories)
     if level in ("interval", "ratio") and not numeric:
         raise ValueError(f"krippendorff_alpha: the {level} level needs numeric ratings")
     if level == "ordinal" and not numeric and labels is None:
         raise ValueError("krippendorff_alpha: ordinal text labels need labels=[...] in scale order")
-    coincidences = _coincidences(unit_counts(codes, len(categories)))
+    coincidences = _coincidences(counts)
     per_value = coincidences.sum(axis=0)
     total = per_value.sum()
     expected = (np.outer(per_value, per_value) - np.diag(per_value)) / (total - 1)

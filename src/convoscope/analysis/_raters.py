@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from convoscope.analysis._correlation import spearman
+from convoscope.analysis._correlation import average_ranks, pearson, spearman
 from convoscope.analysis._validate import as_numbers
 
 Correlation = Callable[[Any, Any], float]
@@ -56,6 +56,9 @@ def pairwise_correlation(matrix: Any, *, statistic: Correlation = spearman) -> f
     ratings = as_numbers(matrix, name="pairwise_correlation", ndim=2)
     if len(ratings) < 2:
         raise ValueError("pairwise_correlation: needs at least two raters (rows)")
+    if statistic is spearman and not np.isnan(ratings).any():
+        # Complete table: every pair uses all items, so each rater is ranked once, not per pair.
+        ratings, statistic = np.array([average_ranks(row) for row in ratings]), pearson
     values = []
     for first, second in combinations(range(len(ratings)), 2):
         try:

@@ -195,7 +195,7 @@ def by_slot(judgements: Iterable[Any]) -> list[Any]:
         frame = frame.copy()
         slot = frame.groupby(["criterion", "item"], sort=False).cumcount() + 1
         frame["rater"] = "slot:" + slot.astype(str)
-        return frame  # type: ignore[no-any-return]
+        return frame
     seen: dict[tuple[str, str], int] = {}
     slotted = []
     for judgement in judgements:

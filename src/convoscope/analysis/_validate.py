@@ -196,6 +196,37 @@ def _numeric_labels(labels: Sequence[Any], *, name: str) -> np.ndarray:
     return values
 
 
+def item_counts(data: Any, *, name: str, labels: Sequence[Any] | None = None) -> tuple[np.ndarray, list[Any]]:
+    """For a raters x items matrix: the items x categories table of how many raters chose each
+    category, and the categories. Whole-number scales are counted in one pass over the matrix
+    without coding it first (the common case, and the cost of alpha on large tables)."""
+    array = as_array(data, name=name, ndim=2)
+    if labels is None and array.dtype != object and array.size:
+        counted = _count_small_integers(array)
+        if counted is not None:
+            return counted
+    codes, categories = category_codes(array, name=name, ndim=2, labels=labels)
+    return unit_counts(codes, len(categories)), categories
+
+
+def _count_small_integers(array: np.ndarray) -> tuple[np.ndarray, list[Any]] | None:
+    missing = np.isnan(array)
+    if missing.all():
+        return None
+    low, high = np.nanmin(array), np.nanmax(array)
+    if high - low > 1000:
+        return None
+    shifted = np.where(missing, -1.0, array - low)
+    whole = shifted.astype(np.int64)
+    if not np.array_equal(whole, shifted):
+        return None
+    width = int(high - low) + 2  # column 0 counts the missing ratings
+    flat = (whole + 1) + (np.arange(array.shape[1]) * width)[None, :]
+    counts = np.bincount(flat.ravel(), minlength=array.shape[1] * width).reshape(array.shape[1], width)[:, 1:]
+    used = np.flatnonzero(counts.sum(axis=0))
+    return counts[:, used], (used + low).astype(np.float64).tolist()
+
+
 def unit_counts(codes: np.ndarray, n_categories: int) -> np.ndarray:
     """For a raters x items code matrix: an items x categories table of how many raters chose
     each category."""
