@@ -229,4 +229,4 @@ def status_tables(status: CampaignStatus) -> str:
     from convoscope.html import environment
 
     template = environment().get_template("campaign/status_tables.html")
-    return str(template.module.status_tables(status))  # type: ignore[attr-defined]
+    return str(template.module.status_tables(status))

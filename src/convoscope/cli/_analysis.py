@@ -221,9 +221,9 @@ def metaeval(verdicts_path: Path, human_path: Path | None, criteria: tuple[str, 
         if baselines:
             judged += _baseline_ratings(items_path, baselines, criteria or _judged_criteria(judged),
                                         embedding_model, context_turns, console)
-        study = run_metaeval(judged, humans, criteria=list(criteria) or None, by=by,  # type: ignore[arg-type]
+        study = run_metaeval(judged, humans, criteria=list(criteria) or None, by=by,
                              n_resamples=resamples, confidence=confidence, seed=seed,
-                             level=level,  # type: ignore[arg-type]
+                             level=level,
                              positive=_label(positive), score="expected_value" if expected else "value",
                              definitions=_definitions(criteria_file), view=view,  # type: ignore[arg-type]
                              dialogue_pattern=dialogue_pattern, human_sets=human_sets,  # type: ignore[arg-type]

@@ -140,7 +140,7 @@ def _refuse_overwriting(out: Path | None, *inputs: Path | None) -> None:
             raise ConfigError(f"{out}: refusing to overwrite an input file; choose another output name")
 
 
-def _run(console: Console, items, specs, store, cache, **options):  # type: ignore[no-untyped-def]
+def _run(console: Console, items, specs, store, cache, **options):
     from convoscope.survey import score_survey_async
 
     calls = 3 + (options["aggregation"] == "llm")
@@ -151,7 +151,7 @@ def _run(console: Console, items, specs, store, cache, **options):  # type: igno
                                               on_progress=lambda n: bar.advance(task, n), **options))
 
 
-def _print_summary(result) -> None:  # type: ignore[no-untyped-def]
+def _print_summary(result) -> None:
     table = Table(title="Survey answers", show_header=False)
     decisions = [answer.decision for answer in result.answers]
     rows = [("answers", len(result.answers)),
@@ -170,14 +170,14 @@ def _print_summary(result) -> None:  # type: ignore[no-untyped-def]
     Console().print(table)
 
 
-def _bases(answers) -> str:  # type: ignore[no-untyped-def]
+def _bases(answers) -> str:
     # Says whether the overall used probability-weighted (expected) or most likely scores.
     counts = Counter(a.score_basis for a in answers if a.scores)
     shown = {"expected": "expected (token probabilities)", "argmax": "argmax (most likely)"}
     return ", ".join(f"{shown[basis]} x{count}" for basis, count in sorted(counts.items())) or "-"
 
 
-def _sources(answers) -> str:  # type: ignore[no-untyped-def]
+def _sources(answers) -> str:
     # Says whether follow-ups were written by a model or built from the weakest-dimension template.
     counts = Counter(a.follow_up_source for a in answers if a.follow_up_source)
     return ", ".join(f"{source} x{count}" for source, count in sorted(counts.items())) or "-"
@@ -235,7 +235,7 @@ def fit_command(scored_path: Path, labels_path: Path, id_col: str, label_col: st
         _print_fit(fitted)
 
 
-def _print_fit(fitted) -> None:  # type: ignore[no-untyped-def]
+def _print_fit(fitted) -> None:
     from convoscope.survey import roc_rows
 
     out = Console()

@@ -142,7 +142,7 @@ def dialogues_command(contexts_path: Path, users: tuple[str, ...], judge: str, c
         _print_generation(summary)
 
 
-async def _generate(console, contexts, users, judge, chatbots, out, filtered_out, settings,  # type: ignore[no-untyped-def]
+async def _generate(console, contexts, users, judge, chatbots, out, filtered_out, settings,
                     concurrency, cache):
     from convoscope.models import ResponseCache
     from convoscope.synth import generate_dialogues_async, model_label
@@ -153,7 +153,7 @@ async def _generate(console, contexts, users, judge, chatbots, out, filtered_out
     bot_models = _labelled(chatbots, lambda spec: models.get(spec, "chatbot"), model_label)
     judge_model = None if judge.lower() == "none" else models.get(judge, "judge")
 
-    def report(item) -> None:  # type: ignore[no-untyped-def]
+    def report(item) -> None:
         synth = item.meta["synth"]
         status = "kept" if synth["filter"]["passed"] else "filtered: " + ", ".join(synth["filter"]["reasons"])
         console.print(f"{item.id}: {len(item.context)} turns, ended by {synth['end']}, {status}")
@@ -174,11 +174,11 @@ class _RoleModels:
     instance re-read the judge's prompt from scratch after every user turn) and the roles run in
     parallel instead of queueing on one lock. HTTP models are shared: the server caches."""
 
-    def __init__(self, store) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, store) -> None:
         self._store = store
         self._built: dict[tuple[str, str], object] = {}
 
-    def get(self, spec: str, role: str):  # type: ignore[no-untyped-def]
+    def get(self, spec: str, role: str):
         from convoscope.models import open_model
 
         bare = spec.partition("=")[2] if "=" in spec.split(":")[0] else spec
@@ -192,7 +192,7 @@ class _RoleModels:
             await instance.aclose()  # type: ignore[attr-defined]
 
 
-def _labelled(specs, build, label):  # type: ignore[no-untyped-def]
+def _labelled(specs, build, label):
     labelled = {}
     for spec in specs:
         name = label(spec)
@@ -202,7 +202,7 @@ def _labelled(specs, build, label):  # type: ignore[no-untyped-def]
     return labelled
 
 
-def _print_generation(summary) -> None:  # type: ignore[no-untyped-def]
+def _print_generation(summary) -> None:
     table = Table(title="Dialogue generation", show_header=False)
     rows = [("planned", summary.planned), ("already done (skipped)", summary.already_done),
             ("written now", summary.written), ("  of which filtered", summary.filtered),
@@ -299,7 +299,7 @@ def curate_command(dialogues_path: Path, verdicts_path: Path, per_language: int,
         _print_curation(summaries)
 
 
-def _print_curation(summaries) -> None:  # type: ignore[no-untyped-def]
+def _print_curation(summaries) -> None:
     table = Table(title="Benchmark balance")
     for column in ("language", "selected", "pool", "by chatbot", "by overall", "by issue",
                    "issue-free", "excluded", "relaxed"):

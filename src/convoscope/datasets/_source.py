@@ -160,11 +160,11 @@ def line_of(text: str, path: tuple[Key, ...]) -> int | None:
     return line
 
 
-class _LocatedDict(dict):  # type: ignore[type-arg]
+class _LocatedDict(dict):
     starts: dict[Key, int]
 
 
-class _LocatedList(list):  # type: ignore[type-arg]
+class _LocatedList(list):
     starts: dict[Key, int]
 
 

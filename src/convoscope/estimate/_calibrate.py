@@ -44,7 +44,7 @@ class Calibration:
     def from_dict(cls, data: dict[str, Any]) -> Calibration:
         scale = data.get("scale")
         return cls(name=data["name"], knots_x=tuple(data["knots_x"]), knots_y=tuple(data["knots_y"]),
-                   n=int(data["n"]), scale=tuple(scale) if scale else None)  # type: ignore[arg-type]
+                   n=int(data["n"]), scale=tuple(scale) if scale else None)
 
 
 def fit_isotonic(judge_scores: Any, human_scores: Any, *, name: str = "isotonic",

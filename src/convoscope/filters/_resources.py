@@ -64,7 +64,7 @@ def wordfreq_words(min_zipf: float) -> frozenset[str]:
     file, and never materialising it keeps the English start-up under 100 MB."""
     import gzip as gz
 
-    import msgpack  # type: ignore[import-untyped]  # a dependency of wordfreq
+    import msgpack  # a dependency of wordfreq
     import wordfreq
 
     last_bucket = int(round((9 - min_zipf) * 100 + 1e-9))
@@ -106,7 +106,7 @@ def kiwi_available() -> bool:
 
 @lru_cache(maxsize=1)
 def kiwi() -> object:
-    from kiwipiepy import Kiwi  # type: ignore[import-untyped]
+    from kiwipiepy import Kiwi
 
     return Kiwi()
 
@@ -129,7 +129,7 @@ def langid_available() -> bool:
 def language_identifier() -> object:
     """py3langid's naive Bayes identifier with normalised probabilities (~0.9 s and ~30 MB on
     first use, so it is built only when an answer needs it)."""
-    from py3langid.langid import MODEL_FILE, LanguageIdentifier  # type: ignore[import-untyped]
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 

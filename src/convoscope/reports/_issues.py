@@ -44,12 +44,12 @@ def _heatmap(inputs: ReportInputs, issues: tuple[str, ...],
             flagged = [v for v in votes if v.pooled_value() == 1]
             judged = sum(v.pooled_value() is not None for v in votes)
             share = rate(len(flagged), judged)
+            anchor = slug("ex", source, issue, system, language, str(len(listings))) if flagged else None
+            if anchor is not None:
+                listings.append(_examples(inputs, anchor, issue, system, language, flagged))
             cell = {"issue": issue, "share": pct(share), "flagged": len(flagged), "judged": judged,
-                    "colour": heat_colour(share), "anchor": None,
+                    "colour": heat_colour(share), "anchor": anchor,
                     "label": f"{issue}: {len(flagged)} of {judged} dialogues of {system} ({language})"}
-            if flagged:
-                cell["anchor"] = slug("ex", source, issue, system, language, str(len(listings)))
-                listings.append(_examples(inputs, cell["anchor"], issue, system, language, flagged))
             row["cells"].append(cell)
         rows.append(row)
     return rows, listings

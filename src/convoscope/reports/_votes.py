@@ -63,7 +63,7 @@ def majority(values: Sequence[int | float | str]) -> int | float | str:
     counts = Counter(values)
     top = max(counts.values())
     tied = [value for value, count in counts.items() if count == top]
-    return min(tied, key=lambda value: (isinstance(value, str), value))  # type: ignore[return-value]
+    return min(tied, key=lambda value: (isinstance(value, str), value))
 
 
 @dataclass

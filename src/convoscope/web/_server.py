@@ -57,7 +57,7 @@ def _deadline_protocol(seconds: float) -> type[H11Protocol]:
     class DeadlineH11(H11Protocol):
         """h11 with a deadline for the request head: a stalled or trickling client is dropped."""
 
-        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             self._head_deadline = self.loop.call_later(seconds, self._head_expired)
 
