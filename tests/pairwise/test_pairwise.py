@@ -172,3 +172,26 @@ async def test_the_embedded_model_judges_pairs_in_completion_mode():
         assert sum(verdict.distribution.values()) == pytest.approx(1)
         assert "P(1)" in verdict.reason
     assert position_bias_rates(verdicts)[0].pairs == len(verdicts)
+
+
+@pytest.mark.slow
+def test_the_pairwise_command_runs_resumes_and_reports_per_judge(tmp_path):
+    from click.testing import CliRunner
+
+    from convoscope.cli import cli
+    from convoscope.cli._app import _register
+    from convoscope.items import write_jsonl
+
+    _register()
+    items = tmp_path / "items.jsonl"
+    write_jsonl([item for item in _items(contexts=2) if item.system != "ok-bot"], items)
+    args = ["pairwise", str(items), "--criterion", "response-candidates:appropriateness",
+            "--store", str(tmp_path / "pairs.db"), "--resamples", "50", "--out", str(tmp_path / "p.jsonl")]
+    first = CliRunner().invoke(cli, args, env={"COLUMNS": "200"})
+    assert first.exit_code in (0, 4), first.output
+    assert "position bias" in first.output and "great-bot" in first.output
+    rows = [json.loads(line) for line in (tmp_path / "p.jsonl").read_text().splitlines()]
+    assert len(rows) == 2 and all(row["criterion"] == "pairwise:appropriateness" for row in rows)
+    again = CliRunner().invoke(cli, args, env={"COLUMNS": "200"})
+    assert again.exit_code == first.exit_code
+    assert (tmp_path / "p.jsonl").read_text().count("\n") == 2

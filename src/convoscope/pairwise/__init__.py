@@ -4,10 +4,12 @@
 * :class:`PairwiseJudge` asks a model in both orders; an answer that follows the order is a
   tie marked ``position_flip``. It is a Judge like any other, so runs resume and cache as usual.
 * :func:`win_rates`, :func:`bradley_terry` and :func:`position_bias_rates` read the verdicts.
+* :func:`judge_pairs` does it all through the resumable run engine (``convoscope pairwise``).
 """
 
 from convoscope.pairwise._judge import FLIP, TIE, PairwiseJudge, pairwise_criterion_name, resolve
 from convoscope.pairwise._pairs import context_key, make_pairs, pair_sides
+from convoscope.pairwise._run import JudgeSection, PairwiseReport, judge_pairs, judge_pairs_async
 from convoscope.pairwise._stats import (
     JudgePositionBias,
     Outcome,
@@ -23,12 +25,16 @@ __all__ = [
     "FLIP",
     "TIE",
     "JudgePositionBias",
+    "JudgeSection",
     "Outcome",
     "PairwiseJudge",
+    "PairwiseReport",
     "Strength",
     "WinRate",
     "bradley_terry",
     "context_key",
+    "judge_pairs",
+    "judge_pairs_async",
     "make_pairs",
     "outcomes",
     "pair_sides",

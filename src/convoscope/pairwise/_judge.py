@@ -84,7 +84,20 @@ class PairwiseJudge:
         return {"kind": "pairwise", "model": self.model.name, "mode": self.mode, "persona": self.persona,
                 "tie_margin": self.tie_margin, "max_tokens": self.max_tokens}
 
-    def request(self, item: Item, criterion: Criterion, *, swapped: bool) -> GenerateRequest:
+    def request(self, item: Item, criterion: Criterion) -> tuple[GenerateRequest, GenerateRequest]:
+        """Both requests this judge sends for a pair (A first, then B first): what its key hashes."""
+        return self.ordered_request(item, criterion, swapped=False), self.ordered_request(item, criterion,
+                                                                                          swapped=True)
+
+    def task_key(self, item: Item, criterion: Criterion,
+                 request: tuple[GenerateRequest, GenerateRequest] | None = None) -> str:
+        """Equal exactly when the model would be asked the same two things (resume key)."""
+        both = request if request is not None else self.request(item, criterion)
+        payload = {"judge": self.identity(), "item_id": item.id, "criterion": criterion.name,
+                   "requests": [hashlib.sha256(r.model_dump_json().encode()).hexdigest() for r in both]}
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+    def ordered_request(self, item: Item, criterion: Criterion, *, swapped: bool) -> GenerateRequest:
         a, b = pair_sides(item)
         first, second = (b, a) if swapped else (a, b)
         boundary, block = _quoted(_conversation(item), first["response"], second["response"])
@@ -98,9 +111,8 @@ class PairwiseJudge:
                                          Message(role="user", content=user)),
                                json_schema=_SCHEMA, max_tokens=self.max_tokens)
 
-    async def _ask(self, item: Item, criterion: Criterion, swapped: bool
-                   ) -> tuple[Slot | None, float | None, str, Generation]:
-        generation = await self.model.generate(self.request(item, criterion, swapped=swapped))
+    async def _ask(self, request: GenerateRequest) -> tuple[Slot | None, float | None, str, Generation]:
+        generation = await self.model.generate(request)
         if self.mode == "completion":
             return (*self._from_logprobs(generation.next_token_logprobs or {}), generation)
         slot, reason = _parse_choice(generation.text)
@@ -116,12 +128,13 @@ class PairwiseJudge:
         slot: Slot = TIE if abs(first - 0.5) < self.tie_margin / 2 else ("first" if first > 0.5 else "second")
         return slot, first, f"P(1) {first:.2f}"
 
-    async def __call__(self, item: Item, criterion: Criterion) -> Verdict:
+    async def __call__(self, item: Item, criterion: Criterion, *, request: Any = None) -> Verdict:
         a, b = pair_sides(item)
+        first_request, second_request = request if request is not None else self.request(item, criterion)
         started = time.perf_counter()
         try:
-            straight = await self._ask(item, criterion, swapped=False)
-            swapped = await self._ask(item, criterion, swapped=True)
+            straight = await self._ask(first_request)
+            swapped = await self._ask(second_request)
         except ModelError as error:
             return self._verdict(item, criterion, value=None, unscored_reason="model_error", raw=str(error),
                                  latency_s=time.perf_counter() - started)

@@ -1,0 +1,81 @@
+"""``convoscope pairwise``: which of two chatbots answers the same context better."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from convoscope.cli._common import fail_on
+
+EXAMPLE = """
+\b
+Examples:
+  convoscope pairwise candidates.jsonl --criterion response-candidates:appropriateness --out pairs.jsonl
+  convoscope pairwise answers.jsonl --criterion overall --criteria-file mine.yaml \\
+      --judge openai:qwen2.5-7b@http://127.0.0.1:8000/v1 --judge openai:llama3.1-8b@http://127.0.0.1:8001/v1
+"""
+
+
+@click.command("pairwise", epilog=EXAMPLE)
+@click.argument("items_path", metavar="ITEMS",
+                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--criterion", "criterion_ref", required=True, help="The criterion to compare on.")
+@click.option("--criteria-file", "criteria_files", multiple=True, type=click.Path(exists=True))
+@click.option("--judge", "judges", multiple=True, default=("embedded",), show_default=True,
+              help="Model spec; repeat for several judges (each is reported on its own).")
+@click.option("--mode", type=click.Choice(["auto", "chat", "completion"]), default="auto",
+              show_default=True)
+@click.option("--system", "systems", multiple=True, help="Compare only these systems. Repeatable.")
+@click.option("--store", "store_target", default="convoscope.db", show_default=True)
+@click.option("--concurrency", type=int, default=8, show_default=True)
+@click.option("--resamples", type=int, default=1000, show_default=True,
+              help="Bootstrap resamples for the CIs.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the pairwise verdicts (JSONL).")
+def pairwise_command(items_path: Path, criterion_ref: str, criteria_files: tuple[str, ...],
+                     judges: tuple[str, ...], mode: str, systems: tuple[str, ...], store_target: str,
+                     concurrency: int, resamples: int, out: Path | None) -> None:
+    """Compare systems two at a time on the same contexts, each pair asked in both orders.
+
+    ITEMS hold one response per system and context (items share a context by
+    meta.context_id, or by identical question and turns). A judge whose answer follows the
+    order, not the responses, scores that pair a tie: its rate is the judge's position bias.
+    Prints win rates with bootstrap CIs and a Bradley-Terry ranking per judge.
+    """
+    from convoscope.criteria import select_criteria
+    from convoscope.items import read_items, write_jsonl
+    from convoscope.pairwise import judge_pairs
+
+    console = Console()
+    with fail_on(console):
+        criterion = select_criteria(names=[criterion_ref], files=criteria_files)[0]
+        report = judge_pairs(read_items(items_path), criterion, judges, mode=mode, systems=systems,
+                             store=store_target, concurrency=concurrency, n_resamples=resamples)
+        for rater, section in report.by_judge.items():
+            bias = section.bias
+            table = Table(box=box.SIMPLE_HEAD, title_justify="left",
+                          title=f"{criterion.name}, judged by {rater}: position bias "
+                                f"{bias.rate:.1%} ({bias.flips} of {bias.pairs} pairs)")
+            for column in ("system", "comparisons", "win rate [95% CI]", "Bradley-Terry [95% CI]"):
+                table.add_column(column)
+            strengths = {row.system: row for row in section.strengths}
+            for row in section.win_rates:
+                strength = strengths[row.system]
+                bt = f"{strength.strength:+.2f}" + (f" [{strength.ci[0]:+.2f}, {strength.ci[1]:+.2f}]"
+                                                    if strength.ci else "")
+                table.add_row(row.system, str(row.comparisons),
+                              f"{row.rate:.3f} [{row.ci[0]:.3f}, {row.ci[1]:.3f}]", bt)
+            console.print(table)
+        if report.unscored:
+            console.print(f"{report.unscored} pairwise verdicts are unscored (see --out).")
+        if out:
+            write_jsonl(report.verdicts, out)
+            console.print(f"Wrote {len(report.verdicts)} verdicts to {out}")
+    raise SystemExit(report.exit_code)
+
+
+COMMANDS = [pairwise_command]

@@ -1,0 +1,84 @@
+"""A pairwise run: pairs made, judged in both orders by each judge through the resumable run
+engine (store, cache, leases), then win rates, Bradley–Terry and position bias per judge."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from convoscope.criteria import Criterion
+from convoscope.items import Item
+from convoscope.pairwise._judge import PairwiseJudge
+from convoscope.pairwise._pairs import make_pairs
+from convoscope.pairwise._stats import (
+    JudgePositionBias,
+    Strength,
+    WinRate,
+    bradley_terry,
+    outcomes,
+    position_bias_rates,
+    win_rates,
+)
+
+
+@dataclass(frozen=True)
+class JudgeSection:
+    win_rates: list[WinRate]
+    strengths: list[Strength]
+    bias: JudgePositionBias
+
+
+@dataclass(frozen=True)
+class PairwiseReport:
+    verdicts: list[Any]
+    by_judge: dict[str, JudgeSection] = field(default_factory=dict)
+    unscored: int = 0
+    exit_code: int = 0
+
+
+def judge_pairs(items: Sequence[Item], criterion: Criterion, judges: Sequence[str], **options: Any
+                ) -> PairwiseReport:
+    """:func:`judge_pairs_async` for scripts, notebooks and the CLI."""
+    from convoscope.runs import run_sync
+
+    return run_sync(judge_pairs_async(items, criterion, judges, **options))
+
+
+async def judge_pairs_async(items: Sequence[Item], criterion: Criterion, judges: Sequence[str], *,
+                            mode: str = "auto", systems: Sequence[str] = (),
+                            store: str | Path = "convoscope.db", concurrency: int = 8,
+                            n_resamples: int = 1000, seed: int = 0) -> PairwiseReport:
+    """Judge every pair of systems on ``criterion`` with each judge spec; one report per judge."""
+    from convoscope.models import open_model
+    from convoscope.runs import default_cache_path, is_embedded, run_judge
+    from convoscope.store import Store
+
+    pairs = make_pairs(items, systems=systems or None)
+    opened = Store(store)
+    verdicts: list[Any] = []
+    code = 0
+    try:
+        for spec in judges:
+            chosen = mode if mode != "auto" else ("completion" if is_embedded(spec) else "chat")
+            model = open_model(spec, cache=default_cache_path(opened))
+            try:
+                judge = PairwiseJudge(model, mode=chosen)  # type: ignore[arg-type]
+                result = await run_judge(pairs, [criterion], judge, store=opened, concurrency=concurrency)
+            finally:
+                await model.aclose()
+            verdicts.extend(result.verdicts)
+            code = max(code, result.exit_code())
+    finally:
+        opened.close()
+    sections = {}
+    for rater in dict.fromkeys(v.rater for v in verdicts):
+        mine = [v for v in verdicts if v.rater == rater]
+        if not any(v.value is not None for v in mine):
+            continue
+        results = outcomes(mine)
+        sections[rater] = JudgeSection(win_rates(results, n_resamples=n_resamples, seed=seed),
+                                       bradley_terry(results, n_resamples=min(n_resamples, 200), seed=seed),
+                                       position_bias_rates(mine)[0])
+    return PairwiseReport(verdicts, sections, sum(v.value is None for v in verdicts), code)
