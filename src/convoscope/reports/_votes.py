@@ -47,8 +47,9 @@ class ItemVotes:
         values = [vote.value for vote in self.votes if vote.value is not None]
         if not values:
             return None
-        if numeric_range and all(isinstance(value, int) for value in values):
-            return statistics.fmean(values)  # type: ignore[arg-type]
+        numbers = [value for value in values if isinstance(value, int)]
+        if numeric_range and len(numbers) == len(values):
+            return statistics.fmean(numbers)
         return majority(values)
 
     def pooled_relevant(self) -> bool | None:
