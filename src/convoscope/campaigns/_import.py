@@ -78,7 +78,7 @@ def _check_places(campaign: Campaign, source: Path, lines: list[int], verdicts: 
     cap = campaign.spec.annotators_per_batch
     for line, verdict in zip(lines, verdicts, strict=True):
         batch = campaign.owner[verdict.item_id]
-        person = verdict.rater.removeprefix("human:")
+        person = RaterKind.HUMAN.name_of(verdict.rater)
         if batch.kind != "main" or excluded_reason(person, batch, campaign.spec, standing) is not None:
             continue
         people = workers.setdefault(batch.id, set())

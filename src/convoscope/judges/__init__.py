@@ -13,10 +13,12 @@ from convoscope.judges._prompt import (
 )
 from convoscope.judges._rater import RaterKind
 from convoscope.judges._read import read_verdicts
-from convoscope.judges._verdict import UnscoredReason, Verdict
+from convoscope.judges._verdict import RETRYABLE_ON_REQUEST, TRANSIENT, UnscoredReason, Verdict
 
 __all__ = [
     "PERSONAS",
+    "RETRYABLE_ON_REQUEST",
+    "TRANSIENT",
     "Answer",
     "JointJudge",
     "Judge",

@@ -24,8 +24,7 @@ from typing import Any
 
 from convoscope.criteria import Criterion
 from convoscope.items import Item
-from convoscope.judges import Judge, Panel, Verdict, judge_key
-from convoscope.judges._verdict import RETRYABLE_ON_REQUEST, TRANSIENT
+from convoscope.judges import RETRYABLE_ON_REQUEST, TRANSIENT, Judge, Panel, Verdict, judge_key
 from convoscope.metrics import MetricJudge, check_metric_inputs
 from convoscope.runs._result import RunResult
 from convoscope.runs._summary import RunSummary

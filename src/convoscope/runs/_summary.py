@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from convoscope.judges import Verdict
+from convoscope.judges import RaterKind, Verdict
 
 # Exit statuses of ``convoscope judge`` (and :meth:`RunSummary.exit_code`).
 EXIT_OK = 0  # every task has a verdict that is not a transient failure
@@ -60,7 +60,7 @@ class RunSummary:
             tally = self.members.setdefault(verdict.rater, Counter())
             tally["scored" if verdict.value is not None else verdict.unscored_reason or "unknown"] += 1
         for verdict in members or [final]:
-            if verdict.rater.startswith("metric:") or verdict.shared_call:
+            if verdict.rater_kind is RaterKind.METRIC or verdict.shared_call:
                 continue  # computed from the log, or answered by another verdict's call
             self.cache_hits += verdict.cached
             self.model_calls += not verdict.cached and verdict.unscored_reason != "model_error"
