@@ -8,7 +8,7 @@
 """
 
 from convoscope.pairwise._judge import FLIP, TIE, PairwiseJudge, pairwise_criterion_name, resolve
-from convoscope.pairwise._pairs import context_key, make_pairs, pair_sides
+from convoscope.pairwise._pairs import make_pairs, pair_sides
 from convoscope.pairwise._run import JudgeSection, PairwiseReport, judge_pairs, judge_pairs_async
 from convoscope.pairwise._stats import (
     JudgePositionBias,
@@ -32,7 +32,6 @@ __all__ = [
     "Strength",
     "WinRate",
     "bradley_terry",
-    "context_key",
     "judge_pairs",
     "judge_pairs_async",
     "make_pairs",

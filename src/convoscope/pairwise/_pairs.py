@@ -1,31 +1,21 @@
 """Pairs of responses to the same context, as items a pairwise judge can take.
 
-Items answer the same context when they share ``meta.context_id``, or else the same question
-and context turns. Each pair of systems answering one context becomes one pair item: its
+Items answer the same context when they share ``meta.context_id``, or else the same context
+turns (:func:`convoscope.items.context_key`). Each pair of systems answering one context becomes one pair item: its
 ``response`` is system A's text and ``meta.pair`` holds both sides, so the run machinery
 (resume, store, cache) treats it as any other item.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from itertools import combinations
 
 from convoscope.errors import ConfigError
-from convoscope.items import Item
+from convoscope.items import Item, context_key
 
 PAIR_KEY = "pair"
-
-
-def context_key(item: Item) -> str:
-    """What makes two items answers to the same context."""
-    if "context_id" in item.meta:
-        return str(item.meta["context_id"])
-    payload = json.dumps([item.question, [[t.speaker, t.text] for t in item.context]], ensure_ascii=False)
-    return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
 def make_pairs(items: Iterable[Item], *, systems: Sequence[str] | None = None) -> list[Item]:
