@@ -2,8 +2,8 @@
 
 Items answer the same context when they share ``meta.context_id``, or else the same context
 turns (:func:`convoscope.items.context_key`). Each pair of systems answering one context
-becomes one pair item: its ``response`` is system A's text and ``meta.pair`` holds both sides, so the run machinery
-(resume, store, cache) treats it as any other item.
+becomes one pair item: its ``response`` is system A's text and ``meta.pair`` holds both sides,
+so the run machinery (resume, store, cache) treats it as any other item.
 """
 
 from __future__ import annotations
