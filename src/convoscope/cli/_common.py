@@ -34,11 +34,18 @@ def fail_on(console: Console) -> Iterator[None]:
                       "run the same command again to resume.")
         raise SystemExit(130) from None
     except Exception as error:
-        problem = database_problem(error)
+        problem = database_problem(_first_leaf(error))
         if problem is None:
             raise
         console.print(f"[red]error:[/red] {escape(problem)}", soft_wrap=True)
         raise SystemExit(2) from None
+
+
+def _first_leaf(error: BaseException) -> BaseException:
+    """The first exception inside (nested) exception groups, e.g. from an asyncio TaskGroup."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
 
 
 def database_problem(error: BaseException) -> str | None:
