@@ -29,11 +29,22 @@ guidelines_summary: >
   Choose "I don't know" when you truly cannot decide, and say why.
 items: items.jsonl           # candidates to judge (an example to replace); --items overrides
 store: campaign.db           # where answers are stored: a SQLite path or a postgresql:// URL
+language: en                 # the annotators' interface: en or ko
+instructions: true           # show guidelines.md once, with a start button, before the first task
+# consent: consent.md        # a Markdown consent text accepted before the first task
 qualification:
   enabled: true
   contexts: 5                # the qualification batch
   reference_annotators: []   # ids of the internal annotators whose answers are the reference
   kappa_threshold: 0.21      # Fleiss' kappa with the reference annotators needed to qualify
+  references_in_main: false  # reference annotators also take places in main batches
+# platform:                  # a crowdsourcing platform: `serve` prints the study link to give it
+#   kind: prolific           # prolific or mturk
+#   completion_code: ABC123  # shown at the end; Prolific participants are redirected with it
+# attention:                 # gold items: items whose meta.gold gives the expected answers
+#   per_batch: 1             # placed in every main batch
+#   max_failures: 0          # one more failed check triggers the action
+#   action: block            # block (answers leave the results) or flag
 reporting:                   # facts for the report's checklist that the data cannot tell
   sampling: Native speakers recruited through ...; qualification batch as above.
   demographics: ""
