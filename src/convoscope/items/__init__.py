@@ -6,6 +6,7 @@ from convoscope.items._candidates import (
     reference_candidate,
     with_reference_candidates,
 )
+from convoscope.items._frames import items_from_table, verdicts_to_table
 from convoscope.items._io import (
     ColumnMap,
     ItemError,
@@ -35,9 +36,11 @@ __all__ = [
     "Turn",
     "check_output",
     "context_key",
+    "items_from_table",
     "jsonl_records",
     "read_items",
     "records",
+    "verdicts_to_table",
     "reference_candidate",
     "validate_record",
     "with_reference_candidates",

@@ -57,10 +57,16 @@ class ColumnMap:
         return {getattr(self, name): name for name in names}
 
 
-def read_items(path: str | Path, *, columns: ColumnMap | None = None, encoding: str = "utf-8") -> list[Item]:
-    """Read and validate every item in a .jsonl, .json, .csv, .tsv or .parquet file.
+def read_items(path: str | Path | Any, *, columns: ColumnMap | None = None,
+               encoding: str = "utf-8") -> list[Item]:
+    """Read and validate every item in a .jsonl, .json, .csv, .tsv or .parquet file — or in a
+    pandas DataFrame, a Hugging Face Dataset or a list of dicts (row numbers count from 1).
 
     ``encoding`` is the text encoding of JSON and CSV files (e.g. ``cp949``, ``latin-1``)."""
+    from convoscope.items._frames import is_table, items_from_table
+
+    if is_table(path):
+        return items_from_table(path, columns=columns)
     path = Path(path)
     if not path.exists():
         raise ItemError(path, None, None, "file not found")
