@@ -84,8 +84,8 @@ def _names(column: Any, path: Path, first_line: int, field: str) -> Any:
     import pandas as pd
 
     codes, uniques = pd.factorize(column, sort=False)
-    stripped = pd.Index([str(value).strip() for value in uniques], dtype=object)
-    merged, names = pd.factorize(stripped, sort=False)
+    stripped = pd.Series(uniques).astype("string").str.strip()  # vectorised (pyarrow) on distinct values
+    merged, names = pd.factorize(stripped.astype(object).to_numpy(), sort=False)
     final = np.where(codes >= 0, merged[np.maximum(codes, 0)], -1)
     blank = np.flatnonzero(names == "")
     empty = (final < 0) | np.isin(final, blank)
