@@ -142,6 +142,9 @@ Examples:
 @click.option("--fail-under", "gates", multiple=True, metavar="CRITERION=VALUE|CRITERION:LABEL=SHARE",
               help="A release gate: exit 5 when the mean score (or the share of a label) is below it, "
               "e.g. --fail-under overall=3.5 --fail-under follow-up:yes=0.9. Repeatable.")
+@click.option("--otel", is_flag=True, help="Put every model call in an OpenTelemetry span (extra "
+              "otel; spans go to the tracer provider your environment configures, e.g. through "
+              "opentelemetry-instrument).")
 @click.option("--limit", type=int, help="Judge only the first N items.")
 @click.option("--reference-candidates", is_flag=True,
               help="Judge each context's reference turn as one more candidate (system "
@@ -162,7 +165,7 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
                   lease_s: float, timeout: float | None, deadline: float | None, max_retries: int | None,
                   rpm: float | None, tpm: float | None, api_key_env: tuple[str, ...],
                   allow_insecure_key: bool, context_length: int | None, batch: str | None,
-                  gates: tuple[str, ...], limit: int | None, reference_candidates: bool,
+                  gates: tuple[str, ...], otel: bool, limit: int | None, reference_candidates: bool,
                   **columns: str) -> None:
     """Judge ITEMS (.jsonl, .csv, .tsv, .parquet) on criteria and keep every verdict.
 
@@ -211,7 +214,9 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
                                          timeout=timeout, deadline=deadline, max_retries=max_retries,
                                          rpm=rpm, tpm=tpm, api_key_env=api_key_env,
                                          allow_insecure_key=allow_insecure_key,
-                                         context_length=context_length) | ({"batch": batch} if batch else {}))
+                                         context_length=context_length)
+                                     | ({"batch": batch} if batch else {})
+                                     | ({"trace": True} if otel else {}))
         if out is not None:
             written = write_records([*result.member_verdicts, *result.verdicts], out)
             console.print(f"Wrote {written} verdicts to {out}")

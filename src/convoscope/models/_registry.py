@@ -68,14 +68,16 @@ register_backend("openai", _openai)
 register_backend("litellm", _litellm)
 
 
-def open_model(spec: str, *, cache: Any = None, batch: str | None = None, **options: Any) -> Model:
+def open_model(spec: str, *, cache: Any = None, batch: str | None = None, trace: bool = False,
+               **options: Any) -> Model:
     """The one way to build a model: ``spec`` as for :func:`model_from_spec`, wrapped in a
     response cache when ``cache`` is given (a :class:`ResponseCache` or a path to one).
 
     ``cache=None`` means no cache; an empty cache is still a cache (``is not None``, never truth).
     ``batch="openai"`` or ``"anthropic"`` sends what the cache cannot answer through that
     provider's batch API at the spec's base URL (see :mod:`._batch`; needs a cache and an
-    ``openai:`` spec, whose name the answers are cached under)."""
+    ``openai:`` spec, whose name the answers are cached under). ``trace=True`` puts every call
+    in an OpenTelemetry span (:mod:`._otel`), cache hits included."""
     from pathlib import Path
 
     from convoscope.models._cache import CachedModel, ResponseCache
@@ -84,12 +86,19 @@ def open_model(spec: str, *, cache: Any = None, batch: str | None = None, **opti
     if cache is None:
         if batch:
             raise ModelError("batch mode keeps the answers in the response cache: give a cache")
-        return model
+        return _traced(model) if trace else model
     if isinstance(cache, str | Path):
         cache = ResponseCache(cache)
     if batch:
         model = _batched(model, cache, batch, options)
-    return CachedModel(model, cache)
+    cached = CachedModel(model, cache)
+    return _traced(cached) if trace else cached
+
+
+def _traced(model: Model) -> Model:
+    from convoscope.models._otel import TracedModel
+
+    return TracedModel(model)
 
 
 def _batched(live: Model, cache: Any, provider: str, options: dict[str, Any]) -> Model:
