@@ -218,6 +218,7 @@ def test_qualification_is_decided_once_after_the_references_finish(tmp_path: Pat
         for _ in range(6):  # the candidate agrees with the reference's rule everywhere
             _answer_page(page, _expected(_system(page, campaign)))
         assert page.locator("h1").inner_text() == "Please wait"
+        assert page.locator("meta[http-equiv=refresh]").get_attribute("content") == "60"  # checks again
         page.reload()
         assert page.locator("h1").inner_text() == "Please wait"  # still no decision
         assert campaign.events.all("decision") == []

@@ -65,7 +65,7 @@ class AnnotatorPages:
                     **context)
 
     def message(self, title: str, *paragraphs: str, status: int = 200, **extra: Any) -> Response:
-        context = {"code": None, "link": None, "form": None, **extra}
+        context = {"code": None, "link": None, "form": None, "refresh": None, **extra}
         return self.page("web/message.html", title=title, paragraphs=paragraphs, status=status, **context)
 
     def _person(self, request: Request) -> tuple[str, str]:
@@ -126,7 +126,7 @@ class AnnotatorPages:
         if work.state == "waiting":
             return self.message(_("Please wait"), _("Your qualification answers are saved. They are compared "
                                 "with the reference answers once those are complete; come back to this "
-                                "link later to continue."))
+                                "link later to continue."), refresh=60)  # the page checks again each minute
         if work.state == "blocked":
             return self.message(_("Your participation has ended"), _("Thank you for your time. This link "
                                 "no longer takes answers."))
@@ -146,7 +146,7 @@ class AnnotatorPages:
                                ("completion_code", code or "")]}
             return page("web/message.html", translations=self.t, lang=self.campaign.spec.language,
                         title=_("All done"), paragraphs=[_("Submit the assignment to MTurk to finish.")],
-                        code=code, link=None, form=form, csp_form=target)
+                        code=code, link=None, form=form, refresh=None, csp_form=target)
         target_url = platform.redirect()
         if target_url:
             return redirect(target_url)
