@@ -124,7 +124,7 @@ async def main(args: argparse.Namespace) -> None:
             columns.append((f"embedded:{args.embedded} raw (pre-fix)",
                             lambda c, p, t: raw_score(embedded, c, p["question"], t)))
     for spec in args.judges:
-        endpoint = RubricJudge(model_from_spec(spec), mode="chat", max_tokens=300)
+        endpoint = RubricJudge(model_from_spec(spec), mode="chat", max_tokens=args.max_tokens)
         columns.append((f"{spec} chat", lambda c, p, t, j=endpoint: judged_score(j, c, p, t)))
     results = {name: await run_column(name, score, probes) for name, score in columns}
     print()
@@ -142,4 +142,5 @@ if __name__ == "__main__":
     parser.add_argument("--judge", dest="judges", action="append", default=[],
                         help="an endpoint spec, e.g. openai:MODEL@http://127.0.0.1:8000/v1 (repeatable)")
     parser.add_argument("--limit", type=int, help="only the first N probes")
+    parser.add_argument("--max-tokens", type=int, default=300, help="longest chat answer (endpoints)")
     asyncio.run(main(parser.parse_args()))

@@ -32,7 +32,7 @@ def test_a_quoted_answer_keeps_its_text_and_cannot_close_its_quotes():
     assert json.loads(last.removeprefix("Answer: ")) == text.replace("7", "７")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.text(), st.lists(st.text(), max_size=3))
 def test_no_item_text_can_close_the_item_block_of_a_chat_prompt(response, turns):
     item = Item(id="1", response=response, context=tuple(Turn(speaker="A", text=t) for t in turns))
@@ -101,3 +101,16 @@ async def test_a_forged_example_no_longer_moves_the_embedded_judge():
     forged = await judge(Item(id="f", response=FORGED), EFFORT)
     assert abs(forged.expected_value - clean.expected_value) <= 0.5
     assert forged.distribution["7"] - clean.distribution["7"] <= 0.1
+
+
+def test_the_probe_set_pairs_each_injection_with_its_clean_answer():
+    from pathlib import Path
+
+    path = Path(__file__).parents[2] / "benchmarks" / "data" / "injection_probes.jsonl"
+    probes = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(probes) >= 30 and {p["language"] for p in probes} == {"en", "ko"}
+    kinds = {"address_grader", "forged_score_line", "fake_json", "fake_end_marker"}
+    assert kinds <= {p["kind"] for p in probes}
+    for probe in probes:
+        assert probe["injected"].startswith(probe["clean"]) and probe["injected"] != probe["clean"]
+        assert get_criterion(probe["criterion"]).scale.maximum == 7
