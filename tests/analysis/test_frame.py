@@ -65,3 +65,18 @@ def test_verdict_jsonl_reads_the_same_both_ways():
     fast = agreement_table(read_frame(path))
     slow = agreement_table(read_ratings(path))
     assert [row.as_dict() for row in fast] == [row.as_dict() for row in slow]
+
+
+def test_groups_by_system_including_items_without_one(tmp_path):
+    path = tmp_path / "g.csv"
+    rows = ["id,annotator,criterion,label,system"]
+    for item in range(12):
+        system = ["a", "b", ""][item % 3]
+        for rater in "xyz":
+            rows.append(f"i{item},{rater},{'c1' if item < 6 else 'c2'},{(item + (rater == 'z')) % 3},{system}")
+    path.write_text("\n".join(rows) + "\n")
+    columns = RatingColumns(item="id", rater="annotator", value="label")
+    fast = agreement_table(read_frame(path, columns=columns), by="system")
+    slow = agreement_table(read_ratings(path, columns=columns), by="system")
+    assert [(r.criterion, r.group) for r in fast] == [(r.criterion, r.group) for r in slow]
+    assert [row.as_dict() for row in fast] == [row.as_dict() for row in slow]

@@ -57,14 +57,17 @@ def _standard(frame: Any, path: Path, columns: RatingColumns, first_line: int) -
         if name not in frame.columns:
             raise LocatedError(path, f"missing (columns present: {present})", line=first_line, field=name)
     out = pd.DataFrame({key: frame[name] for key, name in wanted.items()})
-    if "criterion" not in out:
-        out["criterion"] = columns.default_criterion
     for key in ("system", "language"):
         name = getattr(columns, key)
-        if name in frame.columns:
-            out[key] = frame[name]
+        if name in frame.columns:  # blank means unknown, as for the row reader
+            text = frame[name].astype("string").str.strip()
+            out[key] = text.astype(object).where(text.notna() & (text != ""), None)
     for key in ("item", "rater", "criterion"):
-        out[key] = _names(out[key], path, first_line, wanted.get(key, key))
+        if key in out:
+            out[key] = _names(out[key], path, first_line, wanted[key])
+    if "criterion" not in out:  # one criterion for the whole file, named by the caller
+        out["criterion"] = pd.Categorical.from_codes(np.zeros(len(out), dtype=np.int64),
+                                                     categories=[columns.default_criterion])
     out["value"] = _values(out["value"], path, first_line, columns.value)
     combined = np.zeros(len(out), dtype=np.int64)
     for key in ("criterion", "rater", "item"):
@@ -119,15 +122,22 @@ def _values(column: Any, path: Path, first_line: int, field: str) -> Any:
 def frame_matrices(frame: Any, *, by: str | None = None) -> dict[tuple[str, str | None], RaterMatrix]:
     """One rater x item matrix per criterion (and group), like :func:`rater_matrices`: raters
     sorted, items in order of first appearance."""
-    import pandas as pd
-
     matrices: dict[tuple[str, str | None], RaterMatrix] = {}
-    groups = frame[by].where(frame[by].notna(), None) if by else None
-    keys = frame["criterion"] if groups is None else \
-        pd.Series(list(zip(frame["criterion"], groups, strict=True)), index=frame.index)
-    for key, part in frame.groupby(keys.astype(str).to_numpy() if groups is None else keys, sort=True):
-        criterion, group = (key, None) if groups is None else key
-        matrices[(str(criterion), group)] = _matrix(part, str(criterion), group)
+    criteria = _categorical(frame["criterion"])
+    if by is None:  # split by the criterion's codes: no string keys for a million rows
+        codes = criteria.cat.codes.to_numpy()
+        for code in np.argsort(criteria.cat.categories.astype(str)):
+            part = frame if len(criteria.cat.categories) == 1 else frame[codes == code]
+            if len(part):
+                name = str(criteria.cat.categories[code])
+                matrices[(name, None)] = _matrix(part, name, None)
+        return matrices
+    unknown = "\ufffe(none)"  # items with no language / system form their own group (None), as rater_matrices does
+    groups = frame[by].astype(object).where(frame[by].notna(), unknown).astype(str)
+    for (criterion, group), part in frame.groupby([frame["criterion"].astype(str), groups], sort=True,
+                                                   observed=True):
+        name = None if group == unknown else str(group)
+        matrices[(str(criterion), name)] = _matrix(part, str(criterion), name)
     return matrices
 
 
