@@ -73,7 +73,8 @@ def test_groups_by_system_including_items_without_one(tmp_path):
     for item in range(12):
         system = ["a", "b", ""][item % 3]
         for rater in "xyz":
-            rows.append(f"i{item},{rater},{'c1' if item < 6 else 'c2'},{(item + (rater == 'z')) % 3},{system}")
+            criterion, label = "c1" if item < 6 else "c2", (item + (rater == "z")) % 3
+            rows.append(f"i{item},{rater},{criterion},{label},{system}")
     path.write_text("\n".join(rows) + "\n")
     columns = RatingColumns(item="id", rater="annotator", value="label")
     fast = agreement_table(read_frame(path, columns=columns), by="system")

@@ -132,7 +132,7 @@ def frame_matrices(frame: Any, *, by: str | None = None) -> dict[tuple[str, str 
                 name = str(criteria.cat.categories[code])
                 matrices[(name, None)] = _matrix(part, name, None)
         return matrices
-    unknown = "\ufffe(none)"  # items with no language / system form their own group (None), as rater_matrices does
+    unknown = "\ufffe(none)"  # items with no language / system: their own group (None), as in rater_matrices
     groups = frame[by].astype(object).where(frame[by].notna(), unknown).astype(str)
     for (criterion, group), part in frame.groupby([frame["criterion"].astype(str), groups], sort=True,
                                                    observed=True):
