@@ -82,6 +82,7 @@ from convoscope.analysis._significance import (
     PermutationResult,
     permutation_test,
     steiger_test,
+    steiger_z,
     williams_t,
     williams_test,
 )
@@ -164,6 +165,7 @@ __all__ = [
     "spearman",
     "spearman_test",
     "steiger_test",
+    "steiger_z",
     "strong_agreement",
     "system_bootstrap_ci",
     "system_correlation",

@@ -103,13 +103,28 @@ def steiger_test(y_true: Any, y_pred_a: Any, y_pred_b: Any, *,
     0.12
     """
     r_a, r_b, r_ab, n = _three(y_true, y_pred_a, y_pred_b, method, "steiger_test")
+    z, pvalue = steiger_z(r_a, r_b, r_ab, n)
+    return DependentCorrelationTest(r_a, r_b, r_ab, z, pvalue, n)
+
+
+def steiger_z(r_a: float, r_b: float, r_ab: float, n: int) -> tuple[float, float]:
+    """Steiger's Z (1980, eq. 14, pooled correlation) and its two-sided p-value.
+
+    >>> z, p = steiger_z(0.4, 0.5, 0.1, 103)  # the case of R psych::r.test's documentation
+    >>> round(z, 3), round(p, 3)
+    (-0.889, 0.374)
+    """
+    if n < 4:
+        raise ValueError(f"steiger_z: needs at least 4 items, got {n}")
     mean = (r_a + r_b) / 2
     psi = r_ab * (1 - 2 * mean**2) - 0.5 * mean**2 * (1 - 2 * mean**2 - r_ab**2)
     covariance = psi / (1 - mean**2) ** 2
     spread = 2 - 2 * covariance
     clipped = [min(max(r, -0.999999999), 0.999999999) for r in (r_a, r_b)]
+    if spread <= 0:
+        return (0.0, 1.0) if r_a == r_b else (math.copysign(math.inf, r_a - r_b), 0.0)
     z = (math.atanh(clipped[0]) - math.atanh(clipped[1])) * math.sqrt(n - 3) / math.sqrt(spread)
-    return DependentCorrelationTest(r_a, r_b, r_ab, z, float(2 * special.ndtr(-abs(z))), n)
+    return z, float(2 * special.ndtr(-abs(z)))
 
 
 class PermutationResult(NamedTuple):
