@@ -60,8 +60,10 @@ def test_out_into_a_missing_folder_fails_before_the_run(tmp_path):
     assert not (tmp_path / "s.db").exists()  # not even the store was opened
 
 
-def test_out_onto_the_items_file_is_refused(tmp_path):
+def test_out_onto_the_items_file_or_the_store_is_refused(tmp_path):
     line = one_error_line(judge(tmp_path, "--out", str(tmp_path / "items.jsonl")))
+    assert "is also an input file" in line
+    line = one_error_line(judge(tmp_path, "--out", str(tmp_path / "s.db")))  # not created yet
     assert "is also an input file" in line
 
 

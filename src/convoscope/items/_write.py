@@ -38,8 +38,8 @@ def check_output(path: str | Path, *, inputs: Iterable[str | Path] = ()) -> Path
         raise LocatedError(path, "is a folder; name a file")
     if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise LocatedError(path, "cannot be written (no permission)")
-    for source in inputs:
-        if Path(source).exists() and path.exists() and path.resolve() == Path(source).resolve():
+    for source in inputs:  # compared by resolved path, so a store not yet created counts too
+        if path.resolve() == Path(source).resolve():
             raise LocatedError(path, "is also an input file; write the output to another file")
     if suffix == ".parquet":
         try:
