@@ -33,8 +33,7 @@ def read_frame(path: str | Path, *, columns: RatingColumns | None = None) -> Any
         raise LocatedError(path, "file not found")
     suffix = path.suffix.lower()
     if suffix in (".csv", ".tsv"):
-        frame = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", engine="pyarrow",
-                            keep_default_na=False, na_values=_MISSING_TEXT)
+        frame = _read_csv(path, "\t" if suffix == ".tsv" else ",", columns)
         first_line = 2
     elif suffix == ".jsonl":
         frame = pd.read_json(path, lines=True, dtype=False)
@@ -42,6 +41,25 @@ def read_frame(path: str | Path, *, columns: RatingColumns | None = None) -> Any
     else:
         raise LocatedError(path, f"fast reading takes .csv, .tsv or .jsonl, not {suffix!r}")
     return _standard(frame, path, columns, first_line)
+
+
+def _read_csv(path: Path, delimiter: str, columns: RatingColumns) -> Any:
+    """pyarrow's CSV reader with the id columns dictionary-encoded as they are parsed, so they
+    arrive as pandas Categoricals without hashing a million strings a second time."""
+    import pyarrow as pa
+    from pyarrow import csv
+
+    names = (columns.item, columns.rater, columns.criterion, columns.system, columns.language)
+    ids = pa.dictionary(pa.int32(), pa.string())
+    options = csv.ConvertOptions(column_types={name: ids for name in names}, null_values=_MISSING_TEXT,
+                                 strings_can_be_null=True)
+    kind = "TSV" if delimiter == "\t" else "CSV"
+    try:
+        table = csv.read_csv(path, parse_options=csv.ParseOptions(delimiter=delimiter),
+                             convert_options=options)
+    except (pa.ArrowInvalid, UnicodeDecodeError) as error:
+        raise LocatedError(path, f"cannot read as {kind}: {error}") from None
+    return table.to_pandas()
 
 
 def _standard(frame: Any, path: Path, columns: RatingColumns, first_line: int) -> Any:
@@ -86,7 +104,10 @@ def _names(column: Any, path: Path, first_line: int, field: str) -> Any:
     the stripping and the emptiness check look at each distinct value once."""
     import pandas as pd
 
-    codes, uniques = pd.factorize(column, sort=False)
+    if column.dtype.name == "category":
+        codes, uniques = column.cat.codes.to_numpy(np.int64), column.cat.categories
+    else:
+        codes, uniques = pd.factorize(column, sort=False)
     stripped = pd.Series(uniques).astype("string").str.strip()  # vectorised (pyarrow) on distinct values
     merged, names = pd.factorize(stripped.astype(object).to_numpy(), sort=False)
     final = np.where(codes >= 0, merged[np.maximum(codes, 0)], -1)
