@@ -157,8 +157,8 @@ def frame_matrices(frame: Any, *, by: str | None = None) -> dict[tuple[str, str 
     groups = frame[by].astype(object).where(frame[by].notna(), unknown).astype(str)
     for (criterion, group), part in frame.groupby([frame["criterion"].astype(str), groups], sort=True,
                                                    observed=True):
-        name = None if group == unknown else str(group)
-        matrices[(str(criterion), name)] = _matrix(part, str(criterion), name)
+        label: str | None = None if group == unknown else str(group)
+        matrices[(str(criterion), label)] = _matrix(part, str(criterion), label)
     return matrices
 
 
