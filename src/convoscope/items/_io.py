@@ -132,7 +132,7 @@ def jsonl_records(path: Path, *, encoding: str = "utf-8") -> Iterator[tuple[int,
         for number, text in enumerate(handle, start=1):
             if not text.strip():
                 continue
-            row = _json_line(path, number, text)
+            row = _json_line(path, number, text.rstrip("\r\n"))  # an error at the end is on this line
             if not isinstance(row, dict):
                 raise ItemError(path, number, None, "each line must be a JSON object")
             yield number, row
