@@ -29,6 +29,9 @@ def check_output(path: str | Path, *, inputs: Iterable[str | Path] = ()) -> Path
     """``path`` if records can be written there, else a LocatedError saying why; nothing is written."""
     path = Path(path)
     suffix = path.suffix.lower()
+    for source in inputs:  # compared by resolved path, so a store not yet created counts too
+        if path.resolve() == Path(source).resolve():
+            raise LocatedError(path, "is also an input file; write the output to another file")
     if suffix not in OUTPUT_SUFFIXES:
         raise LocatedError(path, f"unknown output type '{suffix}' (use {', '.join(OUTPUT_SUFFIXES)})")
     folder = path.parent if str(path.parent) else Path(".")
@@ -38,9 +41,6 @@ def check_output(path: str | Path, *, inputs: Iterable[str | Path] = ()) -> Path
         raise LocatedError(path, "is a folder; name a file")
     if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise LocatedError(path, "cannot be written (no permission)")
-    for source in inputs:  # compared by resolved path, so a store not yet created counts too
-        if path.resolve() == Path(source).resolve():
-            raise LocatedError(path, "is also an input file; write the output to another file")
     if suffix == ".parquet":
         try:
             import pyarrow  # noqa: F401
