@@ -127,7 +127,7 @@ class OpenAIModel:
                 start_clock()  # queueing behind our own limits is not the endpoint's time
                 return await self._attempt(path, body, kind, sent_at, probing)
 
-        return await call_with_retries(attempt, policy)
+        return await call_with_retries(attempt, policy, clock_starts_in_attempt=True)
 
     async def _attempt(self, path: str, body: dict[str, Any], kind: Kind, sent_at: float,
                        probing: str | None) -> dict[str, Any]:

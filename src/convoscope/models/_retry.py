@@ -99,11 +99,14 @@ def _wait(policy: RetryPolicy) -> Callable[[RetryCallState], float]:
     return wait
 
 
-async def call_with_retries(attempt: Callable[[Callable[[], None]], Awaitable[T]], policy: RetryPolicy) -> T:
-    """Run ``attempt(start_clock)`` until it returns, retrying :class:`TransientError` within the
-    policy. ``attempt`` calls ``start_clock()`` when its request actually leaves: time spent
-    queued behind the caller's own limits (in-flight slots, per-minute budgets) is not the
-    endpoint's fault and does not count against the deadline.
+async def call_with_retries(attempt: Callable[..., Awaitable[T]], policy: RetryPolicy, *,
+                            clock_starts_in_attempt: bool = False) -> T:
+    """Run ``attempt()`` until it returns, retrying :class:`TransientError` within the policy.
+
+    With ``clock_starts_in_attempt`` it is called as ``attempt(start_clock)`` and calls
+    ``start_clock()`` when its request actually leaves: time spent queued behind the caller's own
+    limits (in-flight slots, per-minute budgets) is not the endpoint's fault and does not count
+    against the deadline. Otherwise the deadline runs from the start.
 
     Raises the last :class:`TransientError` when attempts run out or the next wait would cross
     the deadline, and :class:`TimeoutError` when the deadline passes during an attempt."""
@@ -118,10 +121,13 @@ async def call_with_retries(attempt: Callable[[Callable[[], None]], Awaitable[T]
             ends = window.when()
             return ends is not None and loop.time() + (state.upcoming_sleep or 0.0) >= ends
 
-        retrying = AsyncRetrying(stop=stop_after_attempt(policy.max_retries + 1) | past_deadline,
+        if not clock_starts_in_attempt:
+            start_clock()
+        attempts = stop_after_attempt(policy.max_retries + 1)
+        retrying = AsyncRetrying(stop=lambda state: attempts(state) or past_deadline(state),
                                  wait=_wait(policy), retry=retry_if_exception_type(TransientError),
                                  reraise=True)
         async for trial in retrying:
             with trial:
-                return await attempt(start_clock)
+                return await (attempt(start_clock) if clock_starts_in_attempt else attempt())
     raise AssertionError("unreachable: tenacity either returns or raises")
