@@ -12,14 +12,16 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
 
 EXPORTER = InMemorySpanExporter()
+PROVIDER = sdk.TracerProvider()  # our own, not the process-wide one other code may have set
+PROVIDER.add_span_processor(SimpleSpanProcessor(EXPORTER))
 
 
-@pytest.fixture(scope="module", autouse=True)
-def provider():
-    tracer_provider = sdk.TracerProvider()
-    tracer_provider.add_span_processor(SimpleSpanProcessor(EXPORTER))
-    trace.set_tracer_provider(tracer_provider)
-    yield
+def _traced(spec, **options):
+    from convoscope.models._otel import TracedModel
+
+    model = open_model(spec, trace=True, **options)
+    assert isinstance(model, TracedModel)  # open_model(trace=True) wraps the (cached) model
+    return TracedModel(model.inner, tracer_provider=PROVIDER)
 
 
 class FakeScriptedModel:
@@ -44,7 +46,7 @@ REQUEST = GenerateRequest(messages=(Message(role="user", content="hi"),), max_to
 
 async def test_every_call_is_a_span_and_cache_hits_say_so(tmp_path):
     EXPORTER.clear()
-    model = open_model("scripted:ok", cache=tmp_path / "cache.db", trace=True)
+    model = _traced("scripted:ok", cache=tmp_path / "cache.db")
     await model.generate(REQUEST)
     await model.generate(REQUEST)
     await model.aclose()
@@ -57,9 +59,9 @@ async def test_every_call_is_a_span_and_cache_hits_say_so(tmp_path):
 async def test_a_failed_call_is_an_error_span_and_tracing_is_off_by_default():
     EXPORTER.clear()
     with pytest.raises(ModelError):
-        await open_model("scripted:fail", trace=True).generate(REQUEST)
+        await _traced("scripted:fail").generate(REQUEST)
     (span,) = EXPORTER.get_finished_spans()
     assert span.status.status_code == trace.StatusCode.ERROR
-    EXPORTER.clear()
-    await open_model("scripted:ok").generate(REQUEST)
-    assert EXPORTER.get_finished_spans() == ()
+    from convoscope.models._otel import TracedModel
+
+    assert not isinstance(open_model("scripted:ok"), TracedModel)

@@ -15,13 +15,14 @@ from convoscope.models._base import GenerateRequest, Generation, Model, ModelErr
 class TracedModel:
     """Wraps a model; every ``generate`` runs inside a span."""
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, *, tracer_provider: Any = None) -> None:
         try:
             from opentelemetry import trace
         except ImportError:
             raise ModelError("tracing needs OpenTelemetry: pip install 'convoscope[otel]'") from None
         self.inner = model
-        self._tracer = trace.get_tracer("convoscope")
+        # The global provider unless one is given (an application may keep its own).
+        self._tracer = trace.get_tracer("convoscope", tracer_provider=tracer_provider)
         self._status = trace.Status
         self._error = trace.StatusCode.ERROR
 
