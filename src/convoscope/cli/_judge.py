@@ -185,11 +185,13 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
     """
     console = Console(stderr=True)
     with fail_on(console):
-        column_map = ColumnMap(**{key.removesuffix("_col"): value for key, value in columns.items()})
+        mapping: dict[str, Any] = {key.removesuffix("_col"): value for key, value in columns.items()}
+        column_map = ColumnMap(**mapping)
         try:
             items = read_items(items_path, columns=column_map, encoding=encoding)[: limit or None]
         except TextEncodingError as error:
-            raise TextEncodingError(error.path, error.line, None, f"{error.problem} (--encoding)") from None
+            raise TextEncodingError(error.path or items_path, error.line, None,
+                                    f"{error.problem} (--encoding)") from None
         if reference_candidates:
             items = with_reference_candidates(items)
         criteria = select_criteria(suites=suites, names=criteria_refs, files=criteria_files, only=kpis)
