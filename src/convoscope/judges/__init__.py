@@ -11,6 +11,7 @@ from convoscope.judges._prompt import (
     render_item,
     render_messages,
 )
+from convoscope.judges._quote import fenced, quote, quote_for_scoring, quote_object
 from convoscope.judges._rater import RaterKind
 from convoscope.judges._read import read_verdicts
 from convoscope.judges._verdict import RETRYABLE_ON_REQUEST, TRANSIENT, UnscoredReason, Verdict
@@ -31,10 +32,14 @@ __all__ = [
     "UnscoredReason",
     "Verdict",
     "build_request",
+    "fenced",
     "joint_request",
     "judge_key",
     "parse_answer",
     "pool_values",
+    "quote",
+    "quote_for_scoring",
+    "quote_object",
     "read_verdicts",
     "render_completion_prompt",
     "render_item",
