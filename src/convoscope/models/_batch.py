@@ -67,7 +67,7 @@ class BatchModel:
                  base_url: str | None = None, api_key: str | None = None,
                  completion_window: str = "24h", transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.live, self.cache, self.provider = live, cache, provider
-        self.base_url = (base_url or getattr(live, "base_url", "https://api.openai.com/v1")).rstrip("/")
+        self.base_url = (base_url or getattr(live, "base_url", None) or "https://api.openai.com/v1").rstrip("/")
         self.ledger = BatchLedger(Path(str(cache.path) + ".batches.json"))
         self.completion_window = completion_window
         headers = ({"x-api-key": api_key or "", "anthropic-version": "2023-06-01"}

@@ -280,6 +280,8 @@ def fit_model(normalised: Any, labels: Sequence[str] | None = None, *,
                                           hold_far=hold_far, hold_frr=hold_frr)
     fpr, tpr, thresholds = roc_curve(accepted, scores)
     folds = max(2, min(folds, int(accepted.sum()), int((~accepted).sum())))
+    auc_cv: float | None
+    eer_cv: float | None
     if aggregate == "ridge":
         out_of_fold = cross_validated_scores(x, target, accepted, folds=folds, alphas=alphas)
         auc_cv, eer_cv = roc_auc(accepted, out_of_fold), equal_error_rate(accepted, out_of_fold).rate

@@ -30,7 +30,8 @@ def fit_labelled(scored_path: str | Path, labels_path: str | Path, *, id_col: st
         None if expert.labels is None else [expert.labels[key] for key in usable],
         overall=None if expert.overall is None else [expert.overall[key] for key in usable],
         overall_max=overall_max, accept_min=accept_min, aggregate=aggregate,
-        llm=[scored.overall[key] for key in usable] if aggregate == "llm" else None,
+        llm=([value for key in usable if (value := scored.overall[key]) is not None]
+             if aggregate == "llm" else None),
         hold_far=hold_far, hold_frr=hold_frr, folds=folds)
     lines = [f"fitted on {len(usable)} labelled answers ({len(keys) - len(usable)} without a full "
              f"score in {scored_path}); dimension scores: {scored.basis}"]

@@ -289,7 +289,7 @@ def _assemble(item: Item, flag: Any, verdicts: dict[tuple[str, str], Verdict],
     expected = {name: _expected(v) for name, v in found.items()}
     basis: Literal["expected", "argmax"] = (
         "expected" if all(value is not None for value in expected.values()) else "argmax")
-    normalised = ({name: float(value) / DIMENSION_MAXIMA[name]  # type: ignore[arg-type]
+    normalised: dict[str, float | None] = ({name: float(value) / DIMENSION_MAXIMA[name]  # type: ignore[arg-type]
                    for name, value in expected.items()} if basis == "expected"
                   else {name: _normalised(name, v) for name, v in found.items()})
     overall, overall_reason = _overall(normalised, synthesis, rule.aggregation, rule.fitted)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -116,7 +116,7 @@ async def write_user_turn(user: Model, context: SeedContext, turns: Sequence[Tur
         system = prompts.USER_NEXT_SYSTEM.format(end=settings.end_signal)
         text = prompts.next_turn_prompt(context, turns, shown, feedback)
         temperature = settings.user_temperature
-        sampling = {"top_p": settings.user_top_p}
+        sampling: dict[str, Any] = {"top_p": settings.user_top_p}
     else:
         system = prompts.USER_FIRST_SYSTEM
         text = prompts.first_turn_prompt(context, shown, feedback)

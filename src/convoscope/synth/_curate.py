@@ -126,7 +126,8 @@ def candidates(items: Iterable[Item], verdicts: list[Verdict], *, rater: str | N
         mine = by_item.get(item.id, {})
         issues = tuple(name for name in issue_types if name in mine and _present(mine[name], criteria))
         score = mine[overall].value if overall in mine else None
-        synth = item.meta.get("synth") if isinstance(item.meta.get("synth"), dict) else {}
+        given = item.meta.get("synth")
+        synth = given if isinstance(given, dict) else {}
         found.append(Candidate(
             id=item.id, language=item.language or "unknown", user=str(synth.get("user", "unknown")),
             chatbot=item.system or "unknown", issues=issues,

@@ -139,7 +139,7 @@ async def filter_dialogue(turns: Sequence[Turn], language: str, *, judge: Model 
     feedback: str | None = None
     if settings.check_role and judge is None:
         feedback = "role not checked: no judge model"
-    elif settings.check_role:
+    elif settings.check_role and judge is not None:
         try:
             swapped, feedback = await check_role(judge, turns, settings, usage, key=key)
         except ModelError as error:

@@ -88,7 +88,7 @@ def _language_row(language: str, items: list[Item], include_filtered: bool) -> L
 
 def _usage(items: list[Item]) -> dict[str, int]:
     totals = dict.fromkeys(("calls", "cache_hits", "prompt_tokens", "completion_tokens"), 0)
-    openings: set[str] = set()
+    openings: set[str | None] = set()
     for item in items:
         synth = _synth(item)
         roles = [synth["usage"]]
