@@ -34,7 +34,7 @@ def test_every_front_door_name_resolves_and_is_listed():
         assert getattr(cs, name) is not None, name
     assert {"read_items", "criterion", "suite", "judge", "agree", "metaeval", "read_verdicts",
             "Store", "RunResult", "RaterKind", "ConvoscopeError"} <= set(cs.__all__)
-    assert set(cs.__all__) <= set(dir(cs))
+    assert set(cs.__all__) <= set(dir(cs)) and set(cs.__all__) == set(cs._EXPORTS)
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         cs.nope  # noqa: B018
 

@@ -38,6 +38,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Store": ("convoscope.store", "Store"),
     # the verbs: read, choose criteria, judge, compare
     "read_items": ("convoscope.items", "read_items"),
+    "items_from_table": ("convoscope.items", "items_from_table"),  # a DataFrame or a Dataset
+    "verdicts_to_table": ("convoscope.items", "verdicts_to_table"),
     "write_jsonl": ("convoscope.items", "write_jsonl"),
     "write_csv": ("convoscope.items", "write_csv"),
     "criterion": ("convoscope.criteria", "get_criterion"),
@@ -60,7 +62,40 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "ConfigError": ("convoscope.errors", "ConfigError"),
 }
 
-__all__ = sorted(_EXPORTS)  # noqa: PLE0605 - a list built from the table above
+__all__ = [  # the keys of _EXPORTS (tests/test_front_door.py checks they agree)
+    "ColumnMap",
+    "ConfigError",
+    "ConvoscopeError",
+    "Criterion",
+    "Item",
+    "JudgeSpec",
+    "LocatedError",
+    "RaterKind",
+    "RunResult",
+    "Scale",
+    "Store",
+    "Turn",
+    "Verdict",
+    "agree",
+    "criterion",
+    "items_from_table",
+    "judge",
+    "judge_async",
+    "list_suites",
+    "load_criteria",
+    "metaeval",
+    "open_model",
+    "rater_matrices",
+    "read_items",
+    "read_ratings",
+    "read_verdicts",
+    "select_criteria",
+    "suite",
+    "verdicts_to_table",
+    "write_csv",
+    "write_jsonl",
+    "write_report",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -85,7 +120,16 @@ if TYPE_CHECKING:  # what type checkers and editors see; nothing is imported at 
     from convoscope.criteria import get_criterion as criterion
     from convoscope.criteria import suite_criteria as suite
     from convoscope.errors import ConfigError, ConvoscopeError, LocatedError
-    from convoscope.items import ColumnMap, Item, Turn, read_items, write_csv, write_jsonl
+    from convoscope.items import (
+        ColumnMap,
+        Item,
+        Turn,
+        items_from_table,
+        read_items,
+        verdicts_to_table,
+        write_csv,
+        write_jsonl,
+    )
     from convoscope.judges import RaterKind, Verdict, read_verdicts
     from convoscope.models import open_model
     from convoscope.reports import write_report
