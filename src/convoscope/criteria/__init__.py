@@ -7,6 +7,7 @@ from convoscope.criteria._load import (
     list_suites,
     load_criteria,
     load_suite,
+    load_yaml,
 )
 from convoscope.criteria._model import Criterion, Evaluation, ExplanationOption, Level, Scale
 from convoscope.criteria._render import IDK, answer_schema, answer_words, describe_scale, render_rubric
@@ -28,6 +29,7 @@ __all__ = [
     "list_suites",
     "load_criteria",
     "load_suite",
+    "load_yaml",
     "render_rubric",
     "select_criteria",
     "suite_criteria",
