@@ -87,16 +87,28 @@ def _standard(frame: Any, path: Path, columns: RatingColumns, first_line: int) -
         out["criterion"] = pd.Categorical.from_codes(np.zeros(len(out), dtype=np.int64),
                                                      categories=[columns.default_criterion])
     out["value"] = _values(out["value"], path, first_line, columns.value)
-    combined = np.zeros(len(out), dtype=np.int64)
-    for key in ("criterion", "rater", "item"):
-        combined = combined * len(out[key].cat.categories) + out[key].cat.codes.to_numpy(np.int64)
-    repeated = pd.Series(combined).duplicated()
-    if repeated.any():
-        row = int(np.flatnonzero(repeated.to_numpy())[0])
+    row = _first_repeat(out)
+    if row is not None:
         problem = (f"rater {out['rater'].iat[row]!r} already rated item {out['item'].iat[row]!r} "
                    f"on {out['criterion'].iat[row]!r}")
         raise LocatedError(path, problem, line=first_line + row, field=columns.rater)
     return out
+
+
+def _first_repeat(out: Any) -> int | None:
+    """Row of the first (criterion, rater, item) seen before, or None: counted with bincount when
+    the key space is small enough, else hashed."""
+    import pandas as pd
+
+    combined, size = np.zeros(len(out), dtype=np.int64), 1
+    for key in ("criterion", "rater", "item"):
+        width = len(out[key].cat.categories)
+        combined, size = combined * width + out[key].cat.codes.to_numpy(np.int64), size * width
+    if size <= 50_000_000:
+        if np.bincount(combined, minlength=size).max() <= 1:
+            return None
+    repeated = pd.Series(combined).duplicated().to_numpy()
+    return int(np.flatnonzero(repeated)[0]) if repeated.any() else None
 
 
 def _names(column: Any, path: Path, first_line: int, field: str) -> Any:
@@ -109,7 +121,14 @@ def _names(column: Any, path: Path, first_line: int, field: str) -> Any:
     else:
         codes, uniques = pd.factorize(column, sort=False)
     stripped = pd.Series(uniques).astype("string").str.strip()  # vectorised (pyarrow) on distinct values
-    merged, names = pd.factorize(stripped.astype(object).to_numpy(), sort=False)
+    clean = stripped.to_numpy(dtype=object)
+    if column.dtype.name == "category" and (clean == np.asarray(uniques, dtype=object)).all() \
+            and not (clean == "").any():
+        if (codes < 0).any():
+            raise LocatedError(path, "is empty", line=first_line + int(np.flatnonzero(codes < 0)[0]),
+                               field=field)
+        return column  # already clean ids, as parsed: nothing to rebuild
+    merged, names = pd.factorize(clean, sort=False)
     final = np.where(codes >= 0, merged[np.maximum(codes, 0)], -1)
     blank = np.flatnonzero(names == "")
     empty = (final < 0) | np.isin(final, blank)

@@ -142,31 +142,25 @@ def _row(matrix: RaterMatrix, level: Level, labels: list[Any] | None) -> Agreeme
     scale = labels if labels is not None else integer_scale(values)
     pairwise = attempt(notes, "Cohen's kappa",
                        lambda: pairwise_cohen_kappa(values, weights=weights, labels=scale).mean)
+    percent = attempt(notes, "percent agreement", lambda: percent_agreement(values))
+    kappa_notes: list[str] = []
+    fleiss = attempt(kappa_notes, "Fleiss' kappa", lambda: fleiss_kappa(values))
+    notes.extend(kappa_notes)
+    if matrix.numeric and percent is not None:  # numbers hold no "I don't know": nothing is removed
+        strong: StrongAgreement | None = StrongAgreement(
+            n_items, 0, percent, fleiss, kappa_notes[0].partition(": ")[2] if kappa_notes else None)
+    else:
+        strong = attempt(notes, "strong agreement", lambda: strong_agreement(matrix.values, idk=IDK))
     return AgreementRow(
         criterion=matrix.criterion, group=matrix.group, level=level, n_items=n_items,
-        n_raters=len(matrix.raters),
-        percent_agreement=attempt(notes, "percent agreement", lambda: percent_agreement(values)),
-        fleiss_kappa=attempt(notes, "Fleiss' kappa", lambda: fleiss_kappa(values)),
+        n_raters=len(matrix.raters), percent_agreement=percent, fleiss_kappa=fleiss,
         krippendorff_alpha=attempt(notes, "Krippendorff's alpha",
                                    lambda: krippendorff_alpha(values, level=level, labels=labels)),
-        mean_cohen_kappa=pairwise, cohen_weights=weights,
-        strong=attempt(notes, "strong agreement", lambda: _strong(matrix)),
+        mean_cohen_kappa=pairwise, cohen_weights=weights, strong=strong,
         pairwise_spearman=_correlation(notes, "pairwise rho", pairwise_correlation, plain),
         loo_spearman=_correlation(notes, "leave-one-out rho", leave_one_out, plain),
         notes=tuple(notes),
     )
-
-
-def _strong(matrix: RaterMatrix) -> StrongAgreement:
-    if matrix.numeric:  # numbers hold no "I don't know": every rated item counts
-        values = matrix.values
-        rated = int(((~np.isnan(values)).sum(axis=0) >= 2).sum())
-        try:
-            kappa, note = fleiss_kappa(values), None
-        except ValueError as error:
-            kappa, note = None, str(error)
-        return StrongAgreement(rated, 0, percent_agreement(values), kappa, note)
-    return strong_agreement(matrix.values, idk=IDK)
 
 
 def _correlation(notes: list[str], label: str, statistic: Callable[[Any], float],
