@@ -147,3 +147,11 @@ def test_an_offline_judge_is_named_for_what_it_is():
     embedded = [{**row, "rater": "model:embedded:smollm2[completion]"} for row in rows
                 if row["rater"].startswith("model:")]
     assert "Offline judge." in render_report(verdicts(embedded))
+
+
+def test_heatmap_cells_link_to_the_viewer_when_it_is_named():
+    page = render_report(verdicts(dialogue_issue_rows()), viewer_url="http://127.0.0.1:8765/")
+    assert ("href='http://127.0.0.1:8765/?criterion=repetitive&amp;value=1&amp;system=bot-b&amp;language=en'"
+            in page)
+    without = render_report(verdicts(dialogue_issue_rows()))
+    assert "class=viewer" not in without

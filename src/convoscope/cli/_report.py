@@ -28,8 +28,10 @@ Examples:
 @click.option("--criteria-file", "criteria_files", multiple=True, type=click.Path(exists=True),
               help="Your own criteria in YAML, so the report knows their scales. Repeatable.")
 @click.option("--title", help="Page title (default: from the first file name).")
+@click.option("--viewer", "viewer_url", metavar="URL", help="Where `convoscope view` serves the same "
+              "verdicts (e.g. http://127.0.0.1:8765): each heat-map cell links there, filtered.")
 def report_command(verdict_paths: tuple[Path, ...], out: Path, items_path: Path | None,
-                   criteria_files: tuple[str, ...], title: str | None) -> None:
+                   criteria_files: tuple[str, ...], title: str | None, viewer_url: str | None) -> None:
     """Write an HTML report of VERDICTS (.jsonl or .csv, as `convoscope judge --out` writes them).
 
     The report finds which criteria the files hold and renders the matching sections: dialogue
@@ -45,7 +47,7 @@ def report_command(verdict_paths: tuple[Path, ...], out: Path, items_path: Path 
     console = Console(stderr=True)
     with fail_on(console):
         sections = write_report(list(verdict_paths), out, items_path=items_path,
-                                 criteria_paths=list(criteria_files), title=title)
+                                 criteria_paths=list(criteria_files), title=title, viewer_url=viewer_url)
         found = ", ".join(sections.names()) or "none"
         console.print(f"Wrote {out} (sections: {found})")
 

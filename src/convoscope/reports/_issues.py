@@ -7,6 +7,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from typing import Any
+from urllib.parse import urlencode
 
 from convoscope.judges import Verdict
 from convoscope.reports._html import heat_colour, num, pct, slug
@@ -18,19 +19,22 @@ Cell = tuple[str, str]  # (system, language)
 MAX_EXAMPLES = 30  # dialogues shown in full per cell; the ids of the rest are listed
 
 
-def issues_section(inputs: ReportInputs, issues: tuple[str, ...], overall: str | None) -> dict[str, Any]:
+def issues_section(inputs: ReportInputs, issues: tuple[str, ...], overall: str | None,
+                   viewer_url: str | None = None) -> dict[str, Any]:
+    """``viewer_url``: where ``convoscope view`` serves these verdicts; each cell then also links
+    to the viewer, filtered to that issue, chatbot and language."""
     sources = [s for s in ("judges", "people") if any(inputs.votes[i].by_source.get(s) for i in issues)]
     sides = []
     for source in sources:
-        rows, listings = _heatmap(inputs, issues, source)
+        rows, listings = _heatmap(inputs, issues, source, viewer_url)
         sides.append({"source": source, "title": SOURCE_TITLES[source], "issues": issues, "rows": rows,
                       "listings": listings, "overall": _overall_table(inputs, overall, source),
                       "overall_name": overall})
     return {"sides": sides}
 
 
-def _heatmap(inputs: ReportInputs, issues: tuple[str, ...],
-             source: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _heatmap(inputs: ReportInputs, issues: tuple[str, ...], source: str,
+             viewer_url: str | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     cells: set[Cell] = set()
     for issue in issues:
         cells |= {(v.system, v.language) for v in inputs.votes[issue].by_source.get(source, {}).values()}
@@ -49,10 +53,18 @@ def _heatmap(inputs: ReportInputs, issues: tuple[str, ...],
                 listings.append(_examples(inputs, anchor, issue, system, language, flagged))
             cell = {"issue": issue, "share": pct(share), "flagged": len(flagged), "judged": judged,
                     "colour": heat_colour(share), "anchor": anchor,
+                    "viewer": _viewer_link(viewer_url, issue, system, language) if flagged else None,
                     "label": f"{issue}: {len(flagged)} of {judged} dialogues of {system} ({language})"}
             row["cells"].append(cell)
         rows.append(row)
     return rows, listings
+
+
+def _viewer_link(viewer_url: str | None, issue: str, system: str, language: str) -> str | None:
+    if not viewer_url:
+        return None
+    query = {"criterion": issue, "value": "1", "system": system, "language": language}
+    return viewer_url.rstrip("/") + "/?" + urlencode({k: v for k, v in query.items() if v})
 
 
 def _examples(inputs: ReportInputs, anchor: str, issue: str, system: str, language: str,
