@@ -23,7 +23,7 @@ BESIDE_STORE = "beside-store"  # the default response cache: <store>.cache.db ne
 
 OFFLINE_WARNING = (
     "The embedded model is tiny. It lets you try convoscope offline; its scores carry no "
-    "measured signal about quality. Point --judge at a capable model before you publish."
+    "measured signal about quality. Point the judge (--judge) at a capable model before you publish."
 )
 
 T = TypeVar("T")

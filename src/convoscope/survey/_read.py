@@ -48,7 +48,7 @@ def read_survey(path: str | Path, columns: SurveyColumns = SurveyColumns(), *,
         raise LocatedError(path, "file not found")
     if path.suffix.lower() not in (".csv", ".tsv"):
         if skip_rows:
-            raise LocatedError(path, "--skip-rows applies to CSV/TSV exports only")
+            raise LocatedError(path, "skip_rows (--skip-rows) applies to CSV/TSV exports only")
         mapped = ColumnMap(id=columns.id or "id", question=columns.question or "question",
                            response=columns.answer or "response",
                            language=columns.language or "language")
@@ -86,7 +86,7 @@ def _skip_extra_headers(path: Path, header: list[str], rows: list[tuple[int, lis
                         skip_rows: int | None, notes: list[str]) -> list[tuple[int, list[str]]]:
     if skip_rows is not None:
         if skip_rows < 0:
-            raise LocatedError(path, f"--skip-rows must be 0 or more, got {skip_rows}")
+            raise LocatedError(path, f"skip_rows (--skip-rows) must be 0 or more, got {skip_rows}")
         if skip_rows:
             notes.append(f"skipped {skip_rows} row(s) after the header (--skip-rows), "
                          f"lines 2-{rows[skip_rows - 1][0] if skip_rows <= len(rows) else '?'}")
@@ -113,8 +113,8 @@ def _resolve_columns(path: Path, header: list[str], columns: SurveyColumns,
                                f"{', '.join(header)}", line=1, field=name)
     answer = columns.answer or next((c for c in DEFAULT_ANSWER_COLUMNS if c in header), None)
     if answer is None:
-        raise LocatedError(path, "no answer column: name it with --answer-col (the header has "
-                           f"{', '.join(header)})", line=1)
+        raise LocatedError(path, "no answer column: name it with SurveyColumns(answer=…) or "
+                           f"--answer-col; the header has {', '.join(header)}", line=1)
     identifier = columns.id or next((c for c in ("id", "ResponseId") if c in header), None)
     if identifier is None:
         notes.append("no id column: each answer's line number in the file is its id")
