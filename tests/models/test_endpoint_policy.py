@@ -232,3 +232,21 @@ async def test_malformed_log_probabilities_are_left_out_not_a_crash(proxy):
     request = GenerateRequest(prompt="Score:", max_tokens=1, next_token_candidates=(" 1", " 2", " 3"))
     generation = await generate(model_for(proxy), request)
     assert generation.next_token_logprobs == {" 3": -0.5} and generation.prompt_tokens == 0
+
+
+def test_context_sizes_are_read_as_each_server_reports_them():
+    from convoscope.models._openai import _context_from_props
+    from convoscope.models._wire import context_overflow
+
+    # llama.cpp's /props: top level (newer builds) or inside the default generation settings.
+    assert _context_from_props({"n_ctx": 8192}) == 8192
+    assert _context_from_props({"default_generation_settings": {"n_ctx": 4096}}) == 4096
+    assert _context_from_props({"detail": "Not Found"}) is None and _context_from_props(None) is None
+    # Refusals: OpenAI / llama-cpp-python (both wordings), llama.cpp's JSON fields.
+    assert context_overflow("This model's maximum context length is 8192 tokens. However, your messages "
+                            "resulted in 9000 tokens.") == (None, 8192)
+    assert context_overflow("This model's maximum context length is 2048 tokens. However, you requested "
+                            "3035 tokens (3031 in the messages, 4 in the completion).") == (3031, 2048)
+    assert context_overflow('{"error": {"message": "the request exceeds the available context size", '
+                            '"n_prompt_tokens": 5000, "n_ctx": 4096}}') == (5000, 4096)
+    assert context_overflow("HTTP 400: unknown field 'foo'") is None
