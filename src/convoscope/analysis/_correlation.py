@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from convoscope.analysis._validate import (
     as_array,
@@ -91,6 +91,8 @@ def kendall(x: Any, y: Any) -> float:
     0.6667
     """
     xs, ys = _pairs("kendall", x, y)
+    from scipy import stats  # scipy.stats takes seconds to import; only Kendall needs it
+
     return float(stats.kendalltau(xs, ys, variant="b").statistic)
 
 
@@ -145,6 +147,8 @@ def kendall_test(x: Any, y: Any, *, alternative: Alternative = "two-sided") -> C
     0.6
     """
     xs, ys = _pairs("kendall", x, y)
+    from scipy import stats
+
     result = stats.kendalltau(xs, ys, variant="b", alternative=alternative)
     return CorrelationTest(float(result.statistic), float(result.pvalue), len(xs))
 

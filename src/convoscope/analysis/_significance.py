@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from convoscope.analysis._correlation import MIN_PAIRS, _pearson_core, average_ranks
 from convoscope.analysis._validate import as_numbers, check_same_length
@@ -163,6 +163,8 @@ def permutation_test(statistic: Callable[[Any, Any], float], y_true: Any, y_pred
     observed = difference(a, b)
     if math.isnan(observed):
         raise ValueError("permutation_test: the statistic is undefined on the observed data")
+    from scipy import stats  # imported when used: scipy.stats is slow to import
+
     result = stats.permutation_test((a, b), difference, permutation_type="samples", vectorized=False,
                                     n_resamples=n_resamples, alternative="two-sided",
                                     rng=np.random.default_rng(seed))

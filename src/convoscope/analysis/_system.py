@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from convoscope.analysis._bootstrap import BootstrapResult, _interval
 from convoscope.analysis._correlation import CORRELATIONS, MIN_PAIRS, Method, system_correlation
@@ -62,6 +61,8 @@ def _row_correlations(x: np.ndarray, y: np.ndarray, method: str) -> np.ndarray:
     if method == "kendall":
         return np.array([_defined(CORRELATIONS["kendall"], a, b) for a, b in zip(x, y, strict=True)])
     if method == "spearman":
+        from scipy import stats  # imported when used: scipy.stats is slow to import
+
         x, y = stats.rankdata(x, axis=1), stats.rankdata(y, axis=1)
     x = x - x.mean(axis=1, keepdims=True)
     y = y - y.mean(axis=1, keepdims=True)
