@@ -208,6 +208,8 @@ def metaeval(verdicts_path: Path, human_path: Path | None, criteria: tuple[str, 
       convoscope metaeval verdicts.jsonl --human human.jsonl --items items.jsonl \\
           --baseline length --baseline embedding --baseline tfidf
     """
+    from rich.markup import escape
+
     from convoscope.analysis import metaeval_study as run_metaeval
     from convoscope.analysis import read_ratings
 
@@ -237,6 +239,10 @@ def metaeval(verdicts_path: Path, human_path: Path | None, criteria: tuple[str, 
         for row in rows:
             for note in row.notes:
                 console.print(f"[dim]{row.judge} on {row.criterion}: {note}[/dim]")
+        for extra_row in (*study.comparisons, *study.systems):
+            for note in extra_row.notes:
+                text = escape(f"{_who(extra_row)} on {extra_row.criterion}: {note}")
+                console.print(f"[dim]{text}[/dim]", soft_wrap=True)
         for path in tables:
             study.write_table(path)
             console.print(f"Wrote {path}")
@@ -252,6 +258,10 @@ def metaeval(verdicts_path: Path, human_path: Path | None, criteria: tuple[str, 
         console.print("[red]error:[/red] nothing could be computed (no item has both a judge score and a "
                       "human rating on a comparable scale)", soft_wrap=True)
         raise SystemExit(1)
+
+
+def _who(row: Any) -> str:
+    return f"{row.judge_a} vs {row.judge_b}" if hasattr(row, "judge_a") else f"{row.judge} (system level)"
 
 
 def _definitions(path: Path | None) -> dict[str, Any] | None:
