@@ -15,6 +15,7 @@ endpoint and what came back: the judge records it as that item's ``model_error``
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
 from collections.abc import Callable
@@ -46,6 +47,7 @@ from convoscope.models._wire import (
 
 _PROBE_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
 _PROBE_MESSAGES = [{"role": "user", "content": 'Reply with the JSON object {"ok": true}.'}]
+_POOL_SHARDS = 8
 _REJECTED = {400, 404, 405, 415, 422, 500, 501}  # what a server says to a field it does not take
 
 
@@ -77,11 +79,16 @@ class OpenAIModel:
             self._budget = RateBudget(rpm, tpm)
         except ValueError as error:
             raise ModelError(f"{self.name}: {error}") from None
-        self._client = httpx.AsyncClient(
+        # Several small connection pools instead of one big one: httpx's pool scans every
+        # connection it holds on each request, so its cost per request grows with the pool
+        # (encode/httpx#3215); requests are dealt round-robin over the shards.
+        self._clients = [httpx.AsyncClient(
             base_url=self.base_url, headers={"Authorization": f"Bearer {key}"} if key else {},
             timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)), transport=transport,
-            limits=httpx.Limits(max_connections=None,
-                                max_keepalive_connections=min(self._limit.ceiling, 256)))
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64))
+            for _ in range(_POOL_SHARDS)]
+        self._client = self._clients[0]  # side requests (probes, /props, /tokenize)
+        self._next_shard = itertools.count()
         self._price = price_per_million
         self._context_length = context_length
         self._token_counter: str | None = None  # the tokenizer route; "" once known to be absent
@@ -132,7 +139,8 @@ class OpenAIModel:
     async def _attempt(self, path: str, body: dict[str, Any], kind: Kind, sent_at: float,
                        probing: str | None) -> dict[str, Any]:
         try:
-            response = await self._client.post(path, json=body)
+            client = self._clients[next(self._next_shard) % len(self._clients)]
+            response = await client.post(path, json=body)
         except httpx.TimeoutException as error:
             raise TransientError(f"no answer within the timeout of {self._policy.timeout:g} s "
                                  f"({type(error).__name__})") from None
@@ -334,7 +342,8 @@ class OpenAIModel:
                           seed=body.get("seed"), temperature=body.get("temperature"))
 
     async def aclose(self) -> None:
-        await self._client.aclose()
+        for client in self._clients:
+            await client.aclose()
 
 
 class _Refused(Exception):
