@@ -123,7 +123,7 @@ def roc(judge: str, scores: np.ndarray, majority: np.ndarray, positive: Any) -> 
     at = int(np.argmin(np.abs(curve.thresholds - chosen.threshold)))
     plt = _pyplot()
     figure, axes = plt.subplots(figsize=(3.2, 3.0))
-    axes.plot(curve.fpr, curve.tpr, drawstyle="steps-post")
+    axes.plot(curve.fpr, curve.tpr, marker=".")  # straight segments between ROC points, as sklearn draws
     axes.plot([0, 1], [0, 1], linestyle=":", color="grey")
     axes.scatter([curve.fpr[at]], [curve.tpr[at]], color="red", zorder=3,
                  label=f"threshold {chosen.threshold:g} (EER {chosen.rate:.2f})")
