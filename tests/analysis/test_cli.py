@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from convoscope.analysis import (
@@ -95,3 +96,23 @@ def test_errors_are_one_line_with_exit_code_2(tmp_path):
     assert "criterion 'fluency' has no ratings" in result.output
     result = _run("metaeval", tmp_path / "missing.jsonl")
     assert result.exit_code == 2 and "file not found" in result.output
+
+
+def test_metaeval_reports_each_judges_bias_against_people(tmp_path):
+    """Issue 18: bias diagnostics come with every meta-evaluation, equal to the library's."""
+    from convoscope.estimate import study_bias
+
+    out = tmp_path / "metaeval.json"
+    result = _run("metaeval", SAMPLES / "verdicts.jsonl", "--human", SAMPLES / "humans.csv",
+                  *HUMAN_OPTIONS, "--criterion", "overall", "--resamples", "100", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "Judge bias against people" in result.output
+    bias = json.loads(out.read_text())["bias"]
+    judged = read_ratings(SAMPLES / "verdicts.jsonl")
+    humans = read_ratings(SAMPLES / "humans.csv", columns=RatingColumns(item="id", rater="annotator",
+                                                                         value="label"))
+    expected = study_bias(judged, humans, criteria=["overall"], score="value")
+    assert [(b["judge"], b["n"]) for b in bias] == [(r.judge, r.n) for r in expected]
+    assert {b["judge"] for b in bias} == {"model:good", "model:noisy"}
+    english = expected[0].languages["en"].mean_residual
+    assert bias[0]["languages"]["en"]["mean_residual"] == pytest.approx(english)

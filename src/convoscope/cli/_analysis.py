@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -185,20 +186,25 @@ def _legend(rows: list[Any], level: str) -> str:
               help="Write the criterion x judge table: .csv, .md or .tex (booktabs); repeatable.")
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path),
               help="Write an HTML report with figures (needs the plots extra: matplotlib).")
+@click.option("--own-family", multiple=True, metavar="SYSTEM",
+              help="A system built on the judges' own model family: the bias table then measures "
+              "self-preference. Repeatable.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the rows as JSON.")
 def metaeval(verdicts_path: Path, human_path: Path | None, criteria: tuple[str, ...], by: str | None,
              resamples: int, confidence: float, seed: int, level: str | None, positive: str | None,
              expected: bool, items_path: Path | None, baselines: tuple[str, ...], embedding_model: str,
              context_turns: int, criteria_file: Path | None, human_sets: str, view: str,
              dialogue_pattern: str, system: bool, permutations: int, tables: tuple[Path, ...],
-             report: Path | None, out: Path | None, **columns: str) -> None:
+             report: Path | None, own_family: tuple[str, ...], out: Path | None, **columns: str) -> None:
     """Meta-evaluate judges: compare the verdicts in VERDICTS with human ratings.
 
     For each judge and criterion: Spearman, Kendall and Pearson correlation with the mean human
     score (bootstrap confidence intervals), Cohen's kappa with the human majority (quadratic
     weights for numbers), F1 for both classes and the ROC AUC on binary criteria, and the
     humans' own agreement (Krippendorff's alpha; leave-one-out correlation with 3+ humans) as
-    the ceiling. The column options describe the --human file. --baseline adds rows computed
+    the ceiling; then each judge's biases against people (length — with --items —, language
+    gaps, self-preference with --own-family). The column options describe the --human file.
+    --baseline adds rows computed
     from the --items file (raters baseline:length, baseline:embedding-sim, baseline:tfidf-sim):
     correlations and AUC only, since their scores have no threshold.
 
@@ -243,6 +249,9 @@ def metaeval(verdicts_path: Path, human_path: Path | None, criteria: tuple[str, 
             for note in extra_row.notes:
                 text = escape(f"{_who(extra_row)} on {extra_row.criterion}: {note}")
                 console.print(f"[dim]{text}[/dim]", soft_wrap=True)
+        bias = _bias_reports(judged, humans, criteria, items_path, own_family, expected)
+        if bias:
+            console.print(_bias_table(bias))
         for path in tables:
             study.write_table(path)
             console.print(f"Wrote {path}")
@@ -253,11 +262,41 @@ def metaeval(verdicts_path: Path, human_path: Path | None, criteria: tuple[str, 
         if out is not None:
             _write_json(out, {"verdicts": str(verdicts_path), "human": str(human_path or verdicts_path),
                               "resamples": resamples, "confidence": confidence, "seed": seed,
-                              "view": view, **study.as_dict()}, console)
+                              "view": view, **study.as_dict(),
+                              "bias": [dataclasses.asdict(report) for report in bias]}, console)
     if not study.computed:
         console.print("[red]error:[/red] nothing could be computed (no item has both a judge score and a "
                       "human rating on a comparable scale)", soft_wrap=True)
         raise SystemExit(1)
+
+
+def _bias_reports(judged: list[Any], humans: list[Any] | None, criteria: tuple[str, ...],
+                  items_path: Path | None, own_family: tuple[str, ...], expected: bool) -> list[Any]:
+    from convoscope.estimate import study_bias
+
+    lengths = None
+    if items_path is not None:
+        from convoscope.baselines import item_length
+        from convoscope.items import read_items
+
+        lengths = {item.id: item_length(item) for item in read_items(items_path)}
+    return study_bias(judged, humans, criteria=criteria or None, lengths=lengths, own_family=own_family,
+                      score="expected_value" if expected else "value")
+
+
+def _bias_table(reports: list[Any]) -> Table:
+    table = Table(title="Judge bias against people (residual = judge − people, both standardised)",
+                  **_COMPACT)
+    for header in ["judge", "criterion", "n", "length ρ (p)", "per language: mean residual",
+                   "self-preference"]:
+        table.add_column(header)
+    for report in reports:
+        length = "–" if report.length is None else f"{report.length.rho:+.2f} ({report.length.pvalue:.2g})"
+        languages = ", ".join(f"{name} {gap.mean_residual:+.2f}" for name, gap in report.languages.items())
+        own = report.self_preference
+        table.add_row(report.judge, report.criterion, str(report.n), length, languages,
+                      "–" if own is None else f"{own.mean_residual:+.2f} (n {own.n})")
+    return table
 
 
 def _who(row: Any) -> str:

@@ -19,6 +19,7 @@ from convoscope.estimate._bias import (
     PositionBias,
     bias_diagnostics,
     position_bias,
+    study_bias,
 )
 from convoscope.estimate._calibrate import (
     AgreementScores,
@@ -45,6 +46,7 @@ __all__ = [
     "PositionBias",
     "bias_diagnostics",
     "position_bias",
+    "study_bias",
     "RANDOM",
     "Selected",
     "select_items",

@@ -139,3 +139,39 @@ def position_bias(answers: Iterable[tuple[str, str]]) -> PositionBias:
         raise ConfigError("no pairwise answers to measure position bias on")
     return PositionBias(pairs=pairs, flips=flips, flip_rate=flips / pairs,
                         first_rate=first / flips if flips else None)
+
+
+def study_bias(judged: Iterable[Any], humans: Iterable[Any] | None = None, *,
+               criteria: Iterable[str] | None = None, lengths: Mapping[str, float] | None = None,
+               own_family: Iterable[str] = (), score: str = "expected_value") -> list[BiasReport]:
+    """:func:`bias_diagnostics` for every judge and numeric criterion of a meta-evaluation.
+
+    ``judged`` holds the judges' ratings (and people's, named ``human:…``, when ``humans`` is
+    None); ``humans`` are people's ratings from their own file, whatever their rater names.
+    Baselines (``baseline:…``) and panels' members are judges like any other here."""
+    rows = list(judged)
+    if humans is not None:
+        rows = [r for r in rows if not r.rater.startswith("human:")] + [_as_human(r) for r in humans]
+    wanted = set(criteria) if criteria else None
+    family = tuple(own_family)
+    reports = []
+    names = sorted({(r.rater, r.criterion) for r in rows if not r.rater.startswith("human:")
+                    and (wanted is None or r.criterion in wanted)})
+    for rater, criterion in names:
+        try:
+            reports.append(bias_diagnostics(rows, criterion=criterion, judge=rater, lengths=lengths,
+                                            own_family=family, score=score))
+        except ConfigError:
+            continue  # labels, or fewer than 2 items shared with people: nothing to measure
+    return reports
+
+
+def _as_human(rating: Any) -> Any:
+    if rating.rater.startswith("human:"):
+        return rating
+    name = f"human:{rating.rater}"
+    if hasattr(rating, "model_copy"):  # a Verdict
+        return rating.model_copy(update={"rater": name})
+    from dataclasses import replace
+
+    return replace(rating, rater=name)
