@@ -5,8 +5,9 @@ process's CPU and GIL) and sends N chat requests at concurrency C three ways:
 
 1. a plain ``httpx.AsyncClient`` loop (the floor: POST, decode JSON);
 2. convoscope's ``OpenAIModel`` (probe, limits, retries, body checks, Generation);
-3. ``OpenAIModel(max_concurrency=8)``: what every run got before the in-flight cap followed
-   ``--concurrency``.
+3. ``OpenAIModel(max_concurrency=8)``: today's backend with the old fixed in-flight cap;
+4. the backend as it was before issue 11 (``--before``, a git ref; its in-flight cap was 8
+   whatever ``--concurrency`` said).
 
 Then the response cache: N ``put`` calls as the cache wrote them before (one commit each at
 SQLite's default ``synchronous=FULL``) and as it writes them now (grouped, by a writer thread),
@@ -90,8 +91,21 @@ async def plain_loop(base_url: str, total: int, concurrency: int) -> float:
         return await pool(concurrency, total, job)
 
 
-async def convoscope_model(base_url: str, total: int, concurrency: int, cap: int | None) -> float:
-    model = OpenAIModel("mock", base_url=base_url, max_concurrency=cap)
+def old_backend(ref: str) -> type:
+    """OpenAIModel as it was at git ``ref`` (e.g. 57939f8, before issue 11), for the 'before' row."""
+    import importlib.util
+
+    source = subprocess.run(["git", "show", f"{ref}:src/convoscope/models/_openai.py"], check=True,
+                            capture_output=True, text=True, cwd=Path(__file__).parent).stdout
+    spec = importlib.util.spec_from_loader("convoscope_openai_before", loader=None)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    exec(compile(source, f"{ref}:_openai.py", "exec"), module.__dict__)  # noqa: S102 (our own history)
+    return module.OpenAIModel  # type: ignore[no-any-return]
+
+
+async def convoscope_model(base_url: str, total: int, concurrency: int, cap: int | None,
+                           backend: type = OpenAIModel) -> float:
+    model = backend("mock", base_url=base_url, **({} if cap is None else {"max_concurrency": cap}))
     await model.generate(request_for(-1))  # the one-off capability probe is not throughput
 
     async def job(number: int) -> None:
@@ -128,6 +142,7 @@ def cache_writes(total: int) -> dict[str, float]:
 
 
 async def main_async(args: argparse.Namespace) -> None:
+    before = old_backend(args.before)
     mock, base_url = start_mock(args.delay)
     try:
         print(f"{args.requests} chat requests at concurrency {args.concurrency}, mock delay {args.delay} s, "
@@ -136,8 +151,10 @@ async def main_async(args: argparse.Namespace) -> None:
         ways = (("plain httpx loop", lambda: plain_loop(base_url, args.requests, args.concurrency)),
                 ("convoscope OpenAIModel",
                  lambda: convoscope_model(base_url, args.requests, args.concurrency, None)),
-                ("OpenAIModel capped at 8 (before)",
-                 lambda: convoscope_model(base_url, args.requests, args.concurrency, 8)))
+                ("OpenAIModel, max_concurrency=8",
+                 lambda: convoscope_model(base_url, args.requests, args.concurrency, 8)),
+                (f"OpenAIModel as at {args.before} (before)",
+                 lambda: convoscope_model(base_url, args.requests, args.concurrency, None, before)))
         for _ in range(args.repeat):  # interleaved, best of: a shared machine's noise only slows runs down
             for label, run in ways:
                 seconds = await run()
@@ -164,6 +181,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--delay", type=float, default=0.0, help="the mock's latency in seconds")
     parser.add_argument("--repeat", type=int, default=3, help="rounds; the best time of each way counts")
+    parser.add_argument("--before", default="57939f8", help="git ref of the 'before' backend")
     asyncio.run(main_async(parser.parse_args()))
 
 
