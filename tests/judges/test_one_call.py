@@ -100,7 +100,8 @@ def test_one_call_on_the_embedded_model(tmp_path):
         {"speaker": "bot", "text": "Dogs are mammals. Dogs are mammals."}]}) + "\n")
     out = tmp_path / "v.jsonl"
     result = CliRunner().invoke(cli, ["judge", str(items), "--criterion", "repetitive", "--criterion",
-                                      "lacks-empathy", "--one-call", "--max-tokens", "60",
+                                      # Room for two reasons (each bounded by the schema's maxLength).
+                                      "lacks-empathy", "--one-call", "--max-tokens", "200",
                                       "--store", str(tmp_path / "s.db"), "--out", str(out)])
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in out.read_text().splitlines()]

@@ -40,13 +40,13 @@ class FakeScriptedModel:
         pass
 
 
-register_backend("scripted", FakeScriptedModel)
+register_backend("otel-scripted", FakeScriptedModel)
 REQUEST = GenerateRequest(messages=(Message(role="user", content="hi"),), max_tokens=5)
 
 
 async def test_every_call_is_a_span_and_cache_hits_say_so(tmp_path):
     EXPORTER.clear()
-    model = _traced("scripted:ok", cache=tmp_path / "cache.db")
+    model = _traced("otel-scripted:ok", cache=tmp_path / "cache.db")
     await model.generate(REQUEST)
     await model.generate(REQUEST)
     await model.aclose()
@@ -59,9 +59,9 @@ async def test_every_call_is_a_span_and_cache_hits_say_so(tmp_path):
 async def test_a_failed_call_is_an_error_span_and_tracing_is_off_by_default():
     EXPORTER.clear()
     with pytest.raises(ModelError):
-        await _traced("scripted:fail").generate(REQUEST)
+        await _traced("otel-scripted:fail").generate(REQUEST)
     (span,) = EXPORTER.get_finished_spans()
     assert span.status.status_code == trace.StatusCode.ERROR
     from convoscope.models._otel import TracedModel
 
-    assert not isinstance(open_model("scripted:ok"), TracedModel)
+    assert not isinstance(open_model("otel-scripted:ok"), TracedModel)

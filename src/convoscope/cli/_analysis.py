@@ -245,7 +245,8 @@ def metaeval(verdicts_path: Path, human_path: Path | None, criteria: tuple[str, 
         for row in rows:
             for note in row.notes:
                 console.print(f"[dim]{row.judge} on {row.criterion}: {note}[/dim]")
-        for extra_row in (*study.comparisons, *study.systems):
+        extra_rows: list[Any] = [*study.comparisons, *study.systems]
+        for extra_row in extra_rows:
             for note in extra_row.notes:
                 text = escape(f"{_who(extra_row)} on {extra_row.criterion}: {note}")
                 console.print(f"[dim]{text}[/dim]", soft_wrap=True)

@@ -65,12 +65,18 @@ def _render_level(criterion: Criterion, level: Level) -> str:
     return text
 
 
+REASON_MAX_CHARS = 400
+
+
 def answer_schema(criterion: Criterion) -> dict[str, Any]:
     """JSON schema of a judge's answer. ``reason`` comes first so the model explains, then scores."""
     properties: dict[str, Any] = {}
     required: list[str] = []
     if criterion.ask_reason:
-        properties["reason"] = {"type": "string", "description": "Two or three sentences of justification."}
+        # A bound keeps a small model from looping in its reason until max_tokens cuts the JSON
+        # (grammar-constrained servers such as llama.cpp enforce it; others read it as guidance).
+        properties["reason"] = {"type": "string", "maxLength": REASON_MAX_CHARS,
+                                "description": "Two or three sentences of justification."}
         required.append("reason")
     if criterion.ask_relevance:
         properties["relevant"] = {"type": "boolean"}
