@@ -143,8 +143,8 @@ def endpoint_options(*, timeout: float | None = None, deadline: float | None = N
     for entry in api_key_env:
         host, _, variable = entry.rpartition("=")
         if not _VARIABLE.fullmatch(variable) or (host == "" and "=" in entry):
-            raise ModelError(f"--api-key-env {entry!r}: give VAR or HOST=VAR, where VAR is the name "
-                             "of an environment variable (not the key itself)")
+            raise ModelError(f"api_key_env (--api-key-env) {entry!r}: give VAR or HOST=VAR, where VAR "
+                             "is the name of an environment variable (not the key itself)")
         bindings[host.lower() or "*"] = variable
     if bindings:
         options["api_key_env"] = bindings

@@ -87,7 +87,8 @@ def pick_rater(verdicts: list[Verdict], rater: str | None = None) -> str:
     panels = [name for name in raters if RaterKind.of(name) is RaterKind.PANEL]
     if len(panels) == 1:
         return panels[0]
-    raise ConfigError(f"the verdicts hold several raters ({', '.join(raters)}): choose one with --rater")
+    raise ConfigError(f"the verdicts hold several raters ({', '.join(raters)}): choose one with --rater "
+                      "(rater=… from Python)")
 
 
 def _present(verdict: Verdict, criteria: dict[str, Any]) -> bool:
