@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from convoscope.filters._markov import BigramModel
+
 ENGLISH_ALPHABET = " abcdefghijklmnopqrstuvwxyz"
 VOWELS = frozenset("aeiou")
 TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)*")
@@ -118,6 +120,57 @@ def token_info(token: str, is_word: Callable[[str], bool], slang: frozenset[str]
     # Elongations and laughter are repetitive by design; only other words can show a mashing run.
     run = 0 if kind in ("slang", "elongated") else longest_class_run(token.replace("'", ""))
     return kind, run
+
+
+# Per token, everything a line needs: (counts as a word, slang, elongated, longest class run,
+# Markov log-likelihood sum of the token's transitions, number of transitions).
+TokenRow = tuple[bool, bool, bool, int, float, int]
+_TABLES: dict[tuple[object, ...], dict[str, TokenRow]] = {}
+_TABLE_LIMIT = 200_000
+
+
+@dataclass(frozen=True)
+class EnglishStats:
+    """What the English rules read from a line (the same figures ``english_signals`` and
+    ``mean_log_likelihood_of_words`` give, computed in one pass over cached token rows)."""
+
+    tokens: int
+    valid_word_ratio: float | None
+    slang: bool
+    elongated: bool
+    longest_class_run: int
+    log_likelihood: float | None
+
+
+def _token_row(token: str, is_word: Callable[[str], bool], slang: frozenset[str],
+               model: BigramModel) -> TokenRow:
+    kind, run = token_info(token, is_word, slang)
+    word = token.replace("'", "")
+    return (kind != "unknown", kind == "slang", kind == "elongated", run,
+            model.word_log_likelihood(word), len(word) + 1)
+
+
+def english_stats(text: str, is_word: Callable[[str], bool], slang: frozenset[str],
+                  model: BigramModel) -> EnglishStats:
+    """The English measurements of one line. Token rows are cached per (dictionary, slang,
+    model): words repeat (Zipf), so a line costs one regex pass and a dictionary hit per token."""
+    tokens = TOKEN.findall(fold(text))
+    if not tokens:
+        return EnglishStats(0, None, False, False, 0, None)
+    key = (is_word, slang, id(model))
+    table = _TABLES.get(key)
+    if table is None:
+        table = _TABLES[key] = {}
+    rows = list(map(table.get, tokens))
+    if None in rows:
+        for position, token in enumerate(tokens):
+            if rows[position] is None:
+                rows[position] = row = _token_row(token, is_word, slang, model)
+                if len(table) < _TABLE_LIMIT:
+                    table[token] = row
+    valid, slangs, stretched, runs, sums, lengths = zip(*rows, strict=True)
+    return EnglishStats(len(tokens), sum(valid) / len(tokens), any(slangs), any(stretched),
+                        max(runs), sum(sums) / sum(lengths))
 
 
 def english_signals(text: str, is_word: Callable[[str], bool], slang: frozenset[str]) -> EnglishSignals:

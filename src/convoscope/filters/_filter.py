@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from convoscope.filters import _resources
-from convoscope.filters._english import DEFAULT_SLANG, english_signals, english_symbols
+from convoscope.filters._english import DEFAULT_SLANG, english_stats, english_symbols
 from convoscope.filters._korean import (
     DEFAULT_KO_WHITELIST,
     has_content_morpheme,
@@ -174,8 +174,19 @@ def detect(text: str, *, lang: LanguageChoice = "auto",
 
 def detect_many(texts: Iterable[str], *, lang: LanguageChoice = "auto",
                 thresholds: GibberishThresholds = DEFAULT_THRESHOLDS) -> list[GibberishResult]:
-    """Judge many answers with the same options; results come back in input order."""
+    """Judge many answers with the same options; results come back in input order. Repeated
+    answers (survey exports repeat "no", "good", "n/a" a lot) are judged once."""
     _check_options(thresholds)
+    texts = list(texts)
+    distinct = list(dict.fromkeys(texts))
+    if len(distinct) == len(texts):
+        return _judge_all(texts, lang, thresholds)
+    verdicts = dict(zip(distinct, _judge_all(distinct, lang, thresholds), strict=True))
+    return [verdicts[text] for text in texts]
+
+
+def _judge_all(texts: list[str], lang: LanguageChoice,
+               thresholds: GibberishThresholds) -> list[GibberishResult]:
     pending: list[tuple[int, str]] = []
     results = []
     for index, text in enumerate(texts):
@@ -227,6 +238,7 @@ def _without_morphemes(thresholds: GibberishThresholds) -> GibberishThresholds:
     return thresholds.model_copy(update={"ko_morphemes": "off"})
 
 
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
 _SENTENCE_END = re.compile(r"(?<=[.!?;。！？])\s+|\s*\n+\s*")
 
 
@@ -249,11 +261,16 @@ def _detect_whole(text: str, choice: LanguageChoice, thresholds: GibberishThresh
     if not text.strip():
         return GibberishResult(text=text, lang="none", gibberish=thresholds.empty_is_gibberish,
                                reasons=("empty",) if thresholds.empty_is_gibberish else ())
-    counts = count_scripts(text)
-    lang = language_of(counts) if choice == "auto" else choice
     notes: tuple[Note, ...] = ()
-    if choice == "auto" and is_mixed_script(counts, minority_share=thresholds.mixed_script_share):
-        notes = ("mixed_script",)
+    if choice != "auto":
+        lang = choice
+    elif text.isascii():  # the common case: Latin letters only, never mixed with Hangul
+        lang = "en" if _ASCII_LETTER.search(text) else "none"
+    else:
+        counts = count_scripts(text)
+        lang = language_of(counts)
+        if is_mixed_script(counts, minority_share=thresholds.mixed_script_share):
+            notes = ("mixed_script",)
     if lang == "en":
         result = _english(text, thresholds, notes)
         return result if choice == "en" else _unless_another_language(text, result, thresholds)
@@ -325,27 +342,27 @@ def _no_letters_of(lang: Literal["en", "ko"], text: str) -> GibberishResult:
 
 def _english(text: str, thresholds: GibberishThresholds, notes: tuple[Note, ...]) -> GibberishResult:
     is_word = _resources.word_checker(thresholds.en_dictionary, thresholds.en_min_word_zipf)
-    signals = english_signals(text, is_word, thresholds.en_slang)
-    if not signals.words:
+    stats = english_stats(text, is_word, thresholds.en_slang, _resources.bigram_model("en"))
+    if not stats.tokens:
         return _no_letters_of("en", text)
-    likelihood = _resources.bigram_model("en").mean_log_likelihood_of_words(signals.words)
+    likelihood = stats.log_likelihood
     unlikely = likelihood is not None and likelihood < thresholds.en_min_log_likelihood
-    ratio = signals.valid_word_ratio
+    ratio = stats.valid_word_ratio
     few_words = ratio is not None and ratio < thresholds.en_min_valid_word_ratio
-    if signals.nonstandard:
+    if stats.slang or stats.elongated:
         # Seed exception: slang and stretched words stay unless both statistics fail.
-        if "slang" in signals.kinds:
+        if stats.slang:
             notes += ("slang",)
-        if "elongated" in signals.kinds:
+        if stats.elongated:
             notes += ("elongation",)
         if not (unlikely and few_words):
             unlikely = few_words = False
     fired = (("low_likelihood", unlikely), ("few_valid_words", few_words),
-             ("char_class_run", signals.longest_class_run > thresholds.en_max_class_run))
+             ("char_class_run", stats.longest_class_run > thresholds.en_max_class_run))
     reasons = tuple(name for name, hit in fired if hit)
     return GibberishResult(text=text, lang="en", gibberish=bool(reasons), reasons=reasons,  # type: ignore[arg-type]
                            notes=notes, log_likelihood=likelihood, valid_word_ratio=ratio,
-                           longest_class_run=signals.longest_class_run)
+                           longest_class_run=stats.longest_class_run)
 
 
 def _korean(text: str, thresholds: GibberishThresholds, notes: tuple[Note, ...],
