@@ -14,7 +14,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from convoscope.filters._markov import BigramModel
 
@@ -129,8 +129,7 @@ _TABLES: dict[tuple[object, ...], dict[str, TokenRow]] = {}
 _TABLE_LIMIT = 200_000
 
 
-@dataclass(frozen=True)
-class EnglishStats:
+class EnglishStats(NamedTuple):
     """What the English rules read from a line (the same figures ``english_signals`` and
     ``mean_log_likelihood_of_words`` give, computed in one pass over cached token rows)."""
 
@@ -168,7 +167,7 @@ def english_stats(text: str, is_word: Callable[[str], bool], slang: frozenset[st
                 rows[position] = row = _token_row(token, is_word, slang, model)
                 if len(table) < _TABLE_LIMIT:
                     table[token] = row
-    valid, slangs, stretched, runs, sums, lengths = zip(*rows, strict=True)
+    valid, slangs, stretched, runs, sums, lengths = zip(*rows)  # noqa: B905 (rows of six)
     return EnglishStats(len(tokens), sum(valid) / len(tokens), any(slangs), any(stretched),
                         max(runs), sum(sums) / sum(lengths))
 

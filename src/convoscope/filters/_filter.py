@@ -223,9 +223,12 @@ def _detect(text: str, choice: LanguageChoice, thresholds: GibberishThresholds,
         return whole
     if whole.lang == "en" and whole.valid_word_ratio == 1.0 and (whole.longest_class_run or 0) <= 4:
         return whole  # every token is a word, slang or an elongation: no segment can be noise
+    segments = _segments(text)
+    if not segments:
+        return whole
     # Segments get the statistical rules only: the morpheme check already saw the whole text.
     quick = _without_morphemes(thresholds)
-    for segment in _segments(text):
+    for segment in segments:
         part = _detect_whole(segment, choice, quick)
         if part.gibberish and _counts_as_fragment(part):
             return whole.model_copy(update={"gibberish": True, "reasons": ("gibberish_segment",),
@@ -314,9 +317,16 @@ _ENGLISH_FUNCTION_WORDS = frozenset(
     "liked like good great nice love loved".split())
 
 
+# A whitespace-separated word that, stripped of the punctuation .,!?;:"() at its ends, is a
+# function word: one regex pass instead of a split and a strip per word.
+_FUNCTION_WORD = re.compile(r'(?<!\S)[.,!?;:"()]*(?:'
+                            + "|".join(sorted(map(re.escape, _ENGLISH_FUNCTION_WORDS), key=len, reverse=True))
+                            + r')[.,!?;:"()]*(?!\S)')
+
+
 def _has_english_function_word(text: str) -> bool:
-    words = text.lower().replace("\u2019", "'").split()
-    return len(words) <= 2 or any(word.strip(".,!?;:\"()") in _ENGLISH_FUNCTION_WORDS for word in words)
+    lowered = text.lower().replace("\u2019", "'")
+    return _FUNCTION_WORD.search(lowered) is not None or len(lowered.split()) <= 2
 
 
 def _other_language(text: str, thresholds: GibberishThresholds,
