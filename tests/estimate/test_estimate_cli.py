@@ -103,3 +103,37 @@ def test_bias_reports_length_and_language_from_the_items_file(tmp_path):
     assert result.exit_code == 0, result.output
     assert "length: Spearman(residual, words) +0." in result.output
     assert "language ko" in result.output and "self-preference" in result.output
+
+
+def test_route_writes_the_chosen_items_with_their_reasons_for_a_campaign(tmp_path):
+    from convoscope import Item
+    from convoscope.items import read_items, write_jsonl
+
+    judge, people = _split(tmp_path)
+    rows, _ = _table()
+    items = tmp_path / "items.jsonl"
+    write_jsonl([Item(id=item_id, response="r", system=item_id.rsplit("-", 1)[0])
+                 for item_id in dict.fromkeys(v.item_id for v in rows)], items)
+    chosen = tmp_path / "for-people.jsonl"
+    result = _run("route", judge, "--random", 30, "--out", tmp_path / "route.jsonl", "--items", items,
+                  "--write-items", chosen)
+    assert result.exit_code == 0, result.output
+    written = read_items(chosen)
+    assert sum(item.meta["random_sample"] for item in written) == 30
+    assert all(item.meta["selected_because"] for item in written)
+    # the same file names the random sample for the estimate
+    out = tmp_path / "estimates.csv"
+    result = _run("estimate", judge, people, "--criterion", "overall", "--judge", JUDGE,
+                  "--random-sample", chosen, "--score", "value", "--out", out)
+    labelled = sum(int(row["n_human"]) for row in csv.DictReader(out.open()))
+    sampled = {item.id for item in written if item.meta["random_sample"]}
+    people_rated = {f"bot-{s}-{i}" for s in "ab" for i in range(60)}
+    assert labelled == len(sampled & people_rated)
+    assert result.exit_code == 0, result.output
+
+
+def test_route_write_items_needs_the_items(tmp_path):
+    judge, _ = _split(tmp_path)
+    result = _run("route", judge, "--random", 3, "--out", tmp_path / "r.jsonl", "--write-items",
+                  tmp_path / "i.jsonl")
+    assert result.exit_code == 2 and "--write-items needs --items" in result.output

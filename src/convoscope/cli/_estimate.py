@@ -50,9 +50,14 @@ Examples:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="JSONL of the chosen items: item_id and the reasons it was chosen.")
+@click.option("--items", "items_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The judged items: with --write-items, the chosen ones are written out whole.")
+@click.option("--write-items", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the chosen items (meta.selected_because, meta.random_sample) as JSONL, "
+                   "ready to append to a campaign's items file.")
 def route_command(verdict_paths: tuple[Path, ...], random_size: int, criterion: str | None,
                   values: tuple[str, ...], flat_above: float, no_disagreement: bool, seed: int,
-                  out: Path) -> None:
+                  out: Path, items_path: Path | None, write_items: Path | None) -> None:
     """Choose the items of a judged run that people should rate, and say why.
 
     Items where judges disagree, where a judge's distribution is flat, or with a chosen value
@@ -73,10 +78,19 @@ def route_command(verdict_paths: tuple[Path, ...], random_size: int, criterion: 
         random_count = sum(s.in_random_sample for s in chosen)
         console.print(f"Wrote {out}: {len(chosen)} items ({random_count} in the random sample, "
                       f"{len(chosen) - random_count} chosen only for a reason)")
+        if write_items is not None:
+            if items_path is None:
+                raise click.UsageError("--write-items needs --items (the judged items)")
+            from convoscope.estimate import selected_items
+            from convoscope.items import read_items, write_jsonl
+
+            written = write_jsonl(selected_items(read_items(items_path), chosen), write_items)
+            console.print(f"Wrote {write_items}: {written} items with their reasons in meta")
 
 
 def _random_sample(path: Path | None) -> set[str] | None:
-    """Item ids of the random sample: a `route` output (reason `random`) or one id per line."""
+    """Item ids of the random sample: a `route` output (reason `random`), items written by
+    `route --write-items` (meta.random_sample), or one id per line."""
     if path is None:
         return None
     from convoscope.errors import LocatedError
@@ -93,8 +107,14 @@ def _random_sample(path: Path | None) -> set[str] | None:
             row = json.loads(text)
         except json.JSONDecodeError as error:
             raise LocatedError(path, f"not JSON: {error.msg}", line=line_number) from None
-        if "random" in row.get("reasons", ["random"]):
-            ids.add(str(row["item_id"]))
+        if "item_id" in row:  # a `route` output line
+            if "random" in row.get("reasons", ["random"]):
+                ids.add(str(row["item_id"]))
+        elif "id" in row:  # an item written by `route --write-items`
+            if (row.get("meta") or {}).get("random_sample"):
+                ids.add(str(row["id"]))
+        else:
+            raise LocatedError(path, "neither item_id (a route output) nor id (an item)", line=line_number)
     return ids
 
 

@@ -30,7 +30,7 @@ from convoscope.estimate._calibrate import (
     fit_isotonic,
 )
 from convoscope.estimate._ppi import Difference, Estimate, power_tuning_lambda, ppi_difference, ppi_mean
-from convoscope.estimate._route import RANDOM, Selected, select_items
+from convoscope.estimate._route import RANDOM, Selected, select_items, selected_items
 from convoscope.estimate._verdicts import (
     Estimates,
     GroupEstimate,
@@ -50,6 +50,7 @@ __all__ = [
     "RANDOM",
     "Selected",
     "select_items",
+    "selected_items",
     "AgreementScores",
     "Calibration",
     "CalibrationReport",

@@ -13,6 +13,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -87,3 +88,19 @@ def select_items(verdicts: Iterable[object], *, criterion: str | None = None, ra
     for index in rng.choice(len(items), size=random, replace=False):
         reasons[items[int(index)]].add(RANDOM)
     return [Selected(item, tuple(sorted(reasons[item]))) for item in items if reasons.get(item)]
+
+
+def selected_items(items: Iterable[Any], chosen: Iterable[Selected]) -> list[Any]:
+    """The chosen items themselves, each with ``meta.selected_because`` (its reasons) and
+    ``meta.random_sample`` — what a campaign needs to record why people saw it, and what
+    :func:`convoscope.estimate.estimate` needs to know the random sample."""
+    by_id = {item.id: item for item in items}
+    out = []
+    for selected in chosen:
+        item = by_id.get(selected.item_id)
+        if item is None:
+            raise ConfigError(f"item {selected.item_id!r} was chosen from the verdicts but is not among "
+                              "the items given")
+        out.append(item.model_copy(update={"meta": {**item.meta, "selected_because": list(selected.reasons),
+                                                    "random_sample": selected.in_random_sample}}))
+    return out
