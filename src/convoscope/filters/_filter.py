@@ -265,6 +265,7 @@ def _detect_whole(text: str, choice: LanguageChoice, thresholds: GibberishThresh
         return GibberishResult(text=text, lang="none", gibberish=thresholds.empty_is_gibberish,
                                reasons=("empty",) if thresholds.empty_is_gibberish else ())
     notes: tuple[Note, ...] = ()
+    lang: str
     if choice != "auto":
         lang = choice
     elif text.isascii():  # the common case: Latin letters only, never mixed with Hangul
