@@ -4,6 +4,7 @@ People answer the same criteria as the LLM judges; every answer is stored as a h
 """
 
 from convoscope.campaigns._access import Standing, excluded_reason
+from convoscope.campaigns._add import AddedItems, add_items
 from convoscope.campaigns._answers import (
     IDK,
     IDK_DEFINITION,
@@ -65,6 +66,8 @@ from convoscope.campaigns._status import AnnotatorStatus, BatchStatus, CampaignS
 from convoscope.campaigns._template import init_campaign
 
 __all__ = [
+    "AddedItems",
+    "add_items",
     "IDK",
     "IDK_DEFINITION",
     "IDK_LABEL",

@@ -227,6 +227,63 @@ def import_command(directory: str, verdicts: str, items: str | None, db: str | N
                       f"{summary.already_stored} already stored")
 
 
+@campaign_group.command("add-items", epilog="""
+\b
+Examples:
+  convoscope campaign add-items study/ --from-run judge.jsonl --items items.jsonl --random 100
+  convoscope campaign add-items study/ --from-run judge.jsonl --items items.jsonl --random 50 --value hold
+  convoscope route judge.jsonl --random 100 --items items.jsonl --out r.jsonl --write-items chosen.jsonl
+  convoscope campaign add-items study/ --chosen chosen.jsonl
+""")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.option("--from-run", "verdict_paths", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="A judged run's verdicts (convoscope judge --out). Repeatable.")
+@click.option("--items", "items_path", type=click.Path(exists=True, dir_okay=False),
+              help="The judged items the verdicts are about.")
+@click.option("--random", "random_size", type=click.IntRange(min=0),
+              help="Size of the uniform random sample of the run's items (required with --from-run).")
+@click.option("--value", "values", multiple=True, help="Also choose items with a verdict of this value "
+              "(e.g. hold). Repeatable.")
+@click.option("--flat-above", type=click.FloatRange(0, 1), default=0.8, show_default=True,
+              help="Also choose items where a judge's score distribution is flatter than this.")
+@click.option("--no-disagreement", is_flag=True, help="Do not choose items where judges disagree.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--chosen", "chosen_path", type=click.Path(exists=True, dir_okay=False),
+              help="Items already chosen (convoscope route --write-items) instead of --from-run.")
+def add_items_command(directory: str, verdict_paths: tuple[str, ...], items_path: str | None,
+                      random_size: int | None, values: tuple[str, ...], flat_above: float,
+                      no_disagreement: bool, seed: int, chosen_path: str | None) -> None:
+    """Add items people should judge to the campaign in DIRECTORY, each with why it was chosen.
+
+    From a judged run: items where judges disagree, a judge's distribution is flat or a verdict
+    has a chosen value (a survey hold), always with a uniform random sample of --random items
+    (what lets `convoscope estimate` correct the judge without bias). The reasons go into each
+    item's meta (selected_because, random_sample); items are appended to the campaign's items
+    file, never reordered, so a running study keeps its batches.
+    """
+    from convoscope.campaigns import add_items
+    from convoscope.estimate import select_items, selected_items
+    from convoscope.items import read_items
+    from convoscope.judges import read_verdicts
+
+    console = Console(stderr=True)
+    with fail_on(console):
+        if chosen_path:
+            if verdict_paths:
+                raise click.UsageError("give --chosen or --from-run, not both")
+            chosen = read_items(chosen_path)
+        else:
+            if not verdict_paths or items_path is None or random_size is None:
+                raise click.UsageError("--from-run needs --items and --random (or give --chosen)")
+            verdicts = [v for path in verdict_paths for v in read_verdicts(path)]
+            selection = select_items(verdicts, random=random_size, disagreement=not no_disagreement,
+                                     flat_above=flat_above, values=values, seed=seed)
+            chosen = selected_items(read_items(items_path), selection)
+        result = add_items(directory, chosen)
+        console.print(f"Added {result.added} items to {result.path} ({result.random_sample} in the random "
+                      f"sample); {result.already_there} were there already.")
+
+
 @campaign_group.command("block")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
 @click.argument("annotator")
