@@ -267,8 +267,10 @@ def estimate_command(verdict_paths: tuple[Path, ...], criterion: str, judge_rate
 
 
 def _text_cell(text: str) -> str:
-    """A CSV cell a spreadsheet will not run: text starting with = + - @ gets a leading quote."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    """A CSV cell a spreadsheet will not run (the campaigns' export rule)."""
+    from convoscope.campaigns import spreadsheet_safe
+
+    return str(spreadsheet_safe(text))
 
 
 def _estimate_row(result: Any) -> dict[str, Any]:
