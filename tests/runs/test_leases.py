@@ -13,6 +13,7 @@ import time
 
 import pytest
 import sqlalchemy as sa
+from short_rubric import CRITERIA
 
 from convoscope.store import Store
 
@@ -51,19 +52,6 @@ def test_a_dead_workers_lease_expires_and_finished_tasks_stay_finished(tmp_path)
     assert store.claim("r", "third", ["c"], lease_s=60) == (set(), {"c"})
 
 
-CRITERIA = """
-suite: test-short
-description: a tiny rubric so that prompts stay short
-criteria:
-  - name: clarity
-    question: Is the answer clear?
-    definition: Clear answers say one thing plainly.
-    scale: {kind: range, minimum: 1, maximum: 3}
-    levels:
-      - {value: 1, definition: unclear, examples: ["asdf qwer"]}
-      - {value: 2, definition: partly clear, examples: ["maybe buses"]}
-      - {value: 3, definition: clear, examples: ["More buses at night."]}
-"""
 N_ITEMS = 12
 CONCURRENCY = 2
 
