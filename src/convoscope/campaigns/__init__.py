@@ -10,10 +10,15 @@ from convoscope.campaigns._answers import (
     IDK_DEFINITION,
     IDK_LABEL,
     N_,
+    TIE,
     AnswerError,
     Submission,
     answer_choices,
+    choices,
     options_for,
+    pair_choices,
+    pair_order,
+    shown_slot,
     task_key,
     to_verdict,
 )
@@ -30,6 +35,7 @@ from convoscope.campaigns._monitor import (
     qualify,
 )
 from convoscope.campaigns._open import open_campaign, secure_sqlite
+from convoscope.campaigns._pair_results import PairResults, SideShare, pair_results, side_shares
 from convoscope.campaigns._people import (
     MTURK_PREVIEW,
     PLATFORM_PARAMETERS,
@@ -48,6 +54,7 @@ from convoscope.campaigns._plan import (
     context_key,
     group_contexts,
     make_batches,
+    pair_contexts,
 )
 from convoscope.campaigns._report import render_report as render_campaign_report
 from convoscope.campaigns._report import status_tables
@@ -66,11 +73,21 @@ from convoscope.campaigns._status import AnnotatorStatus, BatchStatus, CampaignS
 from convoscope.campaigns._template import init_campaign
 
 __all__ = [
+    "PairResults",
+    "SideShare",
+    "choices",
+    "pair_choices",
+    "pair_contexts",
+    "pair_order",
+    "pair_results",
+    "shown_slot",
+    "side_shares",
     "AddedItems",
     "add_items",
     "IDK",
     "IDK_DEFINITION",
     "IDK_LABEL",
+    "TIE",
     "MTURK_PREVIEW",
     "N_",
     "PLATFORM_PARAMETERS",

@@ -14,7 +14,7 @@ from convoscope.campaigns._answers import IDK
 from convoscope.campaigns._events import Event
 from convoscope.campaigns._monitor import QualificationResult
 from convoscope.campaigns._plan import Batch
-from convoscope.campaigns._spec import CampaignSpec
+from convoscope.campaigns._spec import PAIRWISE_PREFIX, CampaignSpec
 from convoscope.criteria import Criterion
 from convoscope.judges import RaterKind, Verdict
 
@@ -83,7 +83,10 @@ def gold_failures(annotator: str, verdicts: Sequence[Verdict], owner: dict[str, 
         if expected is None or verdict.criterion not in criteria:
             continue
         answer = IDK if verdict.unscored_reason == IDK else verdict.value
-        wanted = IDK if expected == IDK else criteria[verdict.criterion].scale.coerce(expected)
+        if expected == IDK or verdict.criterion.startswith(PAIRWISE_PREFIX):  # a pair: a system or "tie"
+            wanted: object = expected
+        else:
+            wanted = criteria[verdict.criterion].scale.coerce(expected)
         if answer != wanted:
             failed.append((verdict.item_id, verdict.criterion))
     return failed

@@ -15,6 +15,7 @@ from convoscope.campaigns._access import Standing, blocked_from, counted, gold_f
 from convoscope.campaigns._answers import Submission, answer_key, next_task, task_key, to_verdict
 from convoscope.campaigns._events import Event, EventLog
 from convoscope.campaigns._monitor import BatchAgreement, QualificationResult, qualify
+from convoscope.campaigns._pair_results import PairResults, pair_results
 from convoscope.campaigns._people import EXTERNAL_ID, Annotator, join, read_annotators, write_annotators
 from convoscope.campaigns._plan import Batch, Task, choose_batch, make_batches
 from convoscope.campaigns._results import OptionCount, SystemResult, option_breakdown, system_results
@@ -56,7 +57,9 @@ class Campaign:
     def __init__(self, directory: str | Path, items: Sequence[Item], store: Store):
         self.directory = Path(directory)
         self.spec: CampaignSpec = load_campaign(directory)
-        self.criteria: dict[str, Criterion] = {c.name: c for c in self.spec.load_criteria(self.directory)}
+        # Keyed by the name answers are stored under (``pairwise:<name>`` in a pairwise campaign).
+        self.criteria: dict[str, Criterion] = {self.spec.task_criterion(c.name): c
+                                               for c in self.spec.load_criteria(self.directory)}
         self.batches = make_batches(items, self.spec)
         if not any(batch.kind == "main" for batch in self.batches):
             contexts = sum(len(batch.contexts) for batch in self.batches)
@@ -386,12 +389,27 @@ class Campaign:
     def results(self, *, everything: bool = False) -> tuple[list[SystemResult], list[OptionCount]]:
         """Per system and criterion: majority and all-votes percentages; negative answers' options.
 
-        Main batches only (qualification answers are a trial; gold items are checks).
+        Main batches only (qualification answers are a trial; gold items are checks). A pairwise
+        campaign has none of these: see :meth:`pair_results`.
         """
-        main = [v for v in self.verdicts(everything=everything)
+        if self.spec.pairwise:
+            return [], []
+        main = self._main_answers(everything)
+        return system_results(main, self.criteria), option_breakdown(main, self.criteria)
+
+    def pair_results(self, *, everything: bool = False, n_resamples: int = 1000,
+                     seed: int = 0) -> list[PairResults]:
+        """A pairwise campaign's results per criterion: win rates by majority and by all votes,
+        Bradley–Terry strengths and how often each person chose the response shown first."""
+        if not self.spec.pairwise:
+            return []
+        return pair_results(self._main_answers(everything), list(self.criteria),
+                            n_resamples=n_resamples, seed=seed)
+
+    def _main_answers(self, everything: bool) -> list[Verdict]:
+        return [v for v in self.verdicts(everything=everything)
                 if self.owner.get(v.item_id) is not None and self.owner[v.item_id].kind == "main"
                 and v.item_id not in self.owner[v.item_id].gold]
-        return system_results(main, self.criteria), option_breakdown(main, self.criteria)
 
     def agreement(self) -> list[BatchAgreement]:
         """Live agreement for every batch that has answers that count."""

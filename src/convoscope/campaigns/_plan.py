@@ -17,7 +17,11 @@ from convoscope.items import REFERENCE_SYSTEM, Item, Turn, context_key
 
 
 class Candidate(BaseModel):
-    """One judged text for a context: a system's response, or the ground-truth turn."""
+    """One judged text for a context: a system's response, or the ground-truth turn.
+
+    In a pairwise campaign a candidate is a *pair*: ``pair`` holds system A's and system B's
+    responses (A < B), ``system`` is ``A~B`` and ``text`` is empty.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -25,6 +29,7 @@ class Candidate(BaseModel):
     text: str
     system: str | None = None
     language: str | None = None
+    pair: tuple[Candidate, Candidate] | None = None
 
 
 class Context(BaseModel):
@@ -85,6 +90,44 @@ def group_contexts(items: Iterable[Item], *, include_reference: bool = True) -> 
     return [context for context in contexts if context.candidates]
 
 
+def pair_contexts(items: Iterable[Item], *, include_reference: bool = True,
+                  systems: Sequence[str] = ()) -> list[Context]:
+    """Pairwise campaigns: per context, one candidate per pair of systems answering it.
+
+    Pairs come from :func:`convoscope.pairwise.make_pairs` (ids ``<context>:A~B``, A < B), so
+    people's verdicts and judges' verdicts on the same pair share an item id. With
+    ``include_reference`` the ground-truth turn takes part as the system ``reference``.
+    """
+    from convoscope.pairwise import make_pairs, pair_sides
+
+    answers = list(items)
+    if include_reference:
+        answers += _reference_answers(answers)
+    contexts: dict[str, list[Candidate]] = {}
+    turns: dict[str, tuple[Turn, ...]] = {}
+    for pair in make_pairs(answers, systems=[*systems, REFERENCE_SYSTEM] if systems else None):
+        key = context_key(pair)
+        turns.setdefault(key, pair.context)
+        a, b = pair_sides(pair)
+        first, second = (Candidate(item_id=side["item_id"], text=side["response"], system=side["system"],
+                                   language=pair.language) for side in (a, b))
+        contexts.setdefault(key, []).append(Candidate(item_id=pair.id, text="", system=pair.system,
+                                                      language=pair.language, pair=(first, second)))
+    return [Context(id=key, turns=turns[key], candidates=tuple(found)) for key, found in contexts.items()]
+
+
+def _reference_answers(items: list[Item]) -> list[Item]:
+    """The ground-truth turn of each context (once) as an answer of the system ``reference``."""
+    seen: dict[str, Item] = {}
+    for item in items:
+        key = context_key(item)
+        if item.reference and key not in seen:
+            seen[key] = item.model_copy(update={
+                "id": f"{key}:reference", "response": item.reference, "reference": None,
+                "system": REFERENCE_SYSTEM, "meta": {**item.meta, "context_id": key}})
+    return list(seen.values())
+
+
 def dialogue_contexts(items: Iterable[Item]) -> list[Context]:
     """Dialogue granularity: each item is one whole dialogue, judged as it stands (one candidate)."""
     return [Context(id=item.id, turns=(*item.context, *([Turn(speaker="response", text=item.response)]
@@ -110,23 +153,33 @@ def make_batches(items: Iterable[Item], spec: CampaignSpec) -> list[Batch]:
         head = spec.qualification.contexts
         batches.append(Batch(id="qualification", kind="qualification", contexts=tuple(contexts[:head])))
         contexts = contexts[head:]
-    gold = _contexts(gold_items, spec.model_copy(update={"include_reference": False}))
-    expected = {item.id: {str(k): str(v) for k, v in item.meta["gold"].items()} for item in gold_items}
+    gold = _contexts(gold_items, spec.model_copy(update={"include_reference": False})) if gold_items else []
+    expected = {item.id: {spec.task_criterion(str(k)): str(v) for k, v in item.meta["gold"].items()}
+                for item in gold_items}
     size, per = spec.contexts_per_batch, spec.attention.per_batch if gold else 0
     for number, start in enumerate(range(0, len(contexts), size)):
         batch_id = f"batch-{number + 1:03d}"
         checks = [_placed(gold[(number * per + j) % len(gold)], batch_id) for j in range(per)]
         chunk = list(contexts[start:start + size])
         middle = (len(chunk) + 1) // 2
-        answers = {c.item_id: expected[c.item_id.rsplit("@", 1)[0]] for x in checks for c in x.candidates}
+        answers = {c.item_id: _expected(c, expected) for x in checks for c in x.candidates}
         batches.append(Batch(id=batch_id, kind="main", contexts=(*chunk[:middle], *checks, *chunk[middle:]),
                              gold=answers))
     return batches
 
 
 def _contexts(items: list[Item], spec: CampaignSpec) -> list[Context]:
+    if spec.pairwise:
+        return pair_contexts(items, include_reference=spec.include_reference, systems=spec.pair_systems)
     return (dialogue_contexts(items) if spec.granularity == "dialogue"
             else group_contexts(items, include_reference=spec.include_reference))
+
+
+def _expected(candidate: Candidate, expected: Mapping[str, dict[str, str]]) -> dict[str, str]:
+    """A gold candidate's expected answers; a pair's are those written on either of its items."""
+    if candidate.pair is None:
+        return expected[candidate.item_id.rsplit("@", 1)[0]]
+    return {k: v for side in candidate.pair for k, v in expected.get(side.item_id, {}).items()}
 
 
 def _placed(context: Context, batch_id: str) -> Context:

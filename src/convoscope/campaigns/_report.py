@@ -17,7 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from convoscope.campaigns._answers import pair_choices
+from convoscope.campaigns._pair_results import PairResults
 from convoscope.campaigns._results import IDK_LABEL, NO_MAJORITY, SystemResult, answer_labels
+from convoscope.campaigns._spec import Reporting
 from convoscope.campaigns._status import CampaignStatus
 from convoscope.errors import ConfigError
 
@@ -36,11 +39,25 @@ def render_report(campaign: Campaign, *, everything: bool = False) -> str:
     status = campaign.status(everything=everything)
     results, options = campaign.results(everything=everything)
     spec = campaign.spec
+    pairs = _pair_tables(campaign.pair_results(everything=everything)) if spec.pairwise else None
     return render("campaign/report.html", title=spec.title or spec.name, spec=spec, status=status,
                   active=sum(1 for a in status.annotators if a.counted), everything=everything,
                   checklist=_checklist(campaign, status), charts=_charts(campaign, results),
                   options=sorted(options, key=lambda o: (o.criterion, o.system, -o.count)),
-                  idk_label=IDK_LABEL, colours=_COLOURS)
+                  idk_label=IDK_LABEL, colours=_COLOURS, pairs=pairs)
+
+
+def _pair_tables(results: Sequence[PairResults]) -> list[dict[str, Any]]:
+    """Per criterion: one row per system (win rate by majority and by all votes, Bradley–Terry)."""
+    tables = []
+    for result in results:
+        majority = {w.system: w for w in result.majority}
+        strengths = {s.system: s for s in result.strengths}
+        rows = [{"system": w.system, "comparisons": w.comparisons, "all": w,
+                 "majority": majority.get(w.system), "strength": strengths.get(w.system)}
+                for w in result.all_votes]
+        tables.append({"result": result, "rows": rows})
+    return tables
 
 
 def write_report(campaign: Campaign, out: str | Path, *, everything: bool = False) -> Path:
@@ -59,11 +76,23 @@ def _row(name: str, text: str = "", *, missing: str = "", items: list[dict[str, 
 def _checklist(campaign: Campaign, status: CampaignStatus) -> list[dict[str, Any]]:
     spec, facts = campaign.spec, campaign.spec.reporting
     level = "dialogue level" if spec.granularity == "dialogue" else "response (turn) level"
+    if spec.pairwise:
+        granularity = (f"{level}; pairwise: two responses to the same context side by side, the order on "
+                       "screen drawn per annotator and recorded with each answer"
+                       + ("; the ground-truth turn takes part as the system 'reference'"
+                          if spec.include_reference else ""))
+    else:
+        granularity = (f"{level}; absolute: each candidate is judged on its own"
+                       + ("; the ground-truth turn is judged as one more candidate"
+                          if spec.include_reference else ""))
+    annotation = facts.annotation_format
+    if spec.pairwise and annotation == Reporting.model_fields["annotation_format"].default:
+        annotation = ("one answer per pair and criterion: response 1 better, response 2 better, tie, or "
+                      "\"I don't know\" (with a note), and an optional free-text note")
     return [
-        _row("Evaluation granularity", f"{level}; absolute: each candidate is judged on its own"
-             + ("; the ground-truth turn is judged as one more candidate" if spec.include_reference else "")),
+        _row("Evaluation granularity", granularity),
         _row("Quality dimensions", items=_criteria(campaign)),
-        _given("Annotation format", facts.annotation_format, "annotation_format"),
+        _given("Annotation format", annotation, "annotation_format"),
         _given("Sampling criteria", facts.sampling, "sampling"),
         _row("Qualification task and acceptance", _qualification_text(campaign)),
         _row("Attention checks", _attention_text(campaign, status)),
@@ -92,6 +121,11 @@ def _given(name: str, text: str, field: str) -> dict[str, Any]:
 
 
 def _criteria(campaign: Campaign) -> list[dict[str, str]]:
+    if campaign.spec.pairwise:
+        return [{"name": name, "definition": c.definition,
+                 "question": f"Which response is better on {c.name}?",
+                 "answers": ", ".join(label for _, label, _ in pair_choices(c))}
+                for name, c in campaign.criteria.items()]
     return [{"name": c.name, "definition": c.definition, "question": c.question,
              "answers": ", ".join(answer_labels(c))} for c in campaign.criteria.values()]
 
@@ -151,15 +185,17 @@ def _samples_text(campaign: Campaign) -> str:
     contexts = sum(len(b.contexts) for b in mains)
     candidates = sum(len(x.candidates) for b in mains for x in b.contexts)
     judged = len({key.split("\x1f")[0] for key in _main_votes(campaign)})
-    return (f"{candidates} candidates for {contexts} contexts in {len(mains)} main batches; "
-            f"{judged} candidates have at least one answer")
+    what = "pairs" if campaign.spec.pairwise else "candidates"
+    return (f"{candidates} {what} for {contexts} contexts in {len(mains)} main batches; "
+            f"{judged} {what} have at least one answer")
 
 
 def _votes_text(campaign: Campaign) -> str:
     counts = list(_main_votes(campaign).values())
     if not counts:
         return "no votes yet"
-    return (f"mean {statistics.mean(counts):.1f}, min {min(counts)}, max {max(counts)} votes per candidate "
+    what = "pair" if campaign.spec.pairwise else "candidate"
+    return (f"mean {statistics.mean(counts):.1f}, min {min(counts)}, max {max(counts)} votes per {what} "
             f"and criterion (planned: {campaign.spec.annotators_per_batch})")
 
 

@@ -6,12 +6,21 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from convoscope.criteria import Criterion, get_criterion
 from convoscope.errors import LocatedError
 
 SPEC_FILE = "campaign.yaml"
+PAIRWISE_PREFIX = "pairwise:"  # as convoscope.pairwise names its verdicts
 GUIDELINES_FILE = "guidelines.md"
 
 
@@ -105,7 +114,15 @@ class CampaignSpec(BaseModel):
     expected_minutes_per_batch: float | None = Field(default=None, gt=0)
     max_minutes_per_batch: float | None = Field(default=None, gt=0)
     include_reference: bool = Field(default=True,
-                                    description="Judge the ground-truth turn as one more candidate.")
+                                    description="Judge the ground-truth turn as one more candidate "
+                                                "(in a pairwise campaign: as one more system).")
+    pairwise: bool = Field(
+        default=False, description="Show two responses to the same context side by side and ask which "
+                                   "is better (first / second / tie / I don't know); the order is drawn "
+                                   "per annotator and recorded. Answers are pairwise verdicts "
+                                   "(criterion 'pairwise:<name>', value the winning system or 'tie').")
+    pair_systems: tuple[str, ...] = Field(
+        default=(), description="Pairwise: compare only these systems (default: every system).")
     guidelines_summary: str = Field(default="", description="The short guidelines always on screen.")
     qualification: Qualification = Qualification()
     reporting: Reporting = Reporting()
@@ -126,6 +143,27 @@ class CampaignSpec(BaseModel):
         if expected is not None and maximum is not None and maximum < expected:
             raise ValueError("max_minutes_per_batch must be at least expected_minutes_per_batch")
         return self
+
+    @field_validator("pairwise")
+    @classmethod
+    def _pairs_of_turns(cls, pairwise: bool, info: ValidationInfo) -> bool:
+        if pairwise and info.data.get("granularity") == "dialogue":
+            raise ValueError("a pairwise campaign compares two responses to one context; it needs "
+                             "granularity: turn")
+        return pairwise
+
+    @field_validator("pair_systems")
+    @classmethod
+    def _only_when_pairwise(cls, systems: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        if systems and not info.data.get("pairwise"):
+            raise ValueError("pair_systems applies only with pairwise: true")
+        return systems
+
+    def task_criterion(self, name: str) -> str:
+        """The criterion name answers are stored under: ``pairwise:<name>`` in a pairwise campaign."""
+        if self.pairwise and not name.startswith(PAIRWISE_PREFIX):
+            return PAIRWISE_PREFIX + name
+        return name
 
     def load_criteria(self, directory: str | Path = ".") -> list[Criterion]:
         """The criteria, in order; bare names are looked up in ``criteria_files`` first."""

@@ -89,8 +89,8 @@ class AnnotatorPages:
         if work.task is None:
             return self._finished(annotator, work)
         self.campaign.shown(annotator, work.task)
-        return self.page("web/task.html", **task_context(self.campaign, work, work.task, token=token,
-                                                          csrf=csrf_value(self.secret, token)))
+        return self.page("web/task.html", **task_context(self.campaign, work, work.task, annotator=annotator,
+                                                          token=token, csrf=csrf_value(self.secret, token)))
 
     def _platform_id(self, annotator: str, request: Request) -> str | None:
         for name in ("PROLIFIC_PID", "workerId", "participant"):
@@ -179,8 +179,8 @@ class AnnotatorPages:
         current = next((v for v in self.campaign.answers() if v.rater == f"human:{annotator}"
                         and v.item_id == task.candidate.item_id and v.criterion == task.criterion), None)
         self.campaign.shown(annotator, task)
-        return self.page("web/task.html", **task_context(self.campaign, work, task, token=token, index=index,
-                                                          current=current,
+        return self.page("web/task.html", **task_context(self.campaign, work, task, annotator=annotator,
+                                                          token=token, index=index, current=current,
                                                           csrf=csrf_value(self.secret, token)))
 
     def _answered(self, annotator: str, work: Work, index: int) -> Any:
@@ -212,8 +212,9 @@ class AnnotatorPages:
             self.campaign.submit(annotator, work.task, submission)
         except AnswerError as error:
             self.campaign.shown(annotator, work.task)
-            context = task_context(self.campaign, work, work.task, token=token, form=form,
-                                   csrf=csrf_value(self.secret, token), error=self._translate(error))
+            context = task_context(self.campaign, work, work.task, annotator=annotator, token=token,
+                                   form=form, csrf=csrf_value(self.secret, token),
+                                   error=self._translate(error))
             return self.page("web/task.html", status=422, **context)
         except BatchFull:
             pass  # someone else took the last place; the redirect shows this annotator another batch
@@ -231,8 +232,9 @@ class AnnotatorPages:
         try:
             self.campaign.revise(annotator, index, submission)
         except AnswerError as error:
-            context = task_context(self.campaign, work, task, token=token, form=form, index=index,
-                                   csrf=csrf_value(self.secret, token), error=self._translate(error))
+            context = task_context(self.campaign, work, task, annotator=annotator, token=token, form=form,
+                                   index=index, csrf=csrf_value(self.secret, token),
+                                   error=self._translate(error))
             return self.page("web/task.html", status=422, **context)
         except CampaignError:
             raise HTTPException(404, N_("There is no answer to change here.")) from None

@@ -5,31 +5,37 @@ from __future__ import annotations
 from typing import Any
 
 from convoscope.campaigns import (
+    IDK,
+    TIE,
     Campaign,
     Task,
     Work,
     answer_choices,
+    choices,
     options_for,
+    pair_order,
     task_key,
 )
 from convoscope.criteria import Criterion
 from convoscope.judges import Verdict
 
 
-def task_context(campaign: Campaign, work: Work, task: Task, *, token: str, csrf: str,
+def task_context(campaign: Campaign, work: Work, task: Task, *, annotator: str, token: str, csrf: str,
                  error: str | None = None, index: int | None = None,
                  current: Verdict | None = None, form: dict[str, list[str]] | None = None) -> dict[str, Any]:
-    """The task page: the dialogue, the candidate, the answers and the options that apply.
+    """The task page: the dialogue, the candidate (or a pair), the answers and the options that apply.
 
     ``index`` is set when an earlier answer is being changed (``current`` is that answer);
-    ``form`` refills the page with what the annotator sent when the server refused it.
+    ``form`` refills the page with what the annotator sent when the server refused it. A pair's
+    two responses are shown in the order drawn for this annotator (``pair_order``).
     """
     assert work.batch is not None
     criterion = campaign.criteria[task.criterion]
     context = next(c for c in work.batch.contexts if c.id == task.context_id)
     tasks = campaign.tasks(work.batch)
     position = tasks.index(task)
-    chosen, chosen_options, note = _chosen(current, form)
+    shown = pair_order(annotator, task.candidate) if task.candidate.pair is not None else None
+    chosen, chosen_options, note = _chosen(current, form, shown)
     return {
         "title": f"{criterion.name} · {work.batch.id}", "batch": work.batch.id, "done": work.done,
         "total": work.total, "summary": campaign.spec.guidelines_summary,
@@ -39,10 +45,12 @@ def task_context(campaign: Campaign, work: Work, task: Task, *, token: str, csrf
                      "dialogues": len(work.batch.contexts),
                      "candidate": [c.item_id for c in context.candidates].index(task.candidate.item_id) + 1,
                      "candidates": len(context.candidates)},
-        "candidate": task.candidate.text, "error": error, "csrf": csrf, "task_id": task_key("", task),
+        "candidate": task.candidate.text, "pair": [side.text for side in shown] if shown else None,
+        "error": error, "csrf": csrf, "task_id": task_key("", task),
         "choices": [{"value": v, "label": label, "definition": d}
-                    for v, label, d in answer_choices(criterion)],
-        **_options(criterion), "chosen": chosen, "chosen_options": chosen_options, "note": note,
+                    for v, label, d in choices(task, criterion)],
+        **(_options(criterion) if shown is None else {"options": [], "options_after": ""}),
+        "chosen": chosen, "chosen_options": chosen_options, "note": note,
         "max_note": campaign.spec.max_note_chars, "editing": index is not None,
         "action": f"/a/{token}/edit/{index}" if index is not None else f"/a/{token}",
         "back_url": f"/a/{token}/edit/{position - 1}" if position > 0 else None,
@@ -50,12 +58,15 @@ def task_context(campaign: Campaign, work: Work, task: Task, *, token: str, csrf
     }
 
 
-def _chosen(current: Verdict | None, form: dict[str, list[str]] | None) -> tuple[str, list[str], str]:
+def _chosen(current: Verdict | None, form: dict[str, list[str]] | None,
+            shown: tuple[Any, Any] | None) -> tuple[str, list[str], str]:
     if form is not None:
         return form.get("answer", [""])[0], form.get("options", []), form.get("reason", [""])[0]
     if current is None:
         return "", [], ""
-    answer = "idk" if current.unscored_reason == "idk" else str(current.value)
+    answer = IDK if current.unscored_reason == IDK else str(current.value)
+    if shown is not None and answer not in (IDK, TIE):  # a pair: the winner back to its place on screen
+        answer = "1" if answer == shown[0].system else "2"
     return answer, list(current.options or ()), current.reason or ""
 
 

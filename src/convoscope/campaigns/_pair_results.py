@@ -1,0 +1,99 @@
+"""A pairwise campaign's results: win rates, Bradley–Terry strengths and people's side preference.
+
+People's pairwise answers are ordinary pairwise verdicts (``system`` ``A~B``, ``value`` the
+winning system or ``tie``), so the statistics are :mod:`convoscope.pairwise`'s, the same a judge's
+pairwise verdicts get. Two views, as the protocol reports absolute answers: *majority* (one
+outcome per pair, the most frequent answer; an even split between the top answers is a tie) and
+*all votes* (every answer an outcome). Each person sees a pair in one order only, so a person's
+position bias shows as the share of their decisive answers that chose the response shown first,
+tested against one half (two-sided binomial test).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from convoscope.campaigns._answers import IDK, TIE, shown_slot
+from convoscope.judges import RaterKind, Verdict
+from convoscope.pairwise import Outcome, Strength, WinRate, bradley_terry, outcomes, win_rates
+
+
+@dataclass(frozen=True)
+class SideShare:
+    """How often one person (or everyone, ``annotator="all"``) chose the response shown first."""
+
+    annotator: str
+    decisive: int  # answers that named a response (not tie, not "I don't know")
+    first: int
+    share: float | None
+    p_value: float | None  # two-sided binomial test against 0.5
+
+
+@dataclass(frozen=True)
+class PairResults:
+    criterion: str
+    pairs: int
+    votes: int
+    ties: int
+    idk: int
+    majority: list[WinRate] = field(default_factory=list)
+    all_votes: list[WinRate] = field(default_factory=list)
+    strengths: list[Strength] = field(default_factory=list)
+    sides: list[SideShare] = field(default_factory=list)
+
+
+def pair_results(verdicts: Sequence[Verdict], criteria: Sequence[str], *, n_resamples: int = 1000,
+                 seed: int = 0) -> list[PairResults]:
+    """One :class:`PairResults` per criterion that has answers, in campaign order."""
+    rows = []
+    for criterion in criteria:
+        mine = [v for v in verdicts if v.criterion == criterion]
+        scored = [v for v in mine if v.value is not None]
+        if not scored:
+            continue
+        every = outcomes(scored)
+        majority = _majority(scored)
+        rows.append(PairResults(
+            criterion=criterion, pairs=len({v.item_id for v in scored}), votes=len(scored),
+            ties=sum(v.value == TIE for v in scored), idk=sum(v.unscored_reason == IDK for v in mine),
+            majority=win_rates(majority, n_resamples=n_resamples, seed=seed),
+            all_votes=win_rates(every, n_resamples=n_resamples, seed=seed),
+            strengths=bradley_terry(every, n_resamples=min(n_resamples, 200), seed=seed),
+            sides=side_shares(scored)))
+    return rows
+
+
+def _majority(verdicts: Sequence[Verdict]) -> list[Outcome]:
+    votes: dict[str, list[str]] = defaultdict(list)
+    systems: dict[str, str] = {}
+    for verdict in verdicts:
+        votes[verdict.item_id].append(str(verdict.value))
+        systems[verdict.item_id] = verdict.system or ""
+    found = []
+    for item, answers in votes.items():
+        a, _, b = systems[item].partition("~")
+        counts = Counter(answers).most_common()
+        top = TIE if len(counts) > 1 and counts[0][1] == counts[1][1] else counts[0][0]
+        found.append(Outcome(a, b, 0.5 if top == TIE else float(top == a)))
+    return found
+
+
+def side_shares(verdicts: Sequence[Verdict]) -> list[SideShare]:
+    """Per person and over everyone: the share of decisive answers that chose the first response."""
+    from scipy.stats import binomtest
+
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for verdict in verdicts:
+        recorded = shown_slot(verdict)
+        if recorded is None or recorded[1] not in ("first", "second"):
+            continue
+        for who in (RaterKind.HUMAN.name_of(verdict.rater), "all"):
+            counts[who][0] += 1
+            counts[who][1] += recorded[1] == "first"
+    shares = []
+    for who, (decisive, first) in sorted(counts.items(), key=lambda kv: (kv[0] == "all", kv[0])):
+        p_value = float(binomtest(first, decisive, 0.5).pvalue) if decisive else None
+        shares.append(SideShare(who, decisive, first, first / decisive if decisive else None, p_value))
+    return shares
