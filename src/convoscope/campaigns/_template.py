@@ -20,6 +20,7 @@ criteria:                    # judged in this order: all candidates for the firs
   - response-candidates:correctness
 # criteria_files: [my-criteria.yaml]   # your own criteria (see `convoscope criteria validate`), by name
 include_reference: true      # the ground-truth turn is judged as one more candidate
+pairwise: false              # true: people compare two responses side by side (first / second / tie)
 contexts_per_batch: 10       # the protocol suggests about 10 dialogue contexts per batch
 annotators_per_batch: 7      # and 7 people per batch
 expected_minutes_per_batch: 30
