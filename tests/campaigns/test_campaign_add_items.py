@@ -59,3 +59,29 @@ def test_add_items_refuses_a_random_sample_larger_than_the_run(tmp_path):
     result = _run("campaign", "add-items", study, "--from-run", verdict_path, "--items", items_path,
                   "--random", 9)
     assert result.exit_code == 2 and "only 5 items" in result.output
+
+
+def test_status_and_report_say_why_items_were_chosen(tmp_path):
+    """Observed in stop 10: the dashboard and the report did not show meta.selected_because."""
+    from convoscope.campaigns import Submission, invite, open_campaign, render_campaign_report
+
+    study = tmp_path / "study"
+    _run("campaign", "init", study)
+    spec = study / "campaign.yaml"
+    spec.write_text(spec.read_text().replace("  enabled: true", "  enabled: false"))
+    items_path, verdict_path = _judged_run(tmp_path)
+    assert _run("campaign", "add-items", study, "--from-run", verdict_path, "--items", items_path,
+                "--random", 6, "--seed", 1).exit_code == 0
+    campaign = open_campaign(study)
+    person = invite(study, 1)[0].id
+    task = next(t for b in campaign.batches for t in campaign.tasks(b) if t.candidate.item_id == "r5")
+    campaign.submit(person, task, Submission(answer="1"))
+    rows = {row.reason: row for row in campaign.status().selection}
+    assert rows["disagreement:appropriate"].items == 4 and rows["disagreement:appropriate"].answered == 1
+    assert rows["random"].items == 6
+    assert campaign.status().chosen_items == len(campaign.chosen) >= 6
+    shown = _run("campaign", "status", study)
+    assert shown.exit_code == 0 and "disagreement:appropriate" in shown.output, shown.output
+    html = render_campaign_report(campaign)
+    assert "How items were chosen" in html and "disagreement:appropriate" in html
+    assert "in a uniform random sample" in html

@@ -61,6 +61,10 @@ class Campaign:
         self.criteria: dict[str, Criterion] = {self.spec.task_criterion(c.name): c
                                                for c in self.spec.load_criteria(self.directory)}
         self.batches = make_batches(items, self.spec)
+        # Items routed from a judged run (``campaign add-items``): why each was chosen.
+        self.chosen: dict[str, tuple[str, ...]] = {
+            item.id: tuple(str(r) for r in item.meta["selected_because"]) for item in items
+            if isinstance(item.meta.get("selected_because"), list) and item.meta["selected_because"]}
         if not any(batch.kind == "main" for batch in self.batches):
             contexts = sum(len(batch.contexts) for batch in self.batches)
             raise CampaignError(self.directory / "campaign.yaml", f"the items give {contexts} contexts and "
@@ -384,7 +388,7 @@ class Campaign:
         kept = answers if everything else counted(answers, self.owner, self.spec, standing)
         failures = {p: len(gold_failures(p, answers, self.owner, self.criteria)) for p in standing.invited}
         return campaign_status(self.spec, self.batches, list(self.criteria), kept, answers, standing,
-                               failures)
+                               failures, self.chosen)
 
     def results(self, *, everything: bool = False) -> tuple[list[SystemResult], list[OptionCount]]:
         """Per system and criterion: majority and all-votes percentages; negative answers' options.

@@ -186,8 +186,13 @@ def _samples_text(campaign: Campaign) -> str:
     candidates = sum(len(x.candidates) for b in mains for x in b.contexts)
     judged = len({key.split("\x1f")[0] for key in _main_votes(campaign)})
     what = "pairs" if campaign.spec.pairwise else "candidates"
-    return (f"{candidates} {what} for {contexts} contexts in {len(mains)} main batches; "
+    text = (f"{candidates} {what} for {contexts} contexts in {len(mains)} main batches; "
             f"{judged} {what} have at least one answer")
+    if campaign.chosen:
+        random = sum("random" in reasons for reasons in campaign.chosen.values())
+        text += (f"; {len(campaign.chosen)} items were chosen from a judged run, {random} of them in a "
+                 "uniform random sample (see \"How items were chosen\")")
+    return text
 
 
 def _votes_text(campaign: Campaign) -> str:

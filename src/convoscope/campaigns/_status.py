@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -78,6 +78,17 @@ class Note(BaseModel):
     counted: bool
 
 
+class SelectionRow(BaseModel):
+    """Items chosen from a judged run for one reason (``meta.selected_because``), and how many of
+    them have an answer that counts. An item chosen for several reasons is in several rows."""
+
+    model_config = ConfigDict(frozen=True)
+
+    reason: str
+    items: int
+    answered: int
+
+
 class CampaignStatus(BaseModel):
     """The whole campaign at one moment."""
 
@@ -89,6 +100,8 @@ class CampaignStatus(BaseModel):
     annotators: tuple[AnnotatorStatus, ...]
     qualification_enabled: bool = True
     notes: tuple[Note, ...] = ()
+    selection: tuple[SelectionRow, ...] = ()
+    chosen_items: int = 0  # items carrying meta.selected_because
 
     @property
     def qualified(self) -> int:
@@ -108,8 +121,11 @@ class CampaignStatus(BaseModel):
 
 def campaign_status(spec: CampaignSpec, batches: Sequence[Batch], criteria: Sequence[str],
                     verdicts: Sequence[Verdict], everything: Sequence[Verdict], standing: Standing,
-                    gold_failed: dict[str, int]) -> CampaignStatus:
-    """Summarise one campaign: ``verdicts`` are the answers that count, ``everything`` all stored."""
+                    gold_failed: dict[str, int],
+                    chosen: Mapping[str, Sequence[str]] | None = None) -> CampaignStatus:
+    """Summarise one campaign: ``verdicts`` are the answers that count, ``everything`` all stored.
+
+    ``chosen`` maps the ids of items routed from a judged run to why each was chosen."""
     by_batch = _split_by_batch(batches, verdicts)
     rows = [_batch_status(spec, batch, len(criteria), by_batch.get(batch.id, [])) for batch in batches]
     kept = {id(v) for v in verdicts}
@@ -117,7 +133,26 @@ def campaign_status(spec: CampaignSpec, batches: Sequence[Batch], criteria: Sequ
     people = _annotator_statuses(owner, rows, everything, kept, standing, gold_failed)
     return CampaignStatus(name=spec.name, invited=len(standing.invited), batches=tuple(rows),
                           annotators=people, qualification_enabled=spec.qualification.enabled,
-                          notes=_notes(batches, everything, kept))
+                          notes=_notes(batches, everything, kept),
+                          selection=_selection(batches, verdicts, chosen or {}),
+                          chosen_items=len(chosen or {}))
+
+
+def _selection(batches: Sequence[Batch], verdicts: Sequence[Verdict],
+               chosen: Mapping[str, Sequence[str]]) -> tuple[SelectionRow, ...]:
+    """Per reason: the chosen items, and those with an answer that counts (a pair's answer
+    counts for both of its items)."""
+    if not chosen:
+        return ()
+    sides = {c.item_id: [s.item_id for s in c.pair] if c.pair else [c.item_id]
+             for b in batches for x in b.contexts for c in x.candidates}
+    answered = {item for v in verdicts for item in sides.get(v.item_id, [v.item_id])}
+    items: dict[str, set[str]] = defaultdict(set)
+    for item, reasons in chosen.items():
+        for reason in reasons:
+            items[reason].add(item)
+    return tuple(SelectionRow(reason=reason, items=len(found), answered=len(found & answered))
+                 for reason, found in sorted(items.items(), key=lambda kv: (-len(kv[1]), kv[0])))
 
 
 def _notes(batches: Sequence[Batch], everything: Sequence[Verdict], kept: set[int]) -> tuple[Note, ...]:

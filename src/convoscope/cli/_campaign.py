@@ -153,6 +153,12 @@ def status_command(directory: str, items: str | None, db: str | None) -> None:
         # Notes say why a statistic is missing; as a column they squeeze the table unreadable.
         for note in notes:
             console.print(f"  {escape(note)}", style="dim", soft_wrap=True)
+        if status.selection:
+            chosen = Table("chosen because", "items", "answered", caption=f"{status.chosen_items} items "
+                           "routed from a judged run; 'random' is the uniform random sample")
+            for reason in status.selection:
+                chosen.add_row(escape(reason.reason), str(reason.items), str(reason.answered))
+            console.print(chosen)
 
 
 @campaign_group.command("report")
