@@ -11,13 +11,13 @@ tested against one half (two-sided binomial test).
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from convoscope.campaigns._answers import IDK, TIE, shown_slot
 from convoscope.judges import RaterKind, Verdict
-from convoscope.pairwise import Outcome, Strength, WinRate, bradley_terry, outcomes, win_rates
+from convoscope.pairwise import Strength, WinRate, bradley_terry, majority_outcomes, outcomes, win_rates
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def pair_results(verdicts: Sequence[Verdict], criteria: Sequence[str], *, n_resa
         if not scored:
             continue
         every = outcomes(scored)
-        majority = _majority(scored)
+        majority = majority_outcomes(scored)
         rows.append(PairResults(
             criterion=criterion, pairs=len({v.item_id for v in scored}), votes=len(scored),
             ties=sum(v.value == TIE for v in scored), idk=sum(v.unscored_reason == IDK for v in mine),
@@ -63,21 +63,6 @@ def pair_results(verdicts: Sequence[Verdict], criteria: Sequence[str], *, n_resa
             strengths=bradley_terry(every, n_resamples=min(n_resamples, 200), seed=seed),
             sides=side_shares(scored)))
     return rows
-
-
-def _majority(verdicts: Sequence[Verdict]) -> list[Outcome]:
-    votes: dict[str, list[str]] = defaultdict(list)
-    systems: dict[str, str] = {}
-    for verdict in verdicts:
-        votes[verdict.item_id].append(str(verdict.value))
-        systems[verdict.item_id] = verdict.system or ""
-    found = []
-    for item, answers in votes.items():
-        a, _, b = systems[item].partition("~")
-        counts = Counter(answers).most_common()
-        top = TIE if len(counts) > 1 and counts[0][1] == counts[1][1] else counts[0][0]
-        found.append(Outcome(a, b, 0.5 if top == TIE else float(top == a)))
-    return found
 
 
 def side_shares(verdicts: Sequence[Verdict]) -> list[SideShare]:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from convoscope.cli._common import fail_on
@@ -36,9 +38,12 @@ Examples:
               help="Bootstrap resamples for the CIs.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the pairwise verdicts (JSONL).")
+@click.option("--human", "human_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="People's pairwise verdicts on the same pairs (a pairwise campaign's export, JSONL or "
+                   "CSV): adds their win rates and each judge's agreement with their majority.")
 def pairwise_command(items_path: Path, criterion_ref: str, criteria_files: tuple[str, ...],
                      judges: tuple[str, ...], mode: str, systems: tuple[str, ...], store_target: str,
-                     concurrency: int, resamples: int, out: Path | None) -> None:
+                     concurrency: int, resamples: int, out: Path | None, human_path: Path | None) -> None:
     """Compare systems two at a time on the same contexts, each pair asked in both orders.
 
     ITEMS hold one response per system and context (items share a context by
@@ -48,27 +53,32 @@ def pairwise_command(items_path: Path, criterion_ref: str, criteria_files: tuple
     """
     from convoscope.criteria import select_criteria
     from convoscope.items import read_items, write_jsonl
+    from convoscope.judges import read_verdicts
     from convoscope.pairwise import judge_pairs
 
     console = Console()
     with fail_on(console):
         criterion = select_criteria(names=[criterion_ref], files=criteria_files)[0]
+        people = read_verdicts(human_path) if human_path else []
         report = judge_pairs(read_items(items_path), criterion, judges, mode=mode, systems=systems,
-                             store=store_target, concurrency=concurrency, n_resamples=resamples)
+                             store=store_target, concurrency=concurrency, n_resamples=resamples,
+                             people=people)
         for rater, section in report.by_judge.items():
             bias = section.bias
-            table = Table(box=box.SIMPLE_HEAD, title_justify="left",
-                          title=f"{criterion.name}, judged by {rater}: position bias "
-                                f"{bias.rate:.1%} ({bias.flips} of {bias.pairs} pairs)")
-            for column in ("system", "comparisons", "win rate [95% CI]", "Bradley-Terry [95% CI]"):
-                table.add_column(column)
-            strengths = {row.system: row for row in section.strengths}
-            for row in section.win_rates:
-                strength = strengths[row.system]
-                bt = f"{strength.strength:+.2f}" + (f" [{strength.ci[0]:+.2f}, {strength.ci[1]:+.2f}]"
-                                                    if strength.ci else "")
-                table.add_row(row.system, str(row.comparisons),
-                              f"{row.rate:.3f} [{row.ci[0]:.3f}, {row.ci[1]:.3f}]", bt)
+            title = (f"{criterion.name}, judged by {rater}: position bias {bias.rate:.1%} "
+                     f"({bias.flips} of {bias.pairs} pairs)")
+            console.print(_rates(title, section.win_rates, section.strengths))
+        if human_path and report.people is None:
+            console.print(escape(f"{human_path} holds no scored verdict on pairwise:{criterion.name}."))
+        if report.people is not None:
+            crowd = report.people
+            console.print(_rates(f"{criterion.name}, judged by people: {crowd.answers} answers on "
+                                 f"{crowd.pairs} pairs", crowd.win_rates, crowd.strengths))
+            table = Table("judge", "pairs", "same answer as the people's majority", "Cohen's kappa",
+                          box=box.SIMPLE_HEAD, title="Judges against people", title_justify="left")
+            for row in report.agreement.values():
+                table.add_row(row.rater, str(row.pairs), f"{row.agreement:.1%}",
+                              "–" if row.kappa is None else f"{row.kappa:.3f}")
             console.print(table)
         if report.unscored:
             console.print(f"{report.unscored} pairwise verdicts are unscored (see --out).")
@@ -76,6 +86,20 @@ def pairwise_command(items_path: Path, criterion_ref: str, criteria_files: tuple
             write_jsonl(report.verdicts, out)
             console.print(f"Wrote {len(report.verdicts)} verdicts to {out}")
     raise SystemExit(report.exit_code)
+
+
+def _rates(title: str, rates: list[Any], strengths: list[Any]) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, title_justify="left", title=escape(title))
+    for column in ("system", "comparisons", "win rate [95% CI]", "Bradley-Terry [95% CI]"):
+        table.add_column(column)
+    by_system = {row.system: row for row in strengths}
+    for row in rates:
+        strength = by_system[row.system]
+        bt = f"{strength.strength:+.2f}" + (f" [{strength.ci[0]:+.2f}, {strength.ci[1]:+.2f}]"
+                                            if strength.ci else "")
+        table.add_row(escape(row.system), str(row.comparisons),
+                      f"{row.rate:.3f} [{row.ci[0]:.3f}, {row.ci[1]:.3f}]", bt)
+    return table
 
 
 COMMANDS = [pairwise_command]

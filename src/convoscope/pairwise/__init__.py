@@ -9,13 +9,23 @@
 
 from convoscope.pairwise._judge import FLIP, TIE, PairwiseJudge, pairwise_criterion_name, resolve
 from convoscope.pairwise._pairs import make_pairs, pair_sides
-from convoscope.pairwise._run import JudgeSection, PairwiseReport, judge_pairs, judge_pairs_async
+from convoscope.pairwise._run import (
+    JudgeAgreement,
+    JudgeSection,
+    PairwiseReport,
+    PeopleSection,
+    compare_with_people,
+    judge_pairs,
+    judge_pairs_async,
+)
 from convoscope.pairwise._stats import (
     JudgePositionBias,
     Outcome,
     Strength,
     WinRate,
     bradley_terry,
+    majority,
+    majority_outcomes,
     outcomes,
     position_bias_rates,
     win_rates,
@@ -25,7 +35,10 @@ __all__ = [
     "FLIP",
     "TIE",
     "JudgePositionBias",
+    "JudgeAgreement",
     "JudgeSection",
+    "PeopleSection",
+    "compare_with_people",
     "Outcome",
     "PairwiseJudge",
     "PairwiseReport",
@@ -34,6 +47,8 @@ __all__ = [
     "bradley_terry",
     "judge_pairs",
     "judge_pairs_async",
+    "majority",
+    "majority_outcomes",
     "make_pairs",
     "outcomes",
     "pair_sides",

@@ -6,7 +6,7 @@ A tie counts half a win for each side, as Chatbot Arena counts it.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +42,33 @@ def outcomes(verdicts: Iterable[Any], *, rater: str | None = None) -> list[Outco
         out.append(Outcome(a, b, 0.5 if value == TIE else float(value == a)))
     if not out:
         raise ConfigError("no scored pairwise verdicts")
+    return out
+
+
+def majority(verdicts: Iterable[Any]) -> dict[str, tuple[str, str]]:
+    """Per pair item: its ``A~B`` system and the most frequent scored answer (a system or
+    ``tie``); an even split between the top answers is a tie, stated rather than broken."""
+    votes: dict[str, list[str]] = defaultdict(list)
+    systems: dict[str, str] = {}
+    for verdict in verdicts:
+        if verdict.value is None or not verdict.criterion.startswith("pairwise:"):
+            continue
+        votes[verdict.item_id].append(str(verdict.value))
+        systems[verdict.item_id] = verdict.system or ""
+    found = {}
+    for item, answers in votes.items():
+        counts = Counter(answers).most_common()
+        split = len(counts) > 1 and counts[0][1] == counts[1][1]
+        found[item] = (systems[item], TIE if split else counts[0][0])
+    return found
+
+
+def majority_outcomes(verdicts: Iterable[Any]) -> list[Outcome]:
+    """One outcome per pair from its :func:`majority` answer (several raters judged each pair)."""
+    out = []
+    for system, winner in majority(verdicts).values():
+        a, _, b = system.partition("~")
+        out.append(Outcome(a, b, 0.5 if winner == TIE else float(winner == a)))
     return out
 
 
