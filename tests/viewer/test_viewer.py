@@ -141,3 +141,25 @@ def test_view_without_a_store_or_files_is_a_usage_error(tmp_path):
     assert result.exit_code == 2
     assert "no store at" in result.output
     assert CliRunner().invoke(cli, ["view"]).exit_code == 2
+
+
+def test_a_pair_shows_both_responses_beside_judges_and_people(tmp_path):
+    """Pairwise verdicts name pair items no items file holds; the viewer builds them from the items."""
+    items = tmp_path / "items.jsonl"
+    context = (Turn(speaker="user", text="Recommend a film?"),)
+    write_jsonl([Item(id=f"c1-{system}", system=system, context=context, response=text,
+                      meta={"context_id": "c1"})
+                 for system, text in (("bot-a", "Try 'Past Lives'."), ("bot-b", f"no {EVIL}"))], items)
+    verdicts = tmp_path / "pairs.jsonl"
+    said = (("model:judge-a", "bot-a"), ("human:ann1", "tie"))
+    rows = [_verdict("c1:bot-a~bot-b", rater, value, criterion="pairwise:appropriateness",
+                     system="bot-a~bot-b") for rater, value in said]
+    verdicts.write_text("".join(row.model_dump_json() + "\n" for row in rows))
+    client = TestClient(create_app(load(None, items=[items], verdict_files=[verdicts])))
+    page = client.get("/items/c1:bot-a~bot-b")
+    assert page.status_code == 200
+    assert "Try &#39;Past Lives&#39;." in page.text and "no &lt;script&gt;" in page.text
+    assert EVIL not in page.text
+    assert page.text.count('class="turn response pair-side"') == 2
+    assert "model:judge-a" in page.text and "human:ann1" in page.text
+    assert "not loaded" not in page.text

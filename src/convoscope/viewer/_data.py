@@ -93,4 +93,18 @@ def load(store: str | Path | None, *, items: Sequence[str | Path] = (),
         rows.extend(Row(None, verdict) for verdict in read_verdicts(path))
         sources.append(str(path))
     by_id = {item.id: item for path in items for item in read_items(path)}
-    return ViewerData(rows=rows, items=by_id, runs=runs, sources=sources)
+    return ViewerData(rows=rows, items={**_pairs_of(by_id, rows), **by_id}, runs=runs, sources=sources)
+
+
+def _pairs_of(items: dict[str, Any], rows: Sequence[Row]) -> dict[str, Any]:
+    """Pairwise verdicts (judges' or people's) name pair items (``<context>:A~B``) that no items
+    file holds: build them from the items, as ``convoscope pairwise`` and campaigns do."""
+    if not items or not any(row.verdict.criterion.startswith("pairwise:") for row in rows):
+        return {}
+    from convoscope.errors import ConfigError
+    from convoscope.pairwise import make_pairs
+
+    try:
+        return {pair.id: pair for pair in make_pairs(list(items.values()))}
+    except ConfigError:  # items without a system, or no context with two systems: nothing to pair
+        return {}
