@@ -79,4 +79,5 @@ def test_the_command_puts_a_campaigns_people_beside_the_embedded_judge(tmp_path:
     assert "judged by people: 6 answers on 3 pairs" in result.output
     assert "Judges against people" in result.output
     line = next(text for text in result.output.splitlines() if text.strip().startswith("model:"))
-    assert line.split()[1] == "3"  # the embedded judge scored the three pairs the people judged
+    # The rater's name in full ("[completion]" is not taken for markup); it scored the three pairs.
+    assert line.split()[:2] == ["model:embedded:smollm2[completion]", "3"]

@@ -77,7 +77,7 @@ def pairwise_command(items_path: Path, criterion_ref: str, criteria_files: tuple
             table = Table("judge", "pairs", "same answer as the people's majority", "Cohen's kappa",
                           box=box.SIMPLE_HEAD, title="Judges against people", title_justify="left")
             for row in report.agreement.values():
-                table.add_row(row.rater, str(row.pairs), f"{row.agreement:.1%}",
+                table.add_row(escape(row.rater), str(row.pairs), f"{row.agreement:.1%}",
                               "–" if row.kappa is None else f"{row.kappa:.3f}")
             console.print(table)
         if report.unscored:
