@@ -116,3 +116,24 @@ def test_metaeval_reports_each_judges_bias_against_people(tmp_path):
     assert {b["judge"] for b in bias} == {"model:good", "model:noisy"}
     english = expected[0].languages["en"].mean_residual
     assert bias[0]["languages"]["en"]["mean_residual"] == pytest.approx(english)
+
+
+def test_judge_and_criterion_names_are_printed_as_written(tmp_path):
+    """Observed: a completion-mode judge, model:embedded:smollm2[completion], was printed as
+    model:embedded:smollm2 — Rich read "[completion]" as markup and dropped it."""
+    from convoscope.judges import Verdict
+
+    rows = []
+    for item in range(12):
+        truth = item % 3
+        rows += [Verdict(item_id=f"i{item}", criterion="fit [draft]", rater=f"human:p{n}", value=truth)
+                 for n in range(2)]
+        rows.append(Verdict(item_id=f"i{item}", criterion="fit [draft]",
+                            rater="model:embedded:smollm2[completion]", value=(truth + item % 2) % 3))
+    path = tmp_path / "verdicts.jsonl"
+    path.write_text("".join(row.model_dump_json() + "\n" for row in rows))
+    result = _run("metaeval", path, "--resamples", 50)
+    assert result.exit_code == 0, result.output
+    assert "model:embedded:smollm2[completion]" in result.output and "fit [draft]" in result.output
+    agreed = _run("agree", path)
+    assert agreed.exit_code == 0 and "fit [draft]" in agreed.output, agreed.output

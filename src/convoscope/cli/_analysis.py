@@ -12,6 +12,7 @@ import click
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text  # names from user data: never read as markup
 
 from convoscope.cli._common import fail_on
 
@@ -123,7 +124,8 @@ def _agreement_table(rows: list[Any], by: str | None) -> Table:
     for row in rows:
         strong = row.strong
         table.add_row(
-            row.criterion, *([row.group or "–"] if by else []), str(row.n_items), str(row.n_raters),
+            Text(row.criterion), *([Text(row.group or "–")] if by else []), str(row.n_items),
+            str(row.n_raters),
             _percent(row.percent_agreement), _fmt(row.fleiss_kappa), _fmt(row.krippendorff_alpha),
             _fmt(row.mean_cohen_kappa), _fmt(row.pairwise_spearman), _fmt(row.loo_spearman),
             _percent(strong.percent_agreement if strong else None),
@@ -295,7 +297,7 @@ def _bias_table(reports: list[Any]) -> Table:
         length = "–" if report.length is None else f"{report.length.rho:+.2f} ({report.length.pvalue:.2g})"
         languages = ", ".join(f"{name} {gap.mean_residual:+.2f}" for name, gap in report.languages.items())
         own = report.self_preference
-        table.add_row(report.judge, report.criterion, str(report.n), length, languages,
+        table.add_row(Text(report.judge), Text(report.criterion), str(report.n), length, languages,
                       "–" if own is None else f"{own.mean_residual:+.2f} (n {own.n})")
     return table
 
@@ -312,10 +314,11 @@ def _definitions(path: Path | None) -> dict[str, Any] | None:
     return {criterion.name: criterion for criterion in load_criteria(path)}
 
 
-def _comparison_row(c: Any) -> list[str]:
+def _comparison_row(c: Any) -> list[str | Text]:
     williams, boot = c.williams, c.bootstrap
     difference = "–" if boot is None else f"{boot.estimate:+.3f} [{boot.low:+.2f}, {boot.high:+.2f}]"
-    return [c.criterion, c.judge_a, c.judge_b, str(c.n_items), _fmt(williams.r_a if williams else None),
+    return [Text(c.criterion), Text(c.judge_a), Text(c.judge_b), str(c.n_items),
+            _fmt(williams.r_a if williams else None),
             _fmt(williams.r_b if williams else None), _fmt(williams.pvalue if williams else None),
             _fmt(c.steiger.pvalue if c.steiger else None), difference,
             _fmt(c.mcnemar.pvalue if c.mcnemar else None)]
@@ -337,7 +340,7 @@ def _study_tables(study: Any) -> list[Table]:
         for header in ["criterion", "judge", "systems", "Pearson r", "Spearman ρ"]:
             table.add_column(header, justify="left" if header in ("criterion", "judge") else "right")
         for row in study.systems:
-            table.add_row(row.criterion, row.judge, str(row.n_systems), _interval(row.pearson),
+            table.add_row(Text(row.criterion), Text(row.judge), str(row.n_systems), _interval(row.pearson),
                           _interval(row.spearman))
         tables.append(table)
     if study.per_set:
@@ -345,8 +348,8 @@ def _study_tables(study: Any) -> list[Table]:
         for header in ["criterion", "judge", "sets", "F1+", "F1−", "accuracy", "Spearman ρ"]:
             table.add_column(header, justify="left" if header in ("criterion", "judge") else "right")
         for row in study.per_set:
-            table.add_row(row.criterion, row.judge, str(row.n_sets), _fmt(row.f1_pos), _fmt(row.f1_neg),
-                          _fmt(row.accuracy), _fmt(row.spearman))
+            table.add_row(Text(row.criterion), Text(row.judge), str(row.n_sets), _fmt(row.f1_pos),
+                          _fmt(row.f1_neg), _fmt(row.accuracy), _fmt(row.spearman))
         tables.append(table)
     return tables
 
@@ -410,7 +413,7 @@ def _metaeval_tables(rows: Sequence[Any]) -> list[Table]:
         title = f"{criterion}" + (f" · {group}" if group else "")
         caption = (f"humans: {humans.n_humans}, α {_fmt(humans.alpha)} ({humans.alpha_level}), "
                    f"leave-one-out ρ {_fmt(humans.loo_spearman)}")
-        table = Table(title=title, caption=caption, **_COMPACT)
+        table = Table(title=Text(title), caption=caption, **_COMPACT)
         binary = any(row.binary or row.auc is not None for row in section)
         for header in ["judge", "n", "Spearman ρ", "Kendall τ", "Pearson r", "Cohen κ",
                        *(["F1+", "F1−", "AUC"] if binary else [])]:
@@ -421,7 +424,7 @@ def _metaeval_tables(rows: Sequence[Any]) -> list[Table]:
                                        else " (unweighted)")
             f1s = [_fmt(row.binary.f1_pos if row.binary else None),
                    _fmt(row.binary.f1_neg if row.binary else None), _fmt(row.auc)] if binary else []
-            table.add_row(row.judge, str(row.n_items), _interval(row.spearman), _interval(row.kendall),
+            table.add_row(Text(row.judge), str(row.n_items), _interval(row.spearman), _interval(row.kendall),
                           _interval(row.pearson), kappa, *f1s)
         tables.append(table)
     return tables

@@ -11,6 +11,7 @@ import click
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from convoscope.cli._common import fail_on
 
@@ -169,8 +170,8 @@ def calibrate_command(verdict_paths: tuple[Path, ...], criterion: str, judge_rat
                                    name=f"isotonic:{judge_rater}->{criterion}")
         out.write_text(json.dumps(calibration.to_dict(), indent=2, ensure_ascii=False) + "\n",
                        encoding="utf-8")
-        table = Table(box=box.SIMPLE_HEAD, title=f"{criterion}: {judge_rater}, {report.n} items, "
-                      f"{report.folds}-fold", title_justify="left")
+        table = Table(box=box.SIMPLE_HEAD, title=Text(f"{criterion}: {judge_rater}, {report.n} items, "
+                                                      f"{report.folds}-fold"), title_justify="left")
         for column in ("group", "when", "Spearman", "QWK", "accuracy"):
             table.add_column(column)
         rows = [("all", report.before, report.after),
@@ -185,7 +186,7 @@ def calibrate_command(verdict_paths: tuple[Path, ...], criterion: str, judge_rat
             mapped = apply_calibration([v for v in verdicts if v.criterion == criterion], calibration,
                                        judge=judge_rater, levels=scale, score=score)
             write_calibrated.write_text("".join(v.model_dump_json() + "\n" for v in mapped), encoding="utf-8")
-            console.print(f"Wrote {write_calibrated} ({len(mapped)} verdicts, rater {mapped[0].rater})")
+            console.print(Text(f"Wrote {write_calibrated} ({len(mapped)} verdicts, rater {mapped[0].rater})"))
 
 
 ESTIMATE_EXAMPLE = """
@@ -241,7 +242,7 @@ def estimate_command(verdict_paths: tuple[Path, ...], criterion: str, judge_rate
                            calibration=calibration, score=score, confidence=confidence)
         rows = [_estimate_row(result) for result in results]
         table = Table(box=box.SIMPLE_HEAD, title_justify="left",
-                      title=f"{criterion}: people's {target} estimated with {judge_rater}")
+                      title=Text(f"{criterion}: people's {target} estimated with {judge_rater}"))
         for column in ("group", "target", "PPI [CI]", "people only [CI]", "n people", "n judge",
                        "labels worth"):
             table.add_column(column)
@@ -321,7 +322,7 @@ def bias_command(verdict_paths: tuple[Path, ...], criterion: str, judge_rater: s
                    if items_path else None)
         report = bias_diagnostics(_read(verdict_paths), criterion=criterion, judge=judge_rater,
                                   lengths=lengths, own_family=own_family, score=score)
-        console.print(f"{criterion}: {judge_rater} against people on {report.n} items")
+        console.print(Text(f"{criterion}: {judge_rater} against people on {report.n} items"))
         if report.length:
             length = report.length
             console.print(f"  length: Spearman(residual, words) {length.rho:+.3f} (p {length.pvalue:.3g}), "

@@ -16,6 +16,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from convoscope.cli._common import fail_on
 from convoscope.criteria import Criterion, select_criteria
@@ -285,7 +286,7 @@ def _print_summary(console: Console, result: RunResult) -> None:
     if summary.cost:
         rows.append(("cost", f"{summary.cost:.4f}"))
     for name, value in rows:
-        table.add_row(name, str(value))
+        table.add_row(Text(name), Text(str(value)))  # rater names hold brackets: never markup
     Console().print(table)
 
 
