@@ -237,3 +237,35 @@ def test_people_and_a_pairwise_judge_in_one_metaeval_table(pair_dir: Path, tmp_p
     expected = cohen_kappa_score([majority[i] for i in sorted(majority)], [said[i] for i in sorted(majority)])
     assert row.kappa == pytest.approx(expected)
     assert row.humans.alpha == pytest.approx(1.0)
+
+
+def test_pair_answers_collected_elsewhere_are_imported(pair_dir: Path, tmp_path: Path) -> None:
+    """An export re-imported keeps the order each person saw; a paper form has no order to keep."""
+    from convoscope.campaigns import VerdictImportError, import_verdicts
+
+    campaign = open_campaign(pair_dir)
+    people = [p.id for p in invite(pair_dir, 2)]
+    for person in people:
+        _finish(campaign, person)
+    exported = tmp_path / "pairs.csv"
+    export_verdicts(campaign, exported, qualification=True)
+    target = _pairwise(tmp_path / "copy")
+    invite(target, 2)
+    copy = open_campaign(target)
+    summary = import_verdicts(copy, exported)
+    assert summary.added == summary.rows == len(campaign.verdicts())
+    copy.decide_pending()  # main-batch answers count once the qualification is decided
+    assert sorted((v.item_id, v.rater, v.value, v.raw) for v in copy.verdicts()) == sorted(
+        (v.item_id, v.rater, v.value, v.raw) for v in campaign.verdicts())
+    paper = tmp_path / "paper.jsonl"
+    row = {"item_id": "c2:bot-x~bot-y", "criterion": "pairwise:contextualization", "rater": "human:a002",
+           "value": "bot-y"}
+    fresh = open_campaign(_pairwise(tmp_path / "paper-study"))
+    invite(fresh.directory, 2)
+    paper.write_text(json.dumps(row))
+    import_verdicts(fresh, paper)
+    [verdict] = fresh.answers()
+    assert verdict.value == "bot-y" and shown_slot(verdict) is None  # no order was recorded on paper
+    paper.write_text(json.dumps({**row, "value": "reference"}))
+    with pytest.raises(VerdictImportError, match=r"line 1, field 'value': 'reference' is not an answer"):
+        import_verdicts(fresh, paper)

@@ -133,10 +133,16 @@ def _pair_verdict(task: Task, annotator: str, submission: Submission, reason: st
 
 
 def shown_slot(verdict: Verdict) -> tuple[str, str] | None:
-    """(system shown first, slot chosen: first / second / tie / idk) of a person's pairwise answer."""
+    """(system shown first, slot chosen: first / second / tie / idk) of a person's pairwise answer;
+    None when no order was recorded (e.g. answers imported from paper forms)."""
+    return order_in(verdict.raw)
+
+
+def order_in(raw: object) -> tuple[str, str] | None:
+    """The (shown first, slot) record a pairwise answer keeps in ``raw``, or None."""
     try:
-        recorded = json.loads(verdict.raw or "")
-        return str(recorded["shown_first"]), str(recorded["answer"])
+        recorded = json.loads(raw) if isinstance(raw, str) else None
+        return str(recorded["shown_first"]), str(recorded["answer"])  # type: ignore[index]
     except (ValueError, TypeError, KeyError):
         return None
 

@@ -17,7 +17,16 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from convoscope.campaigns._access import excluded_reason
-from convoscope.campaigns._answers import IDK, AnswerError, Submission, task_key, to_verdict
+from convoscope.campaigns._answers import (
+    IDK,
+    TIE,
+    AnswerError,
+    Submission,
+    order_in,
+    pair_order,
+    task_key,
+    to_verdict,
+)
 from convoscope.campaigns._export import FORMULA_STARTS
 from convoscope.campaigns._people import read_annotators
 from convoscope.campaigns._plan import Task
@@ -134,15 +143,49 @@ def _check(row: dict[str, Any], tasks: dict[tuple[str, str], Task],
         field = "item_id" if not any(key[0] == str(row.get("item_id")) for key in tasks) else "criterion"
         raise _RowError(f"{row.get(field)!r} is not a {field.replace('_id', '')} of this campaign", field)
     criterion = campaign.criteria[task.criterion]
+    annotator = RaterKind.HUMAN.name_of(rater)
     answer: str = IDK
     if row.get("unscored_reason") != IDK:
-        value = criterion.scale.coerce(row.get("value"))
-        if value is None:
-            raise _RowError(f"{row.get('value')!r} is not an answer to {criterion.name}", "value")
-        answer = str(value)
+        if task.candidate.pair is not None:
+            answer = _pair_answer(row.get("value"), task, annotator, criterion.name)
+        else:
+            value = criterion.scale.coerce(row.get("value"))
+            if value is None:
+                raise _RowError(f"{row.get('value')!r} is not an answer to {criterion.name}", "value")
+            answer = str(value)
     seconds = row.get("latency_s")
     submission = Submission(answer=answer, options=tuple(row.get("options") or ()),
                             reason=row.get("reason") or "", seconds=float(seconds) if seconds else None)
-    annotator = RaterKind.HUMAN.name_of(rater)
-    return task_key(annotator, task), to_verdict(task, criterion, annotator, submission,
-                                                 max_note_chars=campaign.spec.max_note_chars)
+    verdict = to_verdict(task, criterion, annotator, submission, max_note_chars=campaign.spec.max_note_chars)
+    if task.candidate.pair is not None:  # the order this person saw, as recorded, never a guess
+        verdict = verdict.model_copy(update={"raw": _recorded_order(row, task, verdict)})
+    return task_key(annotator, task), verdict
+
+
+def _pair_answer(value: Any, task: Task, annotator: str, name: str) -> str:
+    """A pair's answer (the winning system or ``tie``) as the form value for this person."""
+    first, second = pair_order(annotator, task.candidate)
+    answers = {first.system: "1", second.system: "2", TIE: TIE}
+    if str(value) not in answers:
+        a, b = task.candidate.pair or (first, second)
+        raise _RowError(f"{value!r} is not an answer to {name} on pair {task.candidate.item_id} "
+                        f"({a.system}, {b.system} or {TIE})", "value")
+    return answers[str(value)]
+
+
+def _recorded_order(row: dict[str, Any], task: Task, verdict: Verdict) -> str | None:
+    """The import row's record of which response was shown first (an export has it; a paper form
+    does not: then none is kept, and the side-preference figures leave the answer out)."""
+    recorded = order_in(row.get("raw"))
+    sides = {side.system for side in task.candidate.pair or ()}
+    if recorded is None or recorded[0] not in sides:
+        return None
+    shown_first = recorded[0]
+    slot: str
+    if verdict.value is None:
+        slot = IDK
+    elif verdict.value == TIE:
+        slot = TIE
+    else:
+        slot = "first" if verdict.value == shown_first else "second"
+    return json.dumps({"shown_first": shown_first, "answer": slot})
