@@ -269,3 +269,19 @@ def test_pair_answers_collected_elsewhere_are_imported(pair_dir: Path, tmp_path:
     paper.write_text(json.dumps({**row, "value": "reference"}))
     with pytest.raises(VerdictImportError, match=r"line 1, field 'value': 'reference' is not an answer"):
         import_verdicts(fresh, paper)
+
+
+def test_qualification_on_pairs_compares_winners_not_screen_sides(tmp_path: Path) -> None:
+    """Reference and candidate see pairs in different orders; agreement is on the winner."""
+    directory = write_campaign(tmp_path / "q", references=["a001"])
+    spec = directory / "campaign.yaml"
+    spec.write_text(spec.read_text() + "pairwise: true\n", encoding="utf-8")
+    campaign = open_campaign(directory)
+    reference, careful, lazy = (p.id for p in invite(directory, 3))
+    trial = campaign.tasks(campaign.qualification_batch())
+    assert len({pair_order(careful, t.candidate) == pair_order(reference, t.candidate) for t in trial}) == 2
+    for person in (reference, careful):
+        _finish(campaign, person)
+    _finish(campaign, lazy, lambda task: "1")  # the left response, whatever it says
+    assert campaign.decision(careful).kappa == pytest.approx(1.0) and campaign.decision(careful).qualified
+    assert campaign.decision(lazy).kappa < campaign.decision(careful).kappa
