@@ -81,3 +81,11 @@ def test_the_command_puts_a_campaigns_people_beside_the_embedded_judge(tmp_path:
     line = next(text for text in result.output.splitlines() if text.strip().startswith("model:"))
     # The rater's name in full ("[completion]" is not taken for markup); it scored the three pairs.
     assert line.split()[:2] == ["model:embedded:smollm2[completion]", "3"]
+
+
+def test_win_rates_without_resampling_have_no_interval() -> None:
+    """Observed: win_rates(..., n_resamples=0) crashed in the percentile step."""
+    from convoscope.pairwise import Outcome, win_rates
+
+    rows = win_rates([Outcome("a", "b", 1.0), Outcome("a", "b", 0.5)], n_resamples=0)
+    assert [(r.system, r.rate, r.ci) for r in rows] == [("a", 0.75, None), ("b", 0.25, None)]

@@ -8,8 +8,8 @@ from typing import Any
 import click
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from convoscope.cli._common import fail_on
 
@@ -67,17 +67,17 @@ def pairwise_command(items_path: Path, criterion_ref: str, criteria_files: tuple
             bias = section.bias
             title = (f"{criterion.name}, judged by {rater}: position bias {bias.rate:.1%} "
                      f"({bias.flips} of {bias.pairs} pairs)")
-            console.print(_rates(title, section.win_rates, section.strengths))
+            _rates(console, title, section.win_rates, section.strengths)
         if human_path and report.people is None:
-            console.print(escape(f"{human_path} holds no scored verdict on pairwise:{criterion.name}."))
+            console.print(Text(f"{human_path} holds no scored verdict on pairwise:{criterion.name}."))
         if report.people is not None:
             crowd = report.people
-            console.print(_rates(f"{criterion.name}, judged by people: {crowd.answers} answers on "
-                                 f"{crowd.pairs} pairs", crowd.win_rates, crowd.strengths))
+            title = f"{criterion.name}, judged by people: {crowd.answers} answers on {crowd.pairs} pairs"
+            _rates(console, title, crowd.win_rates, crowd.strengths)
             table = Table("judge", "pairs", "same answer as the people's majority", "Cohen's kappa",
                           box=box.SIMPLE_HEAD, title="Judges against people", title_justify="left")
             for row in report.agreement.values():
-                table.add_row(escape(row.rater), str(row.pairs), f"{row.agreement:.1%}",
+                table.add_row(Text(row.rater), str(row.pairs), f"{row.agreement:.1%}",
                               "–" if row.kappa is None else f"{row.kappa:.3f}")
             console.print(table)
         if report.unscored:
@@ -88,8 +88,10 @@ def pairwise_command(items_path: Path, criterion_ref: str, criteria_files: tuple
     raise SystemExit(report.exit_code)
 
 
-def _rates(title: str, rates: list[Any], strengths: list[Any]) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, title_justify="left", title=escape(title))
+def _rates(console: Console, title: str, rates: list[Any], strengths: list[Any]) -> None:
+    """A title line (never wrapped to the table's width) and the win-rate table."""
+    console.print(Text(title), soft_wrap=True)
+    table = Table(box=box.SIMPLE_HEAD)
     for column in ("system", "comparisons", "win rate [95% CI]", "Bradley-Terry [95% CI]"):
         table.add_column(column)
     by_system = {row.system: row for row in strengths}
@@ -97,9 +99,9 @@ def _rates(title: str, rates: list[Any], strengths: list[Any]) -> Table:
         strength = by_system[row.system]
         bt = f"{strength.strength:+.2f}" + (f" [{strength.ci[0]:+.2f}, {strength.ci[1]:+.2f}]"
                                             if strength.ci else "")
-        table.add_row(escape(row.system), str(row.comparisons),
-                      f"{row.rate:.3f} [{row.ci[0]:.3f}, {row.ci[1]:.3f}]", bt)
-    return table
+        table.add_row(Text(row.system), str(row.comparisons),
+                      f"{row.rate:.3f}" + (f" [{row.ci[0]:.3f}, {row.ci[1]:.3f}]" if row.ci else ""), bt)
+    console.print(table)
 
 
 COMMANDS = [pairwise_command]

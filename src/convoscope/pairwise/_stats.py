@@ -78,13 +78,13 @@ class WinRate:
     comparisons: int
     wins: float
     rate: float
-    ci: tuple[float, float]
+    ci: tuple[float, float] | None  # None when no resampling was asked for
 
 
 def win_rates(results: list[Outcome], *, n_resamples: int = 2000, seed: int = 0,
               confidence: float = 0.95) -> list[WinRate]:
     """Each system's share of points over all its comparisons, with a percentile bootstrap
-    interval over comparisons. Sorted best first."""
+    interval over comparisons (``n_resamples=0``: none). Sorted best first."""
     systems = sorted({o.a for o in results} | {o.b for o in results})
     index = {name: i for i, name in enumerate(systems)}
     a = np.array([index[o.a] for o in results])
@@ -98,6 +98,9 @@ def win_rates(results: list[Outcome], *, n_resamples: int = 2000, seed: int = 0,
         return won, played
 
     won, played = points(np.arange(len(results)))
+    if n_resamples <= 0:
+        return sorted((WinRate(name, int(played[i]), float(won[i]), float(won[i] / played[i]), None)
+                       for i, name in enumerate(systems)), key=lambda row: -row.rate)
     rng = np.random.default_rng(seed)
     samples = rng.integers(0, len(results), size=(n_resamples, len(results)))
     rates = np.empty((n_resamples, len(systems)))
