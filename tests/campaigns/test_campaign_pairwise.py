@@ -23,6 +23,7 @@ from convoscope.campaigns import (
     invite,
     load_campaign,
     open_campaign,
+    pair_contexts,
     pair_order,
     render_campaign_report,
     shown_slot,
@@ -285,3 +286,19 @@ def test_qualification_on_pairs_compares_winners_not_screen_sides(tmp_path: Path
     _finish(campaign, lazy, lambda task: "1")  # the left response, whatever it says
     assert campaign.decision(careful).kappa == pytest.approx(1.0) and campaign.decision(careful).qualified
     assert campaign.decision(lazy).kappa < campaign.decision(careful).kappa
+
+
+def test_pairs_per_context_asks_people_what_the_judge_is_asked(tmp_path: Path) -> None:
+    directory = _pairwise(tmp_path / "few", "pairs_per_context: 1\n")
+    campaign = open_campaign(directory)
+    asked = [c.item_id for b in campaign.batches for x in b.contexts for c in x.candidates]
+    assert len(asked) == 4  # one pair of three for each of the four contexts
+    assert len({item.split(":")[1] for item in asked}) == 3  # the three pairs of systems take turns
+    items = read_items(directory / "items.jsonl")
+    judged = [c.item_id for x in pair_contexts(items, per_context=1) for c in x.candidates]
+    assert judged == asked  # `convoscope pairwise --pairs-per-context 1` on the same items
+    spec = directory / "campaign.yaml"
+    spec.write_text(spec.read_text().replace("pairwise: true\n", ""), encoding="utf-8")
+    with pytest.raises(CampaignError) as caught:
+        load_campaign(directory)
+    assert caught.value.field == "pairs_per_context"

@@ -89,3 +89,24 @@ def test_win_rates_without_resampling_have_no_interval() -> None:
 
     rows = win_rates([Outcome("a", "b", 1.0), Outcome("a", "b", 0.5)], n_resamples=0)
     assert [(r.system, r.rate, r.ci) for r in rows] == [("a", 0.75, None), ("b", 0.25, None)]
+
+
+def test_pairs_per_context_rotates_so_every_pair_and_system_is_asked() -> None:
+    """Six systems give fifteen pairs per context; three per context still cover every pair,
+    each equally often over five contexts, and the same items give the same pairs."""
+    from collections import Counter
+
+    from convoscope import Item, Turn
+    from convoscope.pairwise import make_pairs
+
+    systems = [f"s{n}" for n in range(6)]
+    items = [Item(id=f"c{c}-{s}", system=s, context=(Turn(speaker="user", text=f"question {c}"),),
+                  response=f"{s} on {c}") for c in range(5) for s in systems]
+    chosen = make_pairs(items, per_context=3)
+    per_context = Counter(pair.id.split(":")[0] for pair in chosen)
+    assert len(chosen) == 15 and set(per_context.values()) == {3}
+    assert Counter(pair.system for pair in chosen) == Counter({p.system: 1 for p in make_pairs(items[:6])})
+    first_context = [pair.system for pair in chosen[:3]]
+    assert len({s for pair in first_context for s in pair.split("~")}) == 6  # three pairs, six systems
+    assert [p.id for p in make_pairs(items, per_context=3)] == [p.id for p in chosen]
+    assert {p.id for p in chosen} <= {p.id for p in make_pairs(items)}  # the same ids as every pair

@@ -91,7 +91,7 @@ def group_contexts(items: Iterable[Item], *, include_reference: bool = True) -> 
 
 
 def pair_contexts(items: Iterable[Item], *, include_reference: bool = True,
-                  systems: Sequence[str] = ()) -> list[Context]:
+                  systems: Sequence[str] = (), per_context: int | None = None) -> list[Context]:
     """Pairwise campaigns: per context, one candidate per pair of systems answering it.
 
     Pairs come from :func:`convoscope.pairwise.make_pairs` (ids ``<context>:A~B``, A < B), so
@@ -105,7 +105,8 @@ def pair_contexts(items: Iterable[Item], *, include_reference: bool = True,
         answers += _reference_answers(answers)
     contexts: dict[str, list[Candidate]] = {}
     turns: dict[str, tuple[Turn, ...]] = {}
-    for pair in make_pairs(answers, systems=[*systems, REFERENCE_SYSTEM] if systems else None):
+    for pair in make_pairs(answers, systems=[*systems, REFERENCE_SYSTEM] if systems else None,
+                           per_context=per_context):
         key = context_key(pair)
         turns.setdefault(key, pair.context)
         a, b = pair_sides(pair)
@@ -170,7 +171,8 @@ def make_batches(items: Iterable[Item], spec: CampaignSpec) -> list[Batch]:
 
 def _contexts(items: list[Item], spec: CampaignSpec) -> list[Context]:
     if spec.pairwise:
-        return pair_contexts(items, include_reference=spec.include_reference, systems=spec.pair_systems)
+        return pair_contexts(items, include_reference=spec.include_reference, systems=spec.pair_systems,
+                             per_context=spec.pairs_per_context)
     return (dialogue_contexts(items) if spec.granularity == "dialogue"
             else group_contexts(items, include_reference=spec.include_reference))
 

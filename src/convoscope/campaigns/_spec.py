@@ -123,6 +123,10 @@ class CampaignSpec(BaseModel):
                                    "(criterion 'pairwise:<name>', value the winning system or 'tie').")
     pair_systems: tuple[str, ...] = Field(
         default=(), description="Pairwise: compare only these systems (default: every system).")
+    pairs_per_context: int | None = Field(
+        default=None, ge=1, description="Pairwise: ask this many pairs per context, rotating through "
+                                        "every pair of systems from one context to the next (default: "
+                                        "every pair).")
     guidelines_summary: str = Field(default="", description="The short guidelines always on screen.")
     qualification: Qualification = Qualification()
     reporting: Reporting = Reporting()
@@ -152,12 +156,12 @@ class CampaignSpec(BaseModel):
                              "granularity: turn")
         return pairwise
 
-    @field_validator("pair_systems")
+    @field_validator("pair_systems", "pairs_per_context")
     @classmethod
-    def _only_when_pairwise(cls, systems: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
-        if systems and not info.data.get("pairwise"):
-            raise ValueError("pair_systems applies only with pairwise: true")
-        return systems
+    def _only_when_pairwise(cls, value: Any, info: ValidationInfo) -> Any:
+        if value and not info.data.get("pairwise"):
+            raise ValueError(f"{info.field_name} applies only with pairwise: true")
+        return value
 
     def task_criterion(self, name: str) -> str:
         """The criterion name answers are stored under: ``pairwise:<name>`` in a pairwise campaign."""

@@ -32,6 +32,10 @@ Examples:
 @click.option("--mode", type=click.Choice(["auto", "chat", "completion"]), default="auto",
               show_default=True)
 @click.option("--system", "systems", multiple=True, help="Compare only these systems. Repeatable.")
+@click.option("--pairs-per-context", type=click.IntRange(min=1), default=None,
+              help="Ask this many pairs per context, rotating through every pair of systems from one "
+                   "context to the next (default: every pair). A pairwise campaign with the same "
+                   "pairs_per_context and items asks people the same pairs.")
 @click.option("--store", "store_target", default="convoscope.db", show_default=True)
 @click.option("--concurrency", type=int, default=8, show_default=True)
 @click.option("--resamples", type=int, default=1000, show_default=True,
@@ -42,8 +46,9 @@ Examples:
               help="People's pairwise verdicts on the same pairs (a pairwise campaign's export, JSONL or "
                    "CSV): adds their win rates and each judge's agreement with their majority.")
 def pairwise_command(items_path: Path, criterion_ref: str, criteria_files: tuple[str, ...],
-                     judges: tuple[str, ...], mode: str, systems: tuple[str, ...], store_target: str,
-                     concurrency: int, resamples: int, out: Path | None, human_path: Path | None) -> None:
+                     judges: tuple[str, ...], mode: str, systems: tuple[str, ...],
+                     pairs_per_context: int | None, store_target: str, concurrency: int, resamples: int,
+                     out: Path | None, human_path: Path | None) -> None:
     """Compare systems two at a time on the same contexts, each pair asked in both orders.
 
     ITEMS hold one response per system and context (items share a context by
@@ -62,7 +67,7 @@ def pairwise_command(items_path: Path, criterion_ref: str, criteria_files: tuple
         people = read_verdicts(human_path) if human_path else []
         report = judge_pairs(read_items(items_path), criterion, judges, mode=mode, systems=systems,
                              store=store_target, concurrency=concurrency, n_resamples=resamples,
-                             people=people)
+                             people=people, per_context=pairs_per_context)
         for rater, section in report.by_judge.items():
             bias = section.bias
             title = (f"{criterion.name}, judged by {rater}: position bias {bias.rate:.1%} "

@@ -106,16 +106,17 @@ async def judge_pairs_async(items: Sequence[Item], criterion: Criterion, judges:
                             mode: str = "auto", systems: Sequence[str] = (),
                             store: str | Path = "convoscope.db", concurrency: int = 8,
                             n_resamples: int = 1000, seed: int = 0,
-                            people: Sequence[Any] = ()) -> PairwiseReport:
+                            people: Sequence[Any] = (), per_context: int | None = None) -> PairwiseReport:
     """Judge every pair of systems on ``criterion`` with each judge spec; one report per judge.
 
     ``people``: pairwise verdicts of people on the same pairs (``campaign export`` of a pairwise
-    campaign); the report then adds their win rates and each judge's agreement with them."""
+    campaign); the report then adds their win rates and each judge's agreement with them.
+    ``per_context``: that many pairs per context (see :func:`make_pairs`)."""
     from convoscope.models import open_model
     from convoscope.runs import default_cache_path, is_embedded, run_judge
     from convoscope.store import Store
 
-    pairs = make_pairs(items, systems=systems or None)
+    pairs = make_pairs(items, systems=systems or None, per_context=per_context)
     opened = Store(store)
     verdicts: list[Any] = []
     code = 0
