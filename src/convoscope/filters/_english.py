@@ -12,7 +12,7 @@ import functools
 import itertools
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
@@ -125,8 +125,14 @@ def token_info(token: str, is_word: Callable[[str], bool], slang: frozenset[str]
 # Per token, everything a line needs: (counts as a word, slang, elongated, longest class run,
 # Markov log-likelihood sum of the token's transitions, number of transitions).
 TokenRow = tuple[bool, bool, bool, int, float, int]
-_TABLES: dict[tuple[object, ...], dict[str, TokenRow]] = {}
 _TABLE_LIMIT = 200_000
+# A token's counts packed in one int so that one C-level ``sum`` over a line adds them all:
+# word (bit 0), slang (bit 15), elongated (bit 30) and its transitions from bit 45 up. Each
+# 15-bit field holds a count of at most the line's tokens, so lines of fewer than 2**15 tokens
+# never carry into the next field; longer lines take the row-by-row path.
+_FIELD_BITS = 15
+_FIELD_MASK = (1 << _FIELD_BITS) - 1
+_PACKED_MAX_TOKENS = 1 << _FIELD_BITS
 
 
 class EnglishStats(NamedTuple):
@@ -141,6 +147,10 @@ class EnglishStats(NamedTuple):
     log_likelihood: float | None
 
 
+_NO_TOKENS = EnglishStats(0, None, False, False, 0, None)
+_new_tuple = tuple.__new__
+
+
 def _token_row(token: str, is_word: Callable[[str], bool], slang: frozenset[str],
                model: BigramModel) -> TokenRow:
     kind, run = token_info(token, is_word, slang)
@@ -149,27 +159,107 @@ def _token_row(token: str, is_word: Callable[[str], bool], slang: frozenset[str]
             model.word_log_likelihood(word), len(word) + 1)
 
 
+class TokenScorer:
+    """Cached per-token figures for one (dictionary, slang set, model), kept for the life of the
+    process (at most 200,000 tokens): words repeat (Zipf), so a line costs a regex pass and three
+    C-level passes over dictionary hits. ``stats`` gives exactly what the row-by-row
+    computation gives (same float additions in the same order)."""
+
+    __slots__ = ("byte_keys", "is_word", "log_likelihood", "model", "packed", "run", "slang")
+
+    def __init__(self, is_word: Callable[[str], bool], slang: frozenset[str], model: BigramModel,
+                 *, byte_keys: bool = False) -> None:
+        self.is_word, self.slang, self.model = is_word, slang, model
+        self.byte_keys = byte_keys  # tokens come as ASCII bytes (``ascii_tokens``), not str
+        self.packed: dict[str | bytes, int] = {}
+        self.log_likelihood: dict[str | bytes, float] = {}
+        self.run: dict[str | bytes, int] = {}
+
+    def _fill(self, tokens: Sequence[str | bytes]) -> bool:
+        """Score the tokens the table lacks; False when the table is full and some stay out."""
+        packed, log_likelihood, runs = self.packed, self.log_likelihood, self.run
+        is_word, slang, word_sum = self.is_word, self.slang, self.model.word_log_likelihood_uncached
+        for key in tokens:
+            if key in packed:
+                continue
+            if len(packed) >= _TABLE_LIMIT:
+                return False
+            token = key.decode() if isinstance(key, bytes) else key
+            # _token_row without its two caches (this table is the cache).
+            kind = token_kind(token, is_word, slang)
+            word = token.replace("'", "") if "'" in token else token
+            if kind == "slang":
+                flags, run = 1 | 1 << _FIELD_BITS, 0
+            elif kind == "elongated":
+                flags, run = 1 | 1 << 2 * _FIELD_BITS, 0
+            else:
+                flags, run = int(kind == "word"), longest_class_run(word)
+            packed[key] = flags | (len(word) + 1) << 3 * _FIELD_BITS
+            log_likelihood[key] = word_sum(word)
+            runs[key] = run
+        return True
+
+    def stats(self, tokens: Sequence[str | bytes]) -> EnglishStats:
+        """The English measurements of a line from its tokens (``TOKEN`` on the folded text, or
+        ``ascii_tokens`` for a scorer with byte keys)."""
+        count = len(tokens)
+        if not count:
+            return _NO_TOKENS
+        packed = self.packed
+        if count >= _PACKED_MAX_TOKENS:
+            return self._row_by_row(tokens)
+        try:
+            total = sum(map(packed.__getitem__, tokens))
+        except KeyError:
+            if not self._fill(tokens):
+                return self._row_by_row(tokens)
+            total = sum(map(packed.__getitem__, tokens))
+        return _new_tuple(EnglishStats, (  # EnglishStats(...) without its Python-level __new__
+            count, (total & _FIELD_MASK) / count, (total >> _FIELD_BITS & _FIELD_MASK) > 0,
+            (total >> 2 * _FIELD_BITS & _FIELD_MASK) > 0, max(map(self.run.__getitem__, tokens)),
+            sum(map(self.log_likelihood.__getitem__, tokens)) / (total >> 3 * _FIELD_BITS)))
+
+    def _row_by_row(self, tokens: Sequence[str | bytes]) -> EnglishStats:
+        """Very long lines and a full table: one row per token, summed as rows."""
+        rows = [_token_row(token.decode() if isinstance(token, bytes) else token,
+                           self.is_word, self.slang, self.model) for token in tokens]
+        valid, slangs, stretched, runs, sums, lengths = zip(*rows)  # noqa: B905 (rows of six)
+        return EnglishStats(len(tokens), sum(valid) / len(tokens), any(slangs), any(stretched),
+                            max(runs), sum(sums) / sum(lengths))
+
+
+_SCORERS: dict[tuple[object, ...], TokenScorer] = {}
+
+
+def token_scorer(is_word: Callable[[str], bool], slang: frozenset[str], model: BigramModel,
+                 *, byte_keys: bool = False) -> TokenScorer:
+    """The process-wide scorer for these resources (tables are kept apart per model)."""
+    key = (is_word, slang, id(model), byte_keys)
+    scorer = _SCORERS.get(key)
+    if scorer is None or scorer.model is not model:  # an id reused by a new model
+        scorer = _SCORERS[key] = TokenScorer(is_word, slang, model, byte_keys=byte_keys)
+    return scorer
+
+
+# Plain-ASCII text as bytes with A-Z lowered, a-z and the apostrophe kept and every other byte
+# a space: ``split`` then gives TOKEN's tokens of the folded text, and when an apostrophe is
+# present the same pattern on bytes does (other characters only ever separate tokens).
+_ASCII_LETTERS = bytes(code + 32 if 65 <= code <= 90 else code if 97 <= code <= 122 or code == 39 else 32
+                       for code in range(256))
+_BYTES_TOKEN = re.compile(rb"[a-z]+(?:'[a-z]+)*")
+
+
+def ascii_tokens(text: str) -> list[bytes]:
+    """``TOKEN.findall(fold(text))`` for a plain-ASCII ``text``, as bytes (about twice as fast)."""
+    letters = text.encode("ascii").translate(_ASCII_LETTERS)
+    return _BYTES_TOKEN.findall(letters) if b"'" in letters else letters.split()
+
+
 def english_stats(text: str, is_word: Callable[[str], bool], slang: frozenset[str],
                   model: BigramModel) -> EnglishStats:
-    """The English measurements of one line. Token rows are cached per (dictionary, slang,
+    """The English measurements of one line. Token figures are cached per (dictionary, slang,
     model): words repeat (Zipf), so a line costs one regex pass and a dictionary hit per token."""
-    tokens = TOKEN.findall(fold(text))
-    if not tokens:
-        return EnglishStats(0, None, False, False, 0, None)
-    key = (is_word, slang, id(model))
-    table = _TABLES.get(key)
-    if table is None:
-        table = _TABLES[key] = {}
-    rows = list(map(table.get, tokens))
-    if None in rows:
-        for position, token in enumerate(tokens):
-            if rows[position] is None:
-                rows[position] = row = _token_row(token, is_word, slang, model)
-                if len(table) < _TABLE_LIMIT:
-                    table[token] = row
-    valid, slangs, stretched, runs, sums, lengths = zip(*rows)  # noqa: B905 (rows of six)
-    return EnglishStats(len(tokens), sum(valid) / len(tokens), any(slangs), any(stretched),
-                        max(runs), sum(sums) / sum(lengths))
+    return token_scorer(is_word, slang, model).stats(TOKEN.findall(fold(text)))
 
 
 def english_signals(text: str, is_word: Callable[[str], bool], slang: frozenset[str]) -> EnglishSignals:

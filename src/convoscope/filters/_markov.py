@@ -78,13 +78,20 @@ class BigramModel:
         cache = self._word_cache
         found = cache.get(word)
         if found is None:
-            padded = f" {word} "
-            log_probs = self._log_probs
-            found = sum(log_probs[a][b] for a, b in zip(padded, padded[1:], strict=False)
-                        if a in log_probs and b in log_probs)
+            found = self.word_log_likelihood_uncached(word)
             if len(cache) < 200_000:
                 cache[word] = found
         return found
+
+    def word_log_likelihood_uncached(self, word: str) -> float:
+        """``word_log_likelihood`` without the cache, for callers that keep their own."""
+        padded = f" {word} "
+        log_probs = self._log_probs
+        if padded.strip(self.alphabet):  # a symbol outside the alphabet: skip its transitions
+            return sum(log_probs[a][b] for a, b in zip(padded, padded[1:], strict=False)
+                       if a in log_probs and b in log_probs)
+        # Every symbol known: the same sum, in the same order, looked up in C.
+        return sum(map(dict.__getitem__, map(log_probs.__getitem__, padded), padded[1:]))
 
     def mean_log_likelihood_of_words(self, words: Sequence[str]) -> float | None:
         """``mean_log_likelihood(" " + " ".join(words) + " ")`` computed word by word (every word
