@@ -366,6 +366,20 @@ def _other_language(text: str, thresholds: GibberishThresholds,
                            notes=("unsupported_language",), language_probability=probability)
 
 
+def _slang_exception(stats: EnglishStats, unlikely: bool, few_words: bool
+                    ) -> tuple[bool, bool, tuple[Note, ...]]:
+    """Seed exception: slang and stretched words stay unless both statistics fail. Returns the
+    two flags after the exception and the notes saying which words it was for."""
+    notes: tuple[Note, ...] = ()
+    if stats.slang:
+        notes += ("slang",)
+    if stats.elongated:
+        notes += ("elongation",)
+    if not (unlikely and few_words):
+        unlikely = few_words = False
+    return unlikely, few_words, notes
+
+
 def _no_letters_of(lang: Literal["en", "ko"], text: str) -> GibberishResult:
     reason: Reason = "wrong_script" if count_scripts(text).letters else "no_letters"
     if reason == "no_letters" and any(char.isdigit() for char in text):
@@ -383,13 +397,8 @@ def _english(text: str, thresholds: GibberishThresholds, notes: tuple[Note, ...]
     ratio = stats.valid_word_ratio
     few_words = ratio is not None and ratio < thresholds.en_min_valid_word_ratio
     if stats.slang or stats.elongated:
-        # Seed exception: slang and stretched words stay unless both statistics fail.
-        if stats.slang:
-            notes += ("slang",)
-        if stats.elongated:
-            notes += ("elongation",)
-        if not (unlikely and few_words):
-            unlikely = few_words = False
+        unlikely, few_words, kept = _slang_exception(stats, unlikely, few_words)
+        notes += kept
     fired = (("low_likelihood", unlikely), ("few_valid_words", few_words),
              ("char_class_run", stats.longest_class_run > thresholds.en_max_class_run))
     reasons = tuple(name for name, hit in fired if hit)
@@ -499,12 +508,7 @@ class _AsciiEnglish:
         few_words = ratio is not None and ratio < self.min_valid_word_ratio
         notes: tuple[Note, ...] = ()
         if stats.slang or stats.elongated:
-            if stats.slang:
-                notes += ("slang",)
-            if stats.elongated:
-                notes += ("elongation",)
-            if not (unlikely and few_words):
-                unlikely = few_words = False
+            unlikely, few_words, notes = _slang_exception(stats, unlikely, few_words)
         long_run = stats.longest_class_run > self.max_class_run
         reasons: tuple[Reason, ...] = ()
         if unlikely or few_words or long_run:
