@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from functools import partial
 from pathlib import Path
 
 import httpx
+
+# Debian's Chromium, driven by playwright with executable_path (no `playwright install`).
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 SPEC = """\
 name: tiny-study

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,15 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from campaign_helpers import write_campaign
+from campaign_helpers import CHROMIUM, write_campaign
 
 from convoscope.campaigns import Campaign, Submission, invite, open_campaign, read_annotators
 from convoscope.web import build_server, dashboard_secret, join_secret, start_background
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 STUDY = """\
 name: companion-study
@@ -74,14 +71,6 @@ def _write_study(directory: Path) -> Path:
 def _expected(system: str | None) -> str:
     """The reference annotator's rule: bot-y's turns are off, the others fine."""
     return "0" if system == "bot-y" else "1"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture

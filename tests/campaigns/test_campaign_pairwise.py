@@ -68,6 +68,15 @@ def _finish(campaign: Campaign, annotator: str, choose=None) -> int:  # noqa: AN
     return count
 
 
+def _answered(directory: Path, *choosers) -> tuple[Campaign, list[str]]:  # noqa: ANN002
+    """A campaign whose invited people (one per chooser; None: the better system wins) finished."""
+    campaign = open_campaign(directory)
+    people = [p.id for p in invite(directory, len(choosers))]
+    for person, choose in zip(people, choosers, strict=True):
+        _finish(campaign, person, choose)
+    return campaign, people
+
+
 def test_pairs_as_make_pairs_builds_them_with_the_reference_as_a_system(pair_dir: Path) -> None:
     campaign = open_campaign(pair_dir)
     assert list(campaign.criteria) == ["pairwise:appropriateness", "pairwise:contextualization"]
@@ -128,10 +137,7 @@ def test_answers_a_pair_takes(pair_dir: Path) -> None:
 
 
 def test_export_is_read_by_the_pairwise_statistics(pair_dir: Path, tmp_path: Path) -> None:
-    campaign = open_campaign(pair_dir)
-    people = [p.id for p in invite(pair_dir, 2)]
-    for person in people:
-        _finish(campaign, person)
+    campaign, _ = _answered(pair_dir, None, None)
     out = tmp_path / "people.jsonl"
     written = export_verdicts(campaign, out)
     verdicts = read_verdicts(out)
@@ -150,10 +156,7 @@ def test_export_is_read_by_the_pairwise_statistics(pair_dir: Path, tmp_path: Pat
 
 
 def test_agreement_and_results_of_a_pairwise_campaign(pair_dir: Path) -> None:
-    campaign = open_campaign(pair_dir)
-    people = [p.id for p in invite(pair_dir, 2)]
-    _finish(campaign, people[0])
-    _finish(campaign, people[1], lambda task: "1")  # always the response shown first
+    campaign, people = _answered(pair_dir, None, lambda task: "1")  # the 2nd: always the first shown
     batch = next(row for row in campaign.status().batches if row.batch == "batch-001")
     assert batch.agreement is not None and batch.agreement.fleiss_kappa is not None
     assert -1.0 <= batch.agreement.fleiss_kappa < 1.0  # "always first" disagrees with the other person
@@ -204,10 +207,7 @@ def test_spec_errors_name_the_field(tmp_path: Path) -> None:
 
 
 def test_report_shows_win_rates_and_side_preference(pair_dir: Path) -> None:
-    campaign = open_campaign(pair_dir)
-    people = [p.id for p in invite(pair_dir, 2)]
-    _finish(campaign, people[0])
-    _finish(campaign, people[1], lambda task: "1")
+    campaign, _ = _answered(pair_dir, None, lambda task: "1")
     html = render_campaign_report(campaign)
     assert "Win rates" in html and "Bradley" in html
     assert "chose the response shown first" in html
@@ -221,9 +221,7 @@ def test_people_and_a_pairwise_judge_in_one_metaeval_table(pair_dir: Path, tmp_p
     import convoscope as cs
     from convoscope.judges import Verdict
 
-    campaign = open_campaign(pair_dir)
-    for person in (p.id for p in invite(pair_dir, 2)):
-        _finish(campaign, person)
+    campaign, _ = _answered(pair_dir, None, None)
     out = tmp_path / "people.jsonl"
     export_verdicts(campaign, out)
     people = [v for v in read_verdicts(out) if v.criterion == "pairwise:appropriateness"]
@@ -244,10 +242,7 @@ def test_pair_answers_collected_elsewhere_are_imported(pair_dir: Path, tmp_path:
     """An export re-imported keeps the order each person saw; a paper form has no order to keep."""
     from convoscope.campaigns import VerdictImportError, import_verdicts
 
-    campaign = open_campaign(pair_dir)
-    people = [p.id for p in invite(pair_dir, 2)]
-    for person in people:
-        _finish(campaign, person)
+    campaign, _ = _answered(pair_dir, None, None)
     exported = tmp_path / "pairs.csv"
     export_verdicts(campaign, exported, qualification=True)
     target = _pairwise(tmp_path / "copy")

@@ -6,22 +6,19 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from campaign_helpers import CHROMIUM
 
 from convoscope.campaigns import export_verdicts, invite, open_campaign, pair_order
 from convoscope.judges import read_verdicts
 from convoscope.pairwise import outcomes, win_rates
 from convoscope.web import build_server, start_background
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 SPEC = """\
 name: head-to-head
@@ -55,14 +52,6 @@ def _write(directory: Path, language: str = "en") -> Path:
     (directory / "items.jsonl").write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows),
                                            encoding="utf-8")
     return directory
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield launched
-        launched.close()
 
 
 def _save(page: Any, key: str, note: str = "") -> None:
