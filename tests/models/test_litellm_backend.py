@@ -3,13 +3,17 @@ route: no key, no network."""
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
 from convoscope import Criterion
 from convoscope.models import GenerateRequest, Message, ModelError, open_model
 
-pytest.importorskip("litellm")
-pytestmark = pytest.mark.slow
+# Not importorskip: importing litellm here, before convoscope's backend sets
+# LITELLM_LOCAL_MODEL_COST_MAP, made it fetch its price table from the network at collection.
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(importlib.util.find_spec("litellm") is None,
+                                                   reason="litellm is not installed")]
 
 
 def _spec(llama_server):
