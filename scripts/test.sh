@@ -2,7 +2,8 @@
 # Installs everything the tests need, then runs the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install.sh local,dev,parquet,postgres,gibberish
+started=$(date +%s)
+bash scripts/install.sh local,dev,parquet,postgres,gibberish,hf,otel
 # A PostgreSQL server for tests/store/test_postgres.py (it starts its own cluster on 127.0.0.1).
 if ! command -v initdb >/dev/null && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then
@@ -19,4 +20,5 @@ if ! command -v chromium >/dev/null || ! fc-list 2>/dev/null | grep -qi nanum; t
     echo "note: chromium / fonts-nanum are not installed; the browser tests will be skipped" >&2
   fi
 fi
+echo "test.sh: installed in $(( $(date +%s) - started )) s; running the suite" >&2
 python3 -m pytest -q -p no:cacheprovider "$@"

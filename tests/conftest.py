@@ -9,6 +9,7 @@ import tempfile
 import time
 
 import pytest
+from patience import PATIENT_S
 
 
 def free_port() -> int:
@@ -35,7 +36,7 @@ def llama_server():
     # The server logs a lot; a file (not a pipe nobody reads) keeps it from blocking.
     log = tempfile.TemporaryFile()
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + PATIENT_S
     try:
         while True:
             if server.poll() is not None:
@@ -47,7 +48,7 @@ def llama_server():
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail("llama.cpp server did not start within 120 s")
+                pytest.fail(f"llama.cpp server did not start within {PATIENT_S:g} s")
             time.sleep(0.3)
         yield f"http://127.0.0.1:{port}/v1", "smollm2"
     finally:

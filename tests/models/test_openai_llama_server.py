@@ -1,6 +1,7 @@
 """The HTTP backend against a real OpenAI-compatible server (llama-cpp-python's) on 127.0.0.1."""
 
 import pytest
+from patience import PATIENT
 
 from convoscope.criteria import get_criterion
 from convoscope.items import Item
@@ -12,7 +13,7 @@ pytestmark = pytest.mark.slow
 
 async def test_chat_judging_through_the_server(llama_server):
     base_url, alias = llama_server
-    model = model_from_spec(f"openai:{alias}@{base_url}")
+    model = model_from_spec(f"openai:{alias}@{base_url}", **PATIENT)
     criterion = get_criterion("response-candidates:appropriateness")
     item = Item(id="c1", context=({"speaker": "A", "text": "do you like jazz ?"},),
                 response="yes , miles davis is my favourite .")
@@ -28,7 +29,7 @@ async def test_chat_judging_through_the_server(llama_server):
 
 async def test_completion_scoring_reads_top_logprobs(llama_server):
     base_url, alias = llama_server
-    model = model_from_spec(f"openai:{alias}@{base_url}")
+    model = model_from_spec(f"openai:{alias}@{base_url}", **PATIENT)
     request = GenerateRequest(prompt="Numbers: 1, 2, 3, 4, 5, 6, 7, 8,", max_tokens=1,
                               next_token_candidates=("9", " 9", "1", " 1"))
     generation = await model.generate(request)
@@ -40,7 +41,7 @@ async def test_completion_scoring_reads_top_logprobs(llama_server):
 
 async def test_a_panel_of_embedded_and_http_judges(llama_server):
     base_url, alias = llama_server
-    http = model_from_spec(f"openai:{alias}@{base_url}")
+    http = model_from_spec(f"openai:{alias}@{base_url}", **PATIENT)
     embedded = model_from_spec("embedded:smollm2")
     panel = Panel((RubricJudge(embedded, mode="completion"), RubricJudge(http, mode="completion")),
                   rule="mean")

@@ -9,6 +9,7 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 from faultproxy import Fault
+from patience import PATIENT_ARGS
 
 from convoscope.cli import cli
 from convoscope.cli._app import _register
@@ -35,7 +36,7 @@ def _judge(tmp_path, base_url, *extra):
     return CliRunner().invoke(cli, [
         "judge", str(tmp_path / "items.jsonl"), "--criteria-file", str(tmp_path / "criteria.yaml"),
         "--store", str(tmp_path / "s.db"), "--judge", f"openai:smollm2@{base_url}",
-        "--mode", "completion", "--max-retries", "0", "--concurrency", "2", *extra])
+        "--mode", "completion", "--max-retries", "0", "--concurrency", "2", *PATIENT_ARGS, *extra])
 
 
 def test_outage_exits_3_and_one_rerun_completes_every_task_once(tmp_path, fault_proxy):

@@ -8,17 +8,22 @@ from click.testing import CliRunner
 from convoscope import Verdict
 from convoscope.cli import cli
 from convoscope.cli._app import _register
+from convoscope.criteria import get_criterion
 from convoscope.errors import ConfigError
-from convoscope.runs import GateRule, check_gates, parse_gate
+from convoscope.runs import GateRule, check_gates, parse_gate, resolve_gates
 
 _register()
 
 
 def _verdicts():
+    # What real judges store: numbers on a range scale, 1 / 0 on a binary one.
     return [Verdict(item_id=f"i{n}", criterion="overall", rater="model:j", value=value)
             for n, value in enumerate([2, 4, 5, None])] + [
-        Verdict(item_id=f"i{n}", criterion="kpi:follow-up", rater="model:j", value=label)
-        for n, label in enumerate(["yes", "yes", "no", "yes"])]
+        Verdict(item_id=f"i{n}", criterion="kpi:follow-up", rater="model:j", value=value)
+        for n, value in enumerate([1, 1, 0, 1])]
+
+
+CRITERIA = [get_criterion("kpi:follow-up"), get_criterion("dialogue-issues:overall")]
 
 
 def test_parse_gate_reads_means_and_shares():
@@ -30,14 +35,51 @@ def test_parse_gate_reads_means_and_shares():
 
 
 def test_gates_compare_the_mean_and_the_share_of_a_label():
-    mean, share = check_gates(_verdicts(), [parse_gate("overall=3.5"), parse_gate("follow-up:yes=0.8")])
+    rules = resolve_gates([parse_gate("overall=3.5"), parse_gate("follow-up:yes=0.8")], CRITERIA)
+    mean, share = check_gates(_verdicts(), rules)
     assert mean.observed == pytest.approx(11 / 3) and mean.passed and mean.n == 3
     assert share.observed == 0.75 and not share.passed
 
 
-def test_a_gate_on_a_criterion_the_run_did_not_score_is_an_error():
-    with pytest.raises(ConfigError, match="did not score; scored: kpi:follow-up, overall"):
-        check_gates(_verdicts(), [parse_gate("relevance=1")])
+@pytest.mark.parametrize("label", ["yes", "fulfilled", "Fulfilled", "1", "true"])
+def test_a_binary_label_gate_reads_the_stored_1_and_0(label):
+    # Before: verdicts store 1/0, the gate compared the text "yes" with them and read 0.000.
+    (rule,) = resolve_gates([parse_gate(f"follow-up:{label}=0.5")], CRITERIA)
+    (gate,) = check_gates(_verdicts(), [rule])
+    assert gate.observed == 0.75 and gate.passed
+
+
+@pytest.mark.parametrize("label", ["no", "not fulfilled", "0"])
+def test_the_negative_label_of_a_binary_scale(label):
+    (rule,) = resolve_gates([parse_gate(f"follow-up:{label}=0.2")], CRITERIA)
+    assert check_gates(_verdicts(), [rule])[0].observed == 0.25
+
+
+def test_a_label_the_scale_does_not_have_is_refused():
+    with pytest.raises(ConfigError, match="'maybe' is not on the scale of follow-up; labels: fulfilled, "
+                                          "not fulfilled, yes, no, 1, 0"):
+        resolve_gates([parse_gate("follow-up:maybe=0.5")], CRITERIA)
+    with pytest.raises(ConfigError, match="'9' is not on the scale of overall"):
+        resolve_gates([parse_gate("overall:9=0.5")], CRITERIA)
+
+
+def test_a_gate_on_a_criterion_that_is_not_judged_is_an_error():
+    with pytest.raises(ConfigError,
+                       match="names a criterion that is not judged; criteria: follow-up, overall"):
+        resolve_gates([parse_gate("relevance=1")], CRITERIA)
+
+
+def test_unknown_gates_exit_2_before_any_model_call(tmp_path):
+    # The endpoint does not exist: a gate checked only after the run would show a model_error
+    # (exit 3) after retries; checked first, the command stops at once with exit 2.
+    args = ["judge", "examples/kpi_turns.jsonl", "--suite", "kpi", "--kpi", "follow-up",
+            "--judge", "openai:m@http://127.0.0.1:9/v1", "--store", str(tmp_path / "run.db")]
+    for gate, problem in (("follow-up:maybe=0.9", "'maybe' is not on the scale of follow-up"),
+                          ("relevance=1", "names a criterion that is not judged")):
+        result = CliRunner().invoke(cli, [*args, "--fail-under", gate], env={"COLUMNS": "200"})
+        assert result.exit_code == 2, result.output
+        assert problem in result.output
+    assert not (tmp_path / "run.db").exists()  # stopped before the store was even opened
 
 
 @pytest.mark.slow

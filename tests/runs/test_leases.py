@@ -13,6 +13,7 @@ import time
 
 import pytest
 import sqlalchemy as sa
+from patience import PATIENT_ARGS, PATIENT_S
 from short_rubric import CRITERIA
 
 from convoscope.store import Store
@@ -56,11 +57,11 @@ N_ITEMS = 12
 CONCURRENCY = 2
 
 
-def _command(tmp_path, store, base_url):
+def _command(tmp_path, store, base_url, lease_s):
     return [sys.executable, "-m", "convoscope", "judge", str(tmp_path / "items.jsonl"),
             "--criteria-file", str(tmp_path / "criteria.yaml"), "--store", str(store),
             "--judge", f"openai:smollm2@{base_url}", "--mode", "completion", "--no-cache",
-            "--concurrency", str(CONCURRENCY), "--lease", "4"]
+            "--concurrency", str(CONCURRENCY), "--lease", str(lease_s), *PATIENT_ARGS]
 
 
 def _rows(store):
@@ -78,13 +79,17 @@ def _three_workers_and_a_kill(tmp_path, store, proxy):
             handle.write(json.dumps({"id": f"i{i}", "response": f"Answer {i}: more trains."}) + "\n")
     proxy.always(None)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    workers = [subprocess.Popen(_command(tmp_path, store, proxy.base_url), env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for _ in range(3)]
-    deadline = time.monotonic() + 120
+    # The worker to be killed holds short leases, so its tasks are free again soon after the kill;
+    # the survivors hold long ones, so a heartbeat delayed on a loaded machine never lets a task
+    # they are judging go to another worker (which would be a second call, whatever the code does).
+    workers = [subprocess.Popen(_command(tmp_path, store, proxy.base_url, lease_s), env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+               for lease_s in (4, 600, 600)]
+    deadline = time.monotonic() + PATIENT_S
     while len(_rows(store)) < 4 and time.monotonic() < deadline:
         time.sleep(0.05)
     os.kill(workers[0].pid, signal.SIGKILL)
-    codes = [worker.wait(timeout=300) for worker in workers]
+    codes = [worker.wait(timeout=PATIENT_S) for worker in workers]
     assert codes[0] == -signal.SIGKILL and codes[1:] == [0, 0], workers[1].stderr.read().decode()[-2000:]
     rows = _rows(store)
     assert sorted(item for _, item, _ in rows) == sorted(f"i{i}" for i in range(N_ITEMS))  # none lost

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from convoscope.models import DEFAULT_EMBEDDED, INSTALL_HINT, ModelError, embedded_model_path
+from convoscope.models._embedded import LLAMA_CPP_LOCK
 
 
 class Embedder(Protocol):
@@ -74,12 +75,14 @@ class LlamaEmbedder:
     def _embed_one(self, text: str) -> np.ndarray:
         if not text.strip():
             raise ValueError("embedding: cannot embed an empty text")
-        vectors = np.asarray(self._load().embed(text, normalize=False, truncate=True), dtype=np.float64)
+        with LLAMA_CPP_LOCK:  # llama.cpp redirects the process's stdout/stderr: one call at a time
+            vectors = np.asarray(self._load().embed(text, normalize=False, truncate=True), dtype=np.float64)
         # One row per token (mean-pool them), or one pooled vector from a model that sets its own.
         return vectors.mean(axis=0) if vectors.ndim == 2 else vectors
 
     def close(self) -> None:
         """Free the model (it is loaded again if used afterwards)."""
         if self._llama is not None:
-            self._llama.close()
+            with LLAMA_CPP_LOCK:
+                self._llama.close()
             self._llama = None

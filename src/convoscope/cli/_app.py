@@ -2,12 +2,42 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from convoscope import __version__
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _Commands(click.Group):
+    """The root group. A command's module is imported only when that command runs (``judge``
+    never imports the web app or the statistics), and an optional library that is not installed
+    becomes one line naming the extra that installs it (exit 2), never a traceback."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        _register()
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            _register_one(cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from convoscope.errors import missing_extra
+
+        try:
+            return super().invoke(ctx)
+        except ImportError as error:
+            hint = missing_extra(error, f"convoscope {ctx.invoked_subcommand or ''}".strip())
+            if hint is None:
+                raise
+            click.echo(f"error: {hint}", err=True)
+            ctx.exit(2)
+
+
+@click.group(cls=_Commands,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="convoscope")
 def cli() -> None:
     """Measure the quality of conversational responses.
@@ -44,6 +74,23 @@ def _register() -> None:
     _registered = True
 
 
+def _register_one(name: str) -> None:
+    """Add the commands of the module named like ``name`` (``judge`` -> ``_judge``); a command
+    that lives in a module of another name is found by registering them all."""
+    import importlib
+
+    try:
+        module = importlib.import_module(f"convoscope.cli._{name.replace('-', '_')}")
+    except ModuleNotFoundError as error:
+        if error.name != f"convoscope.cli._{name.replace('-', '_')}":
+            raise
+        _register()
+        return
+    for command in getattr(module, "COMMANDS", ()):
+        cli.add_command(command)
+    if name not in cli.commands:
+        _register()
+
+
 def main() -> None:
-    _register()
     cli()

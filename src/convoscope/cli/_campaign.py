@@ -63,13 +63,10 @@ def serve_command(directory: str, items: str | None, db: str | None, host: str, 
     """
     from convoscope.campaigns import open_campaign
 
+    # Without the web extra, the import fails and the command line names the extra in one line.
+    from convoscope.web import build_server, dashboard_secret, join_secret
+
     console = Console()
-    try:
-        from convoscope.web import build_server, dashboard_secret, join_secret
-    except ImportError as error:
-        console.print(f"[red]error:[/red] the web app needs its extra: pip install 'convoscope[web]' "
-                      f"({escape(str(error))})", soft_wrap=True)
-        raise SystemExit(2) from None
     with fail_on(console):
         campaign = open_campaign(directory, items=items, store=db)
         server = build_server(campaign, host=host, port=port)

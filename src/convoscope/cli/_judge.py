@@ -44,6 +44,7 @@ from convoscope.runs import (
     judge_async,
     judge_specs,
     parse_gate,
+    resolve_gates,
     run_sync,
 )
 from convoscope.store import DEFAULT_STORE, Store
@@ -199,7 +200,7 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
         if domain:
             criteria = [criterion.model_copy(update={"domain": domain}) for criterion in criteria]
         check_metric_inputs(items, criteria, source=items_path)
-        rules = [parse_gate(text) for text in gates]
+        rules = resolve_gates([parse_gate(text) for text in gates], criteria)
         specs = judge_specs(judges, mode=mode, personas=personas)
         if out is not None:
             check_output(out, inputs=(items_path, *criteria_files, store_target))

@@ -82,8 +82,20 @@ def read_items(path: str | Path | Any, *, columns: ColumnMap | None = None,
         seen[item.id] = line
         items.append(item)
     if not items:
-        raise ItemError(path, None, None, "no items in file")
+        raise _no_items(path)
     return items
+
+
+def _no_items(path: Path) -> ItemError:
+    """Where an items file without items ends: line 1 of an empty file, else its last line."""
+    if path.suffix.lower() == ".parquet":
+        return ItemError(path, None, None, "no rows in the Parquet file")
+    with path.open("rb") as handle:
+        lines = sum(1 for _ in handle)
+    if not lines:
+        return ItemError(path, 1, None, "the file is empty: no items")
+    problem = "a header but no rows" if path.suffix.lower() in (".csv", ".tsv") else "no items"
+    return ItemError(path, lines, None, f"{problem} (the file ends here)")
 
 
 def _validate(path: Path, line: int, row: dict[str, Any]) -> Item:
@@ -145,7 +157,8 @@ def _json_line(path: Path, number: int, text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        raise ItemError(path, number + error.lineno - 1, None, f"not valid JSON ({error.msg})") from None
+        raise ItemError(path, number + error.lineno - 1, None,
+                        f"not valid JSON at column {error.colno}: {error.msg.removesuffix(' at')}") from None
 
 
 def _json_rows(path: Path, encoding: str = "utf-8") -> Iterator[tuple[int, dict[str, Any]]]:
@@ -176,7 +189,16 @@ def csv_rows(path: Path, *, delimiter: str, encoding: str = "utf-8") -> Iterator
                 raise ItemError(path, reader.line_num, None,
                                 f"{fields} fields where the header has {len(reader.fieldnames or [])}"
                                 f"; put a field that contains {delimiter!r} in double quotes")
+            _refuse_nul(path, reader.line_num, row)
             yield reader.line_num, dict(row)
+
+
+def _refuse_nul(path: Path, line: int, row: dict[str | Any, Any]) -> None:
+    """A NUL byte is never text someone typed: the file is binary, truncated or mis-exported."""
+    for key, value in row.items():
+        if isinstance(value, str) and "\x00" in value:
+            raise ItemError(path, line, key, "holds a NUL byte (a binary or damaged file, or the wrong "
+                            "encoding: UTF-16 files need --encoding utf-16)")
 
 
 def _csv_records(path: Path, reader: csv.DictReader[str]) -> Iterator[dict[str | Any, Any]]:
@@ -215,7 +237,13 @@ def _parquet_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     except ImportError:
         hint = "reading Parquet needs pyarrow: pip install 'convoscope[parquet]'"
         raise ItemError(path, None, None, hint) from None
-    table = pq.read_table(path)
+    import pyarrow as pa
+
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as error:
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise ItemError(path, None, None, f"not a readable Parquet file ({first})") from None
     yield from enumerate(table.to_pylist(), start=1)
 
 

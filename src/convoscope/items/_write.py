@@ -39,8 +39,7 @@ def check_output(path: str | Path, *, inputs: Iterable[str | Path] = ()) -> Path
         raise LocatedError(path, f"the folder {folder} does not exist")
     if path.is_dir():
         raise LocatedError(path, "is a folder; name a file")
-    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise LocatedError(path, "cannot be written (no permission)")
+    _try_writing(path, folder)
     if suffix == ".parquet":
         try:
             import pyarrow  # noqa: F401
@@ -49,14 +48,32 @@ def check_output(path: str | Path, *, inputs: Iterable[str | Path] = ()) -> Path
     return path
 
 
+def _try_writing(path: Path, folder: Path) -> None:
+    """Create (and remove) a file beside ``path``, as the real write will. Permission bits say
+    nothing to root, and nothing of a read-only or virtual file system (/sys, /proc)."""
+    if path.exists() and not os.access(path, os.W_OK):
+        raise LocatedError(path, "cannot be written (no permission)")
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=f".{path.name}.", suffix=".check"):
+            pass
+    except OSError as error:
+        raise LocatedError(path, f"cannot be written ({error.strerror or error})") from None
+
+
 def write_records(records: Iterable[BaseModel | Mapping[str, Any]], path: str | Path) -> int:
-    """Write records in the format the suffix names (.jsonl/.json lines, .csv, .parquet)."""
+    """Write records in the format the suffix names (.jsonl/.json lines, .csv, .parquet).
+
+    A file system that refuses the write (full, read-only, gone) is a LocatedError naming the
+    path; the target keeps whatever it held before."""
     suffix = Path(path).suffix.lower()
-    if suffix == ".csv":
-        return write_csv(records, path)
-    if suffix == ".parquet":
-        return write_parquet(records, path)
-    return write_jsonl(records, path)
+    try:
+        if suffix == ".csv":
+            return write_csv(records, path)
+        if suffix == ".parquet":
+            return write_parquet(records, path)
+        return write_jsonl(records, path)
+    except OSError as error:
+        raise LocatedError(path, f"could not be written ({error.strerror or error})") from None
 
 
 def write_jsonl(records: Iterable[BaseModel | Mapping[str, Any]], path: str | Path) -> int:

@@ -16,6 +16,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
+from convoscope.errors import LocatedError
 from convoscope.models._base import GenerateRequest, Generation, Model
 
 _SCHEMA = """
@@ -62,10 +63,17 @@ class ResponseCache:
 
     def _connect(self) -> sqlite3.Connection:
         connection = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-        connection.execute("pragma journal_mode=wal")
-        connection.execute("pragma synchronous=normal")  # durable across crashes of this process
-        connection.execute(_SCHEMA)
-        connection.commit()
+        try:
+            connection.execute("pragma journal_mode=wal")
+            connection.execute("pragma synchronous=normal")  # durable across crashes of this process
+            connection.execute(_SCHEMA)
+            connection.commit()
+        except sqlite3.DatabaseError as error:
+            connection.close()
+            if "not a database" not in str(error):
+                raise
+            raise LocatedError(self.path, "cannot be used as a response cache: not a SQLite "
+                               "database (the cache path points at another kind of file)") from None
         return connection
 
     def get(self, key: str) -> Generation | None:
@@ -138,6 +146,12 @@ class ResponseCache:
         self.flush()
         with self._read_lock:
             return int(self._reader.execute("select count(*) from responses").fetchone()[0])
+
+    def __enter__(self) -> ResponseCache:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
 
     def close(self) -> None:
         if self._closed:

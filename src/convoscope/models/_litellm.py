@@ -19,6 +19,7 @@ import warnings
 from typing import Any
 
 from convoscope.models._base import GenerateRequest, Generation, ModelError
+from convoscope.models._keys import redact_url
 from convoscope.models._limits import AdaptiveLimit, RateBudget, estimated_tokens
 from convoscope.models._retry import RetryPolicy, TransientError, call_with_retries
 from convoscope.models._wire import (
@@ -81,7 +82,7 @@ class LiteLLMModel:
 
     @property
     def name(self) -> str:
-        return f"litellm:{self.model}" + (f"@{self.api_base}" if self.api_base else "")
+        return f"litellm:{self.model}" + (f"@{redact_url(self.api_base)}" if self.api_base else "")
 
     async def generate(self, request: GenerateRequest) -> Generation:
         if self.ignored and not self._warned:

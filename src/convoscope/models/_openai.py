@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 
 from convoscope.models._base import GenerateRequest, Generation, ModelError
-from convoscope.models._keys import resolve_api_key
+from convoscope.models._keys import redact_url, resolve_api_key
 from convoscope.models._limits import AdaptiveLimit, RateBudget, estimated_tokens
 from convoscope.models._retry import (
     RetryPolicy,
@@ -98,7 +98,7 @@ class OpenAIModel:
 
     @property
     def name(self) -> str:
-        return f"openai:{self.model}@{self.base_url}"
+        return f"openai:{self.model}@{redact_url(self.base_url)}"
 
     @property
     def in_flight_limit(self) -> AdaptiveLimit:

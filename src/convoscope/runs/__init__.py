@@ -19,7 +19,14 @@ from convoscope.runs._build import (
     judge_specs,
     run_sync,
 )
-from convoscope.runs._gate import EXIT_BELOW_GATE, GateResult, GateRule, check_gates, parse_gate
+from convoscope.runs._gate import (
+    EXIT_BELOW_GATE,
+    GateResult,
+    GateRule,
+    check_gates,
+    parse_gate,
+    resolve_gates,
+)
 from convoscope.runs._result import RunResult
 from convoscope.runs._run import (
     DEFAULT_LEASE_S,
@@ -66,6 +73,7 @@ __all__ = [
     "judge_specs",
     "parse_gate",
     "plan_tasks",
+    "resolve_gates",
     "run_id_for",
     "run_judge",
     "run_sync",

@@ -3,6 +3,10 @@
 A rule is ``CRITERION=VALUE`` (the mean of the scored verdicts must reach VALUE) or
 ``CRITERION:LABEL=SHARE`` (the share of scored verdicts with that label must reach SHARE, e.g.
 ``follow-up:yes=0.9``). Rules read the run's final verdicts (the panel's pooled ones).
+
+A label is what the criterion's scale calls it (``fulfilled``), the value verdicts store (``1``)
+or, on a binary scale, ``yes`` / ``no``; :func:`resolve_gates` checks every rule against the
+criteria before any model call, so a typo fails at once, not after a paid run.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from convoscope.criteria import Criterion
 from convoscope.errors import ConfigError
 
 EXIT_BELOW_GATE = 5
@@ -18,9 +23,13 @@ EXIT_BELOW_GATE = 5
 
 @dataclass(frozen=True)
 class GateRule:
+    """``criterion`` by name (or ``suite:name``); ``label`` as written; ``stored``: the value
+    verdicts store for that label, once :func:`resolve_gates` has checked it against the scale."""
+
     criterion: str
     threshold: float
     label: str | None = None
+    stored: int | str | None = None
 
     def __str__(self) -> str:
         return f"{self.criterion}{':' + self.label if self.label else ''}={self.threshold:g}"
@@ -52,19 +61,64 @@ def parse_gate(text: str) -> GateRule:
     return GateRule(criterion, threshold, label or None)
 
 
+_YES_NO = {"yes": 1, "no": 0, "true": 1, "false": 0}
+
+
+def resolve_gates(rules: Sequence[GateRule], criteria: Sequence[Criterion]) -> list[GateRule]:
+    """Check every rule against the criteria to be judged and give each label its stored value.
+
+    Raises :class:`ConfigError` for a criterion that is not among ``criteria``, a label its scale
+    does not have, and a mean asked of a scale with no numbers."""
+    return [_resolve(rule, criteria) for rule in rules]
+
+
+def _resolve(rule: GateRule, criteria: Sequence[Criterion]) -> GateRule:
+    found = [c for c in criteria if rule.criterion in (c.name, f"{c.suite}:{c.name}")]
+    if not found:
+        names = ", ".join(sorted(c.name for c in criteria)) or "none"
+        raise ConfigError(f"the gate {rule} names a criterion that is not judged; criteria: {names}")
+    scale = found[0].scale
+    if rule.label is None:
+        if not scale.is_numeric():
+            raise ConfigError(f"the gate {rule} asks for a mean, but {found[0].name} has labels "
+                              f"({', '.join(scale.labels)}): give CRITERION:LABEL=SHARE")
+        return rule
+    stored = _stored_value(rule.label, scale)
+    if stored is None:
+        raise ConfigError(f"the gate {rule}: {rule.label!r} is not on the scale of {found[0].name}; "
+                          f"labels: {', '.join(_label_names(scale))}")
+    return GateRule(rule.criterion, rule.threshold, rule.label, stored)
+
+
+def _stored_value(label: str, scale: Any) -> int | str | None:
+    wanted = label.strip().casefold()
+    if scale.kind == "binary":
+        positive, negative = (name.casefold() for name in scale.binary_labels)
+        names = {positive: 1, negative: 0, "1": 1, "0": 0, **_YES_NO}
+        return names.get(wanted)
+    for value in scale.values():
+        if str(value).casefold() == wanted:
+            return value
+    return None
+
+
+def _label_names(scale: Any) -> list[str]:
+    if scale.kind == "binary":
+        return [*scale.binary_labels, "yes", "no", "1", "0"]
+    return [str(value) for value in scale.values()]
+
+
 def check_gates(verdicts: Iterable[Any], rules: Sequence[GateRule]) -> list[GateResult]:
-    """The observed mean or share for every rule."""
+    """The observed mean or share for every rule (rules from :func:`resolve_gates`)."""
     rows = [v for v in verdicts if v.value is not None]
-    known = {v.criterion for v in rows}
     results = []
     for rule in rules:
-        if rule.criterion not in known and not any(c.endswith(f":{rule.criterion}") for c in known):
-            raise ConfigError(f"the gate {rule} names a criterion the run did not score; scored: "
-                              f"{', '.join(sorted(known)) or 'none'}")
         values = [v.value for v in rows if v.criterion == rule.criterion
                   or v.criterion.endswith(f":{rule.criterion}")]
         if rule.label is not None:
-            observed = sum(str(value) == rule.label for value in values) / len(values) if values else None
+            target = rule.stored if rule.stored is not None else rule.label
+            hits = sum(value == target or str(value) == str(target) for value in values)
+            observed = hits / len(values) if values else None
         else:
             numbers = [float(value) for value in values if isinstance(value, int | float)]
             observed = sum(numbers) / len(numbers) if numbers else None

@@ -15,6 +15,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
+from convoscope.errors import LocatedError
 from convoscope.judges import Verdict
 
 DEFAULT_STORE = "convoscope.db"
@@ -86,7 +87,11 @@ class Store:
     def __init__(self, target: str | Path = DEFAULT_STORE):
         self.url = store_url(target)
         self.engine = _engine(self.url)
-        self._migrate()
+        try:
+            self._migrate()
+        except sa.exc.DatabaseError as error:
+            self.engine.dispose()
+            raise _unusable(self.location, error) from None
 
     def __repr__(self) -> str:
         return f"Store({self.engine.url.render_as_string(hide_password=True)!r})"
@@ -224,6 +229,14 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+def _unusable(location: str, error: sa.exc.DatabaseError) -> LocatedError:
+    """A store that cannot be opened, named by its path (or URL without password)."""
+    first = (str(error.orig).strip().splitlines() or [type(error.orig).__name__])[0]
+    if "not a database" in first or "file is encrypted" in first:
+        first = "not a SQLite database (the store path points at another kind of file)"
+    return LocatedError(location, f"cannot be used as a verdict store: {first}")
 
 
 _REPLACED = ("item_id", "criterion", "rater", "value", "unscored_reason", "data", "created_at")

@@ -27,12 +27,14 @@ def assert_judged(items: Sequence[Item] | str | Path, criterion: str | Criterion
     """
     from convoscope.criteria import select_criteria
     from convoscope.items import read_items
-    from convoscope.runs import GateRule, check_gates
+    from convoscope.runs import GateRule, check_gates, resolve_gates
     from convoscope.runs import judge as run
 
     if (at_least is None) == (label is None or share is None):
         raise ValueError("give at_least=MEAN, or label=LABEL with share=SHARE")
     chosen = criterion if isinstance(criterion, Criterion) else select_criteria(names=[criterion])[0]
+    rule = GateRule(chosen.name, share if label is not None else at_least, label)  # type: ignore[arg-type]
+    (rule,) = resolve_gates([rule], [chosen])  # an unknown label fails before any model call
     listed = read_items(items) if isinstance(items, str | Path) else list(items)
     result = run(listed, [chosen], judge, store=store or "convoscope-test.db", **options)
     outstanding = result.summary.outstanding
@@ -42,7 +44,6 @@ def assert_judged(items: Sequence[Item] | str | Path, criterion: str | Criterion
     if result.summary.unscored_fraction > max_unscored:
         raise JudgedQualityError(f"{chosen.name}: {result.summary.unscored_fraction:.0%} of the verdicts "
                                  f"are unscored, more than max_unscored={max_unscored:g}")
-    rule = GateRule(chosen.name, share if label is not None else at_least, label)  # type: ignore[arg-type]
     (gate,) = check_gates(result.verdicts, [rule])
     if not gate.passed:
         observed = "nothing scored" if gate.observed is None else f"{gate.observed:.3f}"
