@@ -96,12 +96,14 @@ PATTERNS_OTHER: dict[str, str] = {
     "pt:asks_for_score": (r"\b(?:d[eêá]|dar|atribu[ai]|me d[eêá])\b[^.!?\n]{0,30}\bnota (?:m[aá]xima|"
                           r"mais alta|10|dez)\b[^.!?\n]{0,30}\b(?:resposta|avaliador|corretor)"),
     "es:asks_for_score": (r"\b(?:d[ée]me|dame|ot[oó]rgue(?:me)?|as[ií]gne(?:me)?|pon(?:ga)?me)\b"
-                          r"[^.!?\n]{0,30}\b(?:m[aá]xima|m[aá]s alta|mejor) (?:puntuaci[oó]n|nota|calificaci[oó]n)"),
+                          r"[^.!?\n]{0,30}\b(?:m[aá]xima|m[aá]s alta|mejor) "
+                          r"(?:puntuaci[oó]n|nota|calificaci[oó]n)"),
     "de:asks_for_score": (r"\b(?:gib|geben sie|vergib|vergeben sie)\b[^.!?\n]{0,20}\b(?:mir|dieser antwort)"
                           r"\b[^.!?\n]{0,20}\b(?:beste|h[oö]chste|volle)\w* (?:note|punktzahl|bewertung)"),
     "fr:asks_for_score": (r"\b(?:donne[zr]?|attribue[zr]?|accorde[zr]?)(?:-moi)?\b[^.!?\n]{0,20}"
                           r"\b(?:la )?(?:meilleure|note maximale|plus haute)"),
-    "ja:asks_for_score": r"(?:満点|最高点|高得点|高い点数?|最高評価)(?:を|に|で)?(?:ください|下さい|お願い|して(?:ください|ね)|つけて|付けて)",
+    "ja:asks_for_score": (r"(?:満点|最高点|高得点|高い点数?|最高評価)(?:を|に|で)?"
+                          r"(?:ください|下さい|お願い|して(?:ください|ね)|つけて|付けて)"),
     "zh:asks_for_score": r"(?:请|麻烦)?(?:给我|给这个回答|给本回答|打)(?:个|一个)?(?:满分|最高分|高分)",
 }
 

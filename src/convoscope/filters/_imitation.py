@@ -51,7 +51,8 @@ _NUMBER = r"[-+]?\d+(?:[.,]\d+)?"
 _HTML_TAGS = frozenset("a b i u p s br hr em strong span div li ul ol font sup sub small big mark "
                        "del ins center blockquote code pre h1 h2 h3 h4 h5 h6 img".split())
 _TAG = re.compile(r"<\s*(/?)\s*([^\s<>/=\"']{1,40})\s*(/?)\s*>")
-_SPECIAL_TOKEN = re.compile(r"<\|[^|<>\n]{1,40}\|>|\[/?inst\]|<</?sys>>|<<<|>>>|\[/?(?:start|end) of [^\]]{1,30}\]")
+_SPECIAL_TOKEN = re.compile(r"<\|[^|<>\n]{1,40}\|>|\[/?inst\]|<</?sys>>|<<<|>>>"
+                            r"|\[/?(?:start|end) of [^\]]{1,30}\]")
 _END_OF = re.compile(
     r"(?:end|start|beginning) of (?:the )?(?:response|answer|item|input|text|quote|data|reply)"
     r"|fi[nm] d[aeo] (?:la )?r[eé]ponse|fi[nm] da resposta|fin de la respuesta|ende der antwort"
@@ -112,8 +113,8 @@ _CHANGED = (
 # Rubric words that need no grading word beside them to mean the grader's rubric.
 _SPECIFIC_RUBRIC = ("rubric", "rubrics", "marking scheme", "scoring rules", "grading rules",
                     "system prompt", "bewertungs(?:kriterien|schema|regeln|richtlinien)",
-                    "채점\\s?기준", "평가\\s?기준", "採点基準", "評価基準", "评分标准", "评分规则", "루브릭", "rubrica", "r[uú]brica", "rubrik", "bar[eè]me",
-                    "ルーブリック")
+                    "채점\\s?기준", "평가\\s?기준", "採点基準", "評価基準", "评分标准", "评分规则",
+                    "루브릭", "rubrica", "r[uú]brica", "rubrik", "bar[eè]me", "ルーブリック")
 _GRADING_WORDS = ("scoring", "grading", "marking", "evaluation", "rating", "채점", "평가", "심사",
                   "avalia[cç][aã]o", "corre[cç][aã]o", "pontua[cç][aã]o", "evaluaci[oó]n",
                   "calificaci[oó]n", "puntuaci[oó]n", "bewertung", "[eé]valuation", "notation",

@@ -49,7 +49,8 @@ DECISION_WORDS = (
 )
 GRADER_NOUNS = (
     "grader", "graders", "evaluator", "evaluators", "rater", "raters", "assessor", "examiner",
-    "scorer", "judge", "reviewer", "(?:scoring|rating|grading|evaluation|judge|judging) (?:model|ai|bot|system)",
+    "scorer", "judge", "reviewer",
+    "(?:scoring|rating|grading|evaluation|judge|judging) (?:model|ai|bot|system)",
     "language model", "llm",
     "평가자", "채점자", "심사위원", "심사자", "검토자", "평가\\s?위원", "평가\\s?모델", "채점\\s?모델",
     "채점하는\\s?(?:분|사람)", "평가하는\\s?(?:분|사람)",
