@@ -120,8 +120,10 @@ async def score_survey_async(
         accept_at, reject_below = fitted.accept_at, fitted.reject_below
     else:
         accept_at, reject_below = threshold + hold_band, threshold - hold_band
+    # The language column, where the export has one, wins over identification.
     flags = dict(zip((item.id for item in items),
-                     detect_many([item.response or "" for item in items], lang=lang), strict=True))
+                     detect_many([item.response or "" for item in items], lang=lang,
+                                 languages=[item.language for item in items]), strict=True))
     clean = [item for item in items if not flags[item.id].gibberish]
     # Offline and before any model call: what an answer does to its grader needs no judge.
     addressed = {item.id: grader_signals(item.response or "", terms=grader_terms()) for item in items}
