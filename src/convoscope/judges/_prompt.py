@@ -14,7 +14,8 @@ Two modes:
 
 Judged text is always quoted data (see :mod:`convoscope.judges._quote`): in chat prompts a JSON
 object between marker lines the text cannot forge, in completion prompts one JSON string per
-line, so an answer cannot add a few-shot example, a score line or an instruction of its own.
+line, so an answer cannot add a few-shot example, a score line or an instruction of its own, and
+the digits of text that imitates the grader are written full-width.
 """
 
 from __future__ import annotations
@@ -200,7 +201,8 @@ def _completion_head(criterion: Criterion, persona: str | None) -> str:
 
 def completion_target(item: Item, criterion: Criterion) -> str:
     """The item in a completion prompt: one line per field, every value a quoted JSON literal
-    with full-width digits, the judged response last as ``Answer: "..."``."""
+    (full-width digits only in text that works on the grader), the judged response last as
+    ``Answer: "..."``."""
     fields = item_fields(item, criterion)
     answer = fields.pop("Response to judge", None)
     lines = [f"{label}: {quote_for_scoring(value)}" for label, value in fields.items()]
