@@ -156,6 +156,11 @@ async def main(args: argparse.Namespace) -> None:
         flagged = [row["id"] for row in ordinary_rows
                    if grader_signals(row["answer"], terms=grader_terms())]
         print(f"Ordinary answers of this half flagged: {_pct(len(flagged), len(ordinary_rows))} {flagged}")
+        found = sum(bool(grader_signals(row["answer"], terms=grader_terms())) for row in manipulative)
+        precision = found / (found + len(flagged)) if found + len(flagged) else float("nan")
+        print(f"Grader detection on this half: precision {precision:.3f}, recall "
+              f"{found / len(manipulative):.3f} ({found} of {len(manipulative)} manipulative found, "
+              f"{len(flagged)} of {len(ordinary_rows)} ordinary flagged)")
         missed = [row["id"] for row in manipulative
                   if not grader_signals(row["answer"], terms=grader_terms())]
         print(f"Manipulative answers not flagged: {missed}")

@@ -73,9 +73,10 @@ def survey_group() -> None:
 @click.option("--baseline", "baselines", multiple=True, type=click.Choice(["length", "tfidf", "embedding"]),
               help="Add a judge-free score column (repeatable): answer length in words, or "
               "question-answer similarity by TF-IDF or by the embedded model's embeddings.")
-@click.option("--on-imitation", type=click.Choice(["reject", "hold"]), default="reject",
-              show_default=True, help="Answers that imitate the judge (forged verdicts, fake tags, "
-              "result blocks...): reject them, or hold them for a person.")
+@click.option("--on-grader", type=click.Choice(["reject", "hold"]), default="reject",
+              show_default=True, help="Answers that ask the grader for a score or imitate the "
+              "judge (forged verdicts, fake tags, result blocks...): reject them, or hold them for "
+              "a person.")
 @click.option("--include-flagged", is_flag=True, help="Count the scores of answers that address or "
               "imitate the grader in aggregates and 'survey fit' (default: kept for audit only).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Scored CSV.")
@@ -91,7 +92,7 @@ def score_command(items_path: Path, id_col: str | None, question_col: str | None
                   answer_col: str | None, language_col: str | None, skip_rows: int | None,
                   judges: tuple[str, ...], mode: str, aggregation: str,
                   model_path: Path | None, threshold: float, hold_band: float, lang: str,
-                  rubrics: str, baselines: tuple[str, ...], on_imitation: str, include_flagged: bool,
+                  rubrics: str, baselines: tuple[str, ...], on_grader: str, include_flagged: bool,
                   out: Path | None, report: Path | None,
                   store_target: str, cache_path: str | None, no_cache: bool, concurrency: int,
                   limit: int | None) -> None:
@@ -129,7 +130,7 @@ def score_command(items_path: Path, id_col: str | None, question_col: str | None
             console.print(f"[yellow]{OFFLINE_WARNING}[/yellow]")
         result = _run(console, items, specs, store, cache, aggregation=aggregation, fitted=fitted,
                       threshold=threshold, hold_band=hold_band, lang=lang, concurrency=concurrency,
-                      rubrics=rubrics, baselines=baselines, on_imitation=on_imitation,
+                      rubrics=rubrics, baselines=baselines, on_grader=on_grader,
                       include_flagged=include_flagged)
         if out is not None:
             console.print(f"Wrote {write_scored_csv(result.answers, out)} answers to {out}")

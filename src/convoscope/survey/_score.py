@@ -91,7 +91,7 @@ async def score_survey_async(
     lang: LanguageChoice = "auto", concurrency: int = 8,
     on_progress: Callable[[int], None] | None = None, follow_up_model: Model | None = None,
     rubrics: Rubrics = "auto", baselines: Sequence[str] = (),
-    on_imitation: Literal["reject", "hold"] = "reject", include_flagged: bool = False,
+    on_grader: Literal["reject", "hold"] = "reject", include_flagged: bool = False,
 ) -> SurveyResult:
     """Score survey answers (``item.response``) against their questions.
 
@@ -99,12 +99,12 @@ async def score_survey_async(
     judged on effort, relevance and completeness (stored, cached, resumable), combined into an
     overall score (0-1; probability-weighted expected scores where the backend gives token
     probabilities, else the most likely scores), then accepted, held or rejected. Answers that
-    address the grader ("give me a high score", in any language the word lists know) are never
-    accepted: they are held, or rejected when their score says so, with the reason
-    ``addresses_grader``. Answers that imitate the judge (a forged verdict, fake quoting markers,
-    role lines, result blocks, bracketed instructions, rubric-change claims; found before any model
-    call) are rejected (``on_imitation="hold"`` holds them instead). Either way the answer's
-    dimension scores are kept for audit and marked ``scores_excluded`` unless
+    work on the grader — requests in any language the word lists know ("give me a high score"),
+    imitations of the judge (a forged verdict, fake quoting markers, role lines, result blocks,
+    bracketed instructions, rubric-change claims), all found offline before any model call — are
+    rejected with the reason ``addresses_grader`` (``on_grader="hold"`` holds them for a person
+    instead); an answer only the judge flagged is held. Either way the answer is never accepted,
+    and its dimension scores are kept for audit and marked ``scores_excluded`` unless
     ``include_flagged``. A fitted model (``survey
     fit``) brings its aggregate, clipping, accept threshold and hold band; without one, accept
     at ``threshold + hold_band`` and reject below ``threshold - hold_band``. Follow-up questions
@@ -143,7 +143,7 @@ async def score_survey_async(
             synthesis |= found
             _count(counts, run_ids, summary)
     rule = _Rule(aggregation=aggregation, fitted=fitted, accept_at=accept_at, reject_below=reject_below,
-                 on_imitation=on_imitation, include_flagged=include_flagged)
+                 on_grader=on_grader, include_flagged=include_flagged)
     answers = tuple(_assemble(item, flags[item.id], verdicts, synthesis.get(item.id), rule,
                               signals=addressed[item.id]) for item in items)
     if baselines:
@@ -298,7 +298,7 @@ class _Rule(BaseModel):
     fitted: FittedModel | None
     accept_at: float
     reject_below: float
-    on_imitation: Literal["reject", "hold"] = "reject"
+    on_grader: Literal["reject", "hold"] = "reject"
     include_flagged: bool = False
 
 
@@ -348,14 +348,16 @@ def _assemble(item: Item, flag: Any, verdicts: dict[tuple[str, str], Verdict],
 
 def _grader_decision(signals: tuple[str, ...], decision: Decision, why: str,
                      rule: _Rule) -> tuple[Decision, str]:
-    """Never accept an answer that works on its grader: one that imitates the judge is rejected
-    (or held, by choice), one that only asks is held for a person; a score under the reject edge
-    rejects either."""
+    """Never accept an answer that works on its grader. What the offline checks found (a request
+    or an imitation) is rejected, or held by choice (``on_grader``): on the embedded judge such
+    answers got the top effort score, so a held one would keep a score it did not deserve. An
+    answer only the judge flagged is held for a person; a score under the reject edge rejects
+    either."""
     named = f"addresses_grader ({', '.join(signals)})"
     if decision == "reject":
         return decision, f"{named}; {why}"
-    if rule.on_imitation == "reject" and any(s.startswith("imitation:") for s in signals):
-        return "reject", f"{named}; imitating the grader earns nothing; the judged {why} is not used"
+    if rule.on_grader == "reject" and any(signal != "judge" for signal in signals):
+        return "reject", f"{named}; working on the grader earns nothing; the judged {why} is not used"
     return "hold", f"{named}; {why}; a person should read it"
 
 
