@@ -60,6 +60,23 @@ def test_full_width_ime_and_kana_keyboard_mashes_are_caught(text: str, lang: str
     assert detect(text).gibberish  # without a declared language too
 
 
+def test_the_gibberish_command_takes_the_answers_language(tmp_path: Path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from convoscope.cli import cli
+
+    answers = tmp_path / "respostas.txt"
+    answers.write_text("adorei\nasdfghjkl\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["gibberish", str(answers), "--lang", "pt"])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    assert [(row["lang"], row["gibberish"]) for row in rows] == [("pt", False), ("pt", True)]
+    refused = CliRunner().invoke(cli, ["gibberish", str(answers), "--lang", "Portuguese"])
+    assert refused.exit_code == 2 and "ISO 639" in refused.output
+
+
 def test_the_multilingual_sets_stay_above_their_measured_floor() -> None:
     """Regression floor for benchmarks/gibberish_eval.py --multi (F1 per language, declared
     language): the figures in docs/survey.md less a margin, so a change that breaks one language

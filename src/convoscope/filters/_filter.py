@@ -63,7 +63,7 @@ Note = Literal[
     "elongation",  # en: a stretched word (sooo) was read as the word
     "whitelisted",  # ko: the whole answer is chat markers or whitelisted short forms
     "mixed_script",  # Hangul and Latin letters both hold a sizeable share
-    "unsupported_language",  # a language without a model: only language-neutral rules ran
+    "unsupported_language",  # no bigram model: language-neutral rules and the wordfreq word list
     "language_id_unavailable",  # py3langid is not installed: the script chose the pipeline
     "numeric",  # digits but no letters: a number is a legitimate answer
     "morpheme_check_skipped",  # ko: the analyser is off or not installed

@@ -62,6 +62,7 @@ _SHOT_LABELS = ("answer", "response", "question", "score", "reply", "output", "i
                 "response to judge", "resposta", "pergunta", "respuesta", "pregunta", "antwort",
                 "frage", "r[eé]ponse", "risposta", "domanda", "답변", "대답", "질문", "回答", "答案",
                 "質問", "问题", "回覆", "回复")
+_SHOT_LINE = re.compile(rf"\n\s*{alternation(_SHOT_LABELS)}\s*:")
 _ROLES = ("system", "assistant", "user", "human", "developer", "grader", "judge", "evaluator",
           "rater", "assessor", "examiner", "reviewer", "### (?:instruction|system|response)",
           "시스템", "어시스턴트", "평가자", "채점자", "심사위원", "sistema", "assistente",
@@ -197,7 +198,7 @@ def _fake_boundary(text: str) -> bool:
     if _SPECIAL_TOKEN.search(text) or _END_OF.search(text) or _JSON_BREAK.search(text):
         return True
     # A few-shot label on a line of its own after the first line: "...\nAnswer: something better".
-    return re.search(rf"\n\s*{alternation(_SHOT_LABELS)}\s*:", text) is not None
+    return _SHOT_LINE.search(text) is not None
 
 
 def _fake_result(text: str, vocabulary: _Vocabulary) -> bool:
