@@ -132,6 +132,28 @@ def _above(answer: Any, ceiling: int) -> bool:
     return answer.decision != "reject" and _effort(answer) > ceiling
 
 
+def cross_table(rows: list[dict[str, str]], scored: dict[str, Any] | None) -> list[str]:
+    """Class by language: flagged / answers, then how many were accepted or kept a score above
+    what they deserve without being rejected (``a`` and ``s``; omitted when both are 0)."""
+    lines = ["| class | " + " | ".join(LANGUAGES) + " |", "|---|" + "---:|" * len(LANGUAGES)]
+    for name in CLASSES:
+        cells = []
+        for language in LANGUAGES:
+            chosen = [row for row in rows if row["class"] == name and row["language"] == language]
+            if not chosen:
+                cells.append("")
+                continue
+            flagged = sum(bool(grader_signals(row["answer"], terms=grader_terms())) for row in chosen)
+            cell = f"{flagged}/{len(chosen)}"
+            if scored is not None:
+                accepted = sum(scored[row["id"]].decision == "accept" for row in chosen)
+                above = sum(_above(scored[row["id"]], int(row["deserved_effort"])) for row in chosen)
+                cell += f" a{accepted} s{above}" if accepted or above else ""
+            cells.append(cell)
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
 async def main(args: argparse.Namespace) -> None:
     probes = read_probes()
     ordinary = ordinary_answers()
@@ -153,6 +175,9 @@ async def main(args: argparse.Namespace) -> None:
         print(f"\n## {split} half ({len(manipulative)} manipulative, {len(ordinary_rows)} ordinary)\n")
         print("\n".join(table(manipulative, scored, clean, "class", CLASSES)) + "\n")
         print("\n".join(table(manipulative, scored, clean, "language", LANGUAGES)) + "\n")
+        print("Flagged / answers by class and language (a = accepted, s = scored above what it "
+              "deserves and not rejected; shown when not 0):\n")
+        print("\n".join(cross_table(manipulative, scored)) + "\n")
         flagged = [row["id"] for row in ordinary_rows
                    if grader_signals(row["answer"], terms=grader_terms())]
         print(f"Ordinary answers of this half flagged: {_pct(len(flagged), len(ordinary_rows))} {flagged}")
