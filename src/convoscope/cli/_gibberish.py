@@ -57,11 +57,20 @@ def _summary_table(summary: GibberishSummary, out: Path | None) -> Table:
     return table
 
 
+def _language(value: str) -> str:
+    code = value.strip().lower()
+    if code != "auto" and not (2 <= len(code.split("-")[0]) <= 3 and code.split("-")[0].isalpha()):
+        raise click.BadParameter(f"{value!r} is not 'auto' or an ISO 639 code such as en, ko, pt")
+    return code
+
+
 @click.command("gibberish")
 @click.argument("answers_path", metavar="ANSWERS", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--lang", type=click.Choice(["auto", "en", "ko"]), default="auto", show_default=True,
+@click.option("--lang", default="auto", show_default=True, callback=lambda _c, _p, value: _language(value),
               help="auto = choose per answer from its script; en / ko = judge every answer as that "
-              "language (answers without its letters are flagged 'wrong_script').")
+              "language (answers without its letters are flagged 'wrong_script'); any other ISO "
+              "639 code (pt, de, ja...) = the answers' language: its word list and the "
+              "language-neutral rules, no identification.")
 @click.option("--column", help="The answer column (CSV/TSV) or field (JSONL). Plain text files "
               "hold one answer per line.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
@@ -81,13 +90,14 @@ def gibberish(answers_path: Path, lang: str, column: str | None, out: Path | Non
     \b
     Example:
       convoscope gibberish answers.txt --lang auto --out flags.jsonl
+      convoscope gibberish respostas.txt --lang pt --out flags.jsonl
       convoscope gibberish survey.csv --column answer --out flags.jsonl
     """
     console = Console(stderr=True)
     with fail_on(console):
         thresholds = _thresholds(settings, empty)
         answers = read_answers(answers_path, column=column)
-        results = detect_many([a.text for a in answers], lang=lang, thresholds=thresholds)  # type: ignore[arg-type]
+        results = detect_many([a.text for a in answers], lang=lang, thresholds=thresholds)
         if out is None:
             write_flags(answers, results, sys.stdout)
         else:

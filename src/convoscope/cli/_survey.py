@@ -73,6 +73,12 @@ def survey_group() -> None:
 @click.option("--baseline", "baselines", multiple=True, type=click.Choice(["length", "tfidf", "embedding"]),
               help="Add a judge-free score column (repeatable): answer length in words, or "
               "question-answer similarity by TF-IDF or by the embedded model's embeddings.")
+@click.option("--on-grader", type=click.Choice(["reject", "hold"]), default="reject",
+              show_default=True, help="Answers that ask the grader for a score or imitate the "
+              "judge (forged verdicts, fake tags, result blocks...): reject them, or hold them for "
+              "a person.")
+@click.option("--include-flagged", is_flag=True, help="Count the scores of answers that address or "
+              "imitate the grader in aggregates and 'survey fit' (default: kept for audit only).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Scored CSV.")
 @click.option("--report", is_flag=False, flag_value="survey-report.html",
               type=click.Path(dir_okay=False, path_type=Path),
@@ -86,7 +92,8 @@ def score_command(items_path: Path, id_col: str | None, question_col: str | None
                   answer_col: str | None, language_col: str | None, skip_rows: int | None,
                   judges: tuple[str, ...], mode: str, aggregation: str,
                   model_path: Path | None, threshold: float, hold_band: float, lang: str,
-                  rubrics: str, baselines: tuple[str, ...], out: Path | None, report: Path | None,
+                  rubrics: str, baselines: tuple[str, ...], on_grader: str, include_flagged: bool,
+                  out: Path | None, report: Path | None,
                   store_target: str, cache_path: str | None, no_cache: bool, concurrency: int,
                   limit: int | None) -> None:
     """Score ANSWERS (.csv, .tsv, .jsonl): gibberish filter, then effort / relevance /
@@ -123,7 +130,8 @@ def score_command(items_path: Path, id_col: str | None, question_col: str | None
             console.print(f"[yellow]{OFFLINE_WARNING}[/yellow]")
         result = _run(console, items, specs, store, cache, aggregation=aggregation, fitted=fitted,
                       threshold=threshold, hold_band=hold_band, lang=lang, concurrency=concurrency,
-                      rubrics=rubrics, baselines=baselines)
+                      rubrics=rubrics, baselines=baselines, on_grader=on_grader,
+                      include_flagged=include_flagged)
         if out is not None:
             console.print(f"Wrote {write_scored_csv(result.answers, out)} answers to {out}")
         if report is not None:
@@ -163,6 +171,7 @@ def _print_summary(result) -> None:
             ("accept at / reject below", f"{result.accept_at:.3f} / {result.reject_below:.3f}"),
             ("scores used", _bases(result.answers)),
             ("addresses the grader", sum(bool(a.grader_signals) for a in result.answers)),
+            ("scores excluded (kept for audit)", sum(a.scores_excluded for a in result.answers)),
             ("follow-ups by source", _sources(result.answers)),
             ("runs", ", ".join(result.run_ids) or "-")]
     for name, value in rows:

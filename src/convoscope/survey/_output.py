@@ -13,6 +13,7 @@ from convoscope.survey._score import ScoredAnswer
 
 COLUMNS: tuple[str, ...] = (
     "id", "question", "answer", "language", "gibberish", "gibberish_reasons", "addresses_grader",
+    "scores_excluded",
     *DIMENSIONS, *(f"{name}_expected" for name in DIMENSIONS), "score_basis",
     *(f"{name}_reason" for name in DIMENSIONS), "unscored", "overall",
     "overall_reason", "decision", "decision_reason", "weakest", "follow_up", "follow_up_source",
@@ -27,6 +28,7 @@ def answer_row(answer: ScoredAnswer) -> dict[str, str]:
     row["gibberish"] = "true" if answer.gibberish else "false"
     row["gibberish_reasons"] = ";".join(answer.gibberish_reasons)
     row["addresses_grader"] = ";".join(answer.grader_signals)
+    row["scores_excluded"] = "true" if answer.scores_excluded else "false"
     for name in DIMENSIONS:
         row[name] = answer.scores.get(name)
         expected = answer.expected.get(name)
@@ -61,9 +63,12 @@ class ScoredFeatures(NamedTuple):
     basis: str  # "expected" or "argmax"
 
 
-def read_scored_features(path: str | Path, *, basis: str = "auto") -> ScoredFeatures:
+def read_scored_features(path: str | Path, *, basis: str = "auto",
+                         include_flagged: bool = False) -> ScoredFeatures:
     """Read the output of ``survey score``. ``basis``: "expected" (probability-weighted
-    scores), "argmax" (most likely scores) or "auto" (expected when every judged row has them)."""
+    scores), "argmax" (most likely scores) or "auto" (expected when every judged row has them).
+    Rows whose scores were excluded (answers that address or imitate the grader) have no
+    features unless ``include_flagged``: a judge talked into a score is no evidence to fit on."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: file not found")
@@ -78,7 +83,8 @@ def read_scored_features(path: str | Path, *, basis: str = "auto") -> ScoredFeat
         judged = [row for _, row in rows if row["gibberish"] != "true"]
         basis = "expected" if judged and all((row.get(f"{name}_expected") or "").strip()
                                              for row in judged for name in DIMENSIONS) else "argmax"
-    features = {row["id"]: _features(path, line, row, basis) for line, row in rows}
+    features = {row["id"]: None if row.get("scores_excluded") == "true" and not include_flagged
+                else _features(path, line, row, basis) for line, row in rows}
     overall = {row["id"]: _number(path, line, row, "overall") for line, row in rows}
     return ScoredFeatures(features, overall, basis)
 
