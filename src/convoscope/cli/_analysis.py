@@ -19,6 +19,21 @@ from convoscope.cli._common import fail_on
 LEVELS = ["nominal", "ordinal", "interval", "ratio"]
 _COMPACT: dict[str, Any] = dict(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
                                 collapse_padding=True, show_edge=False)
+WIDE = 400  # columns when --wide: tables print at their natural width
+
+
+def console_for(wide: bool) -> Console:
+    """The terminal, or with ``wide`` a console as wide as any table (for logs and pipes)."""
+    return Console(width=WIDE) if wide else Console()
+
+
+def wrapped_table(title: str, headers: Sequence[str], *, keys: int = 1, caption: str | None = None) -> Table:
+    """A compact table whose cells wrap instead of being cut: the first ``keys`` columns (names
+    from the data) are left-aligned; no cell is ever shortened with an ellipsis."""
+    table = Table(title=Text(title), caption=caption, **_COMPACT)
+    for index, header in enumerate(headers):
+        table.add_column(header, justify="left" if index < keys else "right", overflow="fold")
+    return table
 
 
 def _column_options(command: Any) -> Any:
