@@ -14,6 +14,7 @@ more than one number per judge: what ``convoscope metaeval`` adds below its main
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
@@ -264,6 +265,7 @@ def dialogue_level(ratings: Iterable[Any], *, dialogue_of: str | Callable[[str],
         dialogue = dialogue_of(str(rating.item_id))
         sums.setdefault((dialogue, str(rating.rater), str(rating.criterion)), []).append(float(rating.value))
         systems.setdefault(dialogue, getattr(rating, "system", None))
-    return [Rating(item_id=dialogue, criterion=criterion, rater=rater, value=float(np.mean(values)),
+    return [Rating(item_id=dialogue, criterion=criterion, rater=rater,
+                   value=math.fsum(values) / len(values),
                    system=systems[dialogue]) for (dialogue, rater, criterion), values in sums.items()]
 

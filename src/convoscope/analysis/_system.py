@@ -15,7 +15,7 @@ import numpy as np
 
 from convoscope.analysis._bootstrap import BootstrapResult, _interval
 from convoscope.analysis._correlation import CORRELATIONS, MIN_PAIRS, Method, system_correlation
-from convoscope.analysis._validate import as_array, as_numbers, check_same_length, missing_mask
+from convoscope.analysis._validate import as_array, as_numbers, check_same_length, missing_mask, snap
 
 
 def _systems(x: Any, y: Any, systems: Any, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -58,6 +58,7 @@ def system_bootstrap_ci(x: Any, y: Any, systems: Any, *, method: Method = "pears
 
 def _row_correlations(x: np.ndarray, y: np.ndarray, method: str) -> np.ndarray:
     """The correlation of each row pair (NaN where a row is constant)."""
+    x, y = snap(x), snap(y)
     if method == "kendall":
         return np.array([_defined(CORRELATIONS["kendall"], a, b) for a, b in zip(x, y, strict=True)])
     if method == "spearman":
