@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from convoscope.analysis._alttest import alt_test
+from convoscope.analysis import alt_test
 
 # The scoring function and epsilon the notebook uses for each dataset.
 SETTINGS = {
@@ -26,7 +26,8 @@ SETTINGS = {
     "framing": ("accuracy", 0.15), "cebab_aspects": ("accuracy", 0.1), "summeval": ("neg_rmse", 0.2),
     "10k_prompts": ("neg_rmse", 0.15), "cebab_stars": ("neg_rmse", 0.1), "lesion": ("neg_rmse", 0.15),
 }
-PRINTED = re.compile(r"^(\S+) (\S+) \[(PASSED|FAILED)\]:\tWinning Rate=([\d.]+)\tAdvantage Probability=([\d.]+)")
+PRINTED = re.compile(r"^(\S+) (\S+) \[(PASSED|FAILED)\]:\t"
+                     r"Winning Rate=([\d.]+)\tAdvantage Probability=([\d.]+)")
 
 
 def printed_results(notebook: Path) -> dict[tuple[str, str], tuple[float, float]]:

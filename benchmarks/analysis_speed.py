@@ -36,6 +36,7 @@ from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from convoscope import analysis as A
+from convoscope.items import ColumnMap
 
 N_ITEMS = 10_000
 
@@ -174,7 +175,7 @@ def scale_lines(repeats: int) -> list[str]:
         long_csv(path)
 
         def ours() -> object:
-            frame = read_frame(path, columns=A.RatingColumns(default_criterion="value"))
+            frame = read_frame(path, columns=ColumnMap(default_criterion="value"))
             return A.agreement_table(frame, level="ordinal")
 
         def reference() -> object:

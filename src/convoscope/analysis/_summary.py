@@ -120,11 +120,12 @@ def _matrices_of(judgements: Any, by: GroupBy,
     """Judgement objects go through :func:`rater_matrices`; a DataFrame from
     :func:`convoscope.analysis._frame.read_frame` with numeric values is tabulated column-wise."""
     if hasattr(judgements, "columns"):
-        from convoscope.analysis._frame import frame_matrices, frame_ratings
+        from convoscope.analysis._frame import as_ratings, frame_matrices, standard_frame
 
-        if judgements["value"].dtype.kind == "f":
-            return frame_matrices(judgements, by=by)
-        judgements = frame_ratings(judgements)
+        frame = standard_frame(judgements)
+        if frame["value"].dtype.kind == "f" and frame["item_id"].dtype.name == "category":
+            return frame_matrices(frame, by=by)  # read_frame's column-wise path
+        judgements = as_ratings(frame)
     return rater_matrices(mark_idk(judgements, idk), by=by, keep_idk=True)
 
 
@@ -187,7 +188,7 @@ def by_slot(judgements: Iterable[Any]) -> list[Any]:
     if hasattr(judgements, "columns"):  # a DataFrame from the fast reader
         frame: Any = judgements
         frame = frame.copy()
-        slot = frame.groupby(["criterion", "item"], sort=False).cumcount() + 1
+        slot = frame.groupby(["criterion", "item_id"], sort=False).cumcount() + 1
         frame["rater"] = "slot:" + slot.astype(str)
         return frame
     seen: dict[tuple[str, str], int] = {}

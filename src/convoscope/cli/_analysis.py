@@ -39,7 +39,8 @@ def wrapped_table(title: str, headers: Sequence[str], *, keys: int = 1, caption:
 def _column_options(command: Any) -> Any:
     """The long-format column names, shared by both commands."""
     for name, default, what in reversed([
-        ("--item-col", "item_id", "item ids"), ("--rater-col", "rater", "rater ids"),
+        ("--item-col", "item_id", "item ids (item_id, item or id: whichever the file has)"),
+        ("--rater-col", "rater", "rater ids"),
         ("--value-col", "value", "ratings"),
         ("--criterion-col", "criterion", "criterion names (absent: one criterion)"),
         ("--language-col", "language", "languages"), ("--system-col", "system", "system ids"),
@@ -49,11 +50,11 @@ def _column_options(command: Any) -> Any:
 
 
 def _columns(options: dict[str, str], default_criterion: str | None) -> Any:
-    from convoscope.analysis import RatingColumns
+    from convoscope.items import ColumnMap
 
-    return RatingColumns(item=options["item_col"], rater=options["rater_col"], value=options["value_col"],
-                         criterion=options["criterion_col"], language=options["language_col"],
-                         system=options["system_col"], default_criterion=default_criterion)
+    return ColumnMap(id=options["item_col"], rater=options["rater_col"], value=options["value_col"],
+                     criterion=options["criterion_col"], language=options["language_col"],
+                     system=options["system_col"], default_criterion=default_criterion)
 
 
 def _write_json(path: Path, payload: dict[str, Any], console: Console) -> None:
