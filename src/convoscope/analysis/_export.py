@@ -152,25 +152,25 @@ def _p(value: Any) -> str:
 
 
 def _display(record: dict[str, Any], digits: int = 3, *, narrow: bool = False) -> list[str]:
-    def interval(name: str) -> str:
+    def interval(name: str, places: int = digits, bounds: int = digits - 1) -> str:
         if record[name] is None:
             return "–"
         if record[name + "_low"] is None:
-            return f"{record[name]:.{digits}f}"
-        return (f"{record[name]:.{digits}f} [{record[name + '_low']:.{digits - 1}f}, "
-                f"{record[name + '_high']:.{digits - 1}f}]")
+            return f"{record[name]:.{places}f}"
+        return (f"{record[name]:.{places}f} [{record[name + '_low']:.{bounds}f}, "
+                f"{record[name + '_high']:.{bounds}f}]")
 
     mark = record["mark"]
-    spearman = interval("spearman") + (DAGGER if DAGGER in mark else "")
-    accuracy = _number(record["accuracy"], digits) + (DOUBLE_DAGGER if DOUBLE_DAGGER in mark else "")
     williams, permuted = record.get("williams_p_adjusted"), record.get("permutation_p_adjusted")
     versus = "–" if williams is None and permuted is None else f"{_p(williams)} / {_p(permuted)}"
     alt = "–" if record.get("alt_winning_rate") is None else \
         f"{record['alt_winning_rate']:.2f}{' ✓' if record['alt_passed'] else ''}"
+    if narrow:  # the criterion is a heading row; two decimals keep the column narrow
+        spearman = interval("spearman", 2, 2) + (DAGGER if DAGGER in mark else "")
+        return [record["judge"], spearman, _number(record["kappa"], 2) or "–", versus, alt]
+    spearman = interval("spearman") + (DAGGER if DAGGER in mark else "")
+    accuracy = _number(record["accuracy"], digits) + (DOUBLE_DAGGER if DOUBLE_DAGGER in mark else "")
     name = record["criterion"] + (f" · {record['group']}" if record["group"] else "")
-    if narrow:
-        return [name, record["judge"], spearman, interval("kappa"), _number(record["auc"], digits) or "–",
-                versus, alt]
     return [name, record["judge"], str(record["n"]), spearman, interval("kendall"), interval("pearson"),
             interval("kappa"), _number(record["f1_pos"], digits) or "–",
             _number(record["f1_neg"], digits) or "–", accuracy or "–", _number(record["auc"], digits) or "–",
@@ -179,7 +179,7 @@ def _display(record: dict[str, Any], digits: int = 3, *, narrow: bool = False) -
 
 HEADERS = ["criterion", "judge", "n", "Spearman ρ", "Kendall τ", "Pearson r", "Cohen κ", "F1+", "F1−",
            "accuracy", "AUC", "p vs best (W / perm.)", "alt-test ω"]
-NARROW_HEADERS = ["criterion", "judge", "Spearman ρ", "Cohen κ", "AUC", "p (W / perm.)", "alt ω"]
+NARROW_HEADERS = ["judge", "ρ [CI]", "κ", "p W / perm.", "alt ω"]
 
 
 def legend(alpha: float = 0.05, correction: Correction = "holm") -> str:
@@ -242,18 +242,30 @@ def to_latex(records: Sequence[dict[str, Any]], *, digits: int = 3, caption: str
              alpha: float = 0.05, correction: Correction = "holm", layout: Layout = "resize") -> str:
     """A LaTeX table with booktabs rules that fits a two-column paper: ``resize`` scales the full
     table to ``\\columnwidth`` (``\\usepackage{graphicx}``), ``narrow`` keeps the columns a reader
-    needs most (criterion, judge, rho with interval, kappa, AUC, p-values, alt-test) at a small
-    size, ``full`` spans both columns (``table*``). Needs ``\\usepackage{booktabs}``; with the
-    checkmark, ``\\usepackage{amssymb}``."""
+    needs most (judge, rho with its interval, kappa, the p-values against the best judge, the
+    alt-test) at a small size under one heading row per criterion, ``full`` spans both columns
+    (``table*``). Needs ``\\usepackage{booktabs}``; the checkmark ``\\usepackage{amssymb}``."""
     narrow = layout == "narrow"
     headers = NARROW_HEADERS if narrow else HEADERS
-    body = [" & ".join(latex_escape(text) for text in _display(record, digits, narrow=narrow)) + r" \\"
-            for record in records]
+    width = len(headers)
+    body: list[str] = []
+    heading = None
+    for record in records:
+        name = record["criterion"] + (f" · {record['group']}" if record["group"] else "")
+        if narrow and name != heading:
+            rule = [r"\midrule"] if heading is not None else []
+            body += [*rule, rf"\multicolumn{{{width}}}{{l}}{{\emph{{{latex_escape(name)}}}}} \\"]
+            heading = name
+        cells = _display(record, digits, narrow=narrow)
+        body.append(" & ".join(latex_escape(text) for text in cells) + r" \\")
     head = " & ".join(latex_escape(text) for text in headers) + r" \\"
-    tabular = [r"\begin{tabular}{ll" + "r" * (len(headers) - 2) + "}", r"\toprule", head, r"\midrule",
-               *body, r"\bottomrule", r"\end{tabular}"]
+    columns = ("l" if narrow else "ll") + "r" * (width - (1 if narrow else 2))
+    tabular = [rf"\begin{{tabular}}{{{columns}}}", r"\toprule", head, r"\midrule", *body, r"\bottomrule",
+               r"\end{tabular}"]
     if layout == "resize":
         tabular = [r"\resizebox{\columnwidth}{!}{%", *tabular, "}"]
+    if narrow:
+        tabular = [r"\setlength{\tabcolsep}{3pt}", *tabular]
     environment = "table*" if layout == "full" else "table"
     size = r"\scriptsize" if narrow else r"\small"
     text = latex_escape(caption) if caption else _latex_legend(alpha, correction)

@@ -97,8 +97,10 @@ def metaeval(
     """Compare every judge with the human ratings, criterion by criterion.
 
     ``human_ratings`` defaults to the ``human:`` raters among ``judge_ratings``; every other rater
-    there is a judge. With ``by`` there is a row for all items and one per language (or system).
-    ``level`` is for the humans' alpha (default: ordinal for numbers, nominal for labels).
+    there is a judge. Either may be a DataFrame (``item_id`` — or ``item`` —, ``criterion``,
+    ``rater``, ``value``), e.g. ``RunResult.to_pandas()``. With ``by`` there is a row for all
+    items and one per language (or system). ``level`` is for the humans' alpha (default: ordinal
+    for numbers, nominal for labels).
     ``positive`` is the positive label for F1 (default: the larger of two numbers; label scales
     need it named). The human majority breaks ties by ``ties`` (``low``, ``high``, ``missing`` or
     ``median``, see :func:`majority_vote`). Text answers such as "I don't know"
@@ -126,12 +128,15 @@ def metaeval(
 
 
 def _split(judge_ratings: Iterable[Any], human_ratings: Iterable[Any] | None) -> tuple[list[Any], list[Any]]:
-    """Judges' and humans' ratings, with "I don't know" answers as missing for both."""
-    everyone = mark_idk(judge_ratings)
+    """Judges' and humans' ratings (objects, or DataFrames of them), with "I don't know" answers as
+    missing for both."""
+    from convoscope.analysis._frame import as_ratings
+
+    everyone = mark_idk(as_ratings(judge_ratings))
     judges = [r for r in everyone if not is_human(r.rater)]
     if human_ratings is None:
         return judges, [r for r in everyone if is_human(r.rater)]
-    return judges, mark_idk(human_ratings)
+    return judges, mark_idk(as_ratings(human_ratings))
 
 
 def _criteria(judges: list[Any], humans: list[Any], wanted: Sequence[str] | None) -> list[str]:
