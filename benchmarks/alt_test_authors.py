@@ -7,6 +7,8 @@ Their repository (github.com/nitaytech/AltTest) has ``data/<dataset>/human_annot
 nothing of it is copied here. Point ``--repo`` at a checkout:
 
     python benchmarks/alt_test_authors.py --repo path/to/AltTest
+
+Writes the comparison to ``benchmarks/results/alt_test_authors.md``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ SETTINGS = {
     "framing": ("accuracy", 0.15), "cebab_aspects": ("accuracy", 0.1), "summeval": ("neg_rmse", 0.2),
     "10k_prompts": ("neg_rmse", 0.15), "cebab_stars": ("neg_rmse", 0.1), "lesion": ("neg_rmse", 0.15),
 }
+RESULTS = Path(__file__).parent / "results" / "alt_test_authors.md"
 PRINTED = re.compile(r"^(\S+) (\S+) \[(PASSED|FAILED)\]:\t"
                      r"Winning Rate=([\d.]+)\tAdvantage Probability=([\d.]+)")
 
@@ -60,7 +63,11 @@ def main() -> None:
     parser.add_argument("--repo", type=Path, required=True, help="a checkout of nitaytech/AltTest")
     args = parser.parse_args()
     printed = printed_results(args.repo / "alt_test_example.ipynb")
-    print(f"{'dataset':<14}{'LLM':<14}{'paper ω':>9}{'ours ω':>9}{'paper ρ':>9}{'ours ρ':>9}  match")
+    lines = ["# The alternative annotator test against the authors' printed results", "",
+             "`python benchmarks/alt_test_authors.py --repo AltTest` (github.com/nitaytech/AltTest, commit "
+             "18428b1; ω winning rate, ρ advantage probability, as the notebook prints them)", "",
+             "| dataset | LLM | authors ω | convoscope ω | authors ρ | convoscope ρ | match |",
+             "|---|---|---:|---:|---:|---:|---|"]
     matches = 0
     for dataset, (scoring, epsilon) in SETTINGS.items():
         annotators, items, matrix, llms = matrices(args.repo / "data" / dataset)
@@ -73,9 +80,12 @@ def main() -> None:
             same = paper is not None and ours == paper
             matches += same
             shown = ("–", "–") if paper is None else (f"{paper[0]:.2f}", f"{paper[1]:.2f}")
-            print(f"{dataset:<14}{llm:<14}{shown[0]:>9}{ours[0]:>9.2f}{shown[1]:>9}{ours[1]:>9.2f}  "
-                  f"{'yes' if same else 'NO'}")
-    print(f"\n{matches} of {len(printed)} printed results reproduced to the printed two decimals")
+            lines.append(f"| {dataset} | {llm} | {shown[0]} | {ours[0]:.2f} | {shown[1]} | {ours[1]:.2f} | "
+                         f"{'yes' if same else 'NO'} |")
+    lines += ["", f"{matches} of {len(printed)} printed results reproduced to the printed two decimals."]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    RESULTS.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

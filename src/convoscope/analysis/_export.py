@@ -253,7 +253,7 @@ def to_latex(records: Sequence[dict[str, Any]], *, digits: int = 3, caption: str
     for record in records:
         name = record["criterion"] + (f" · {record['group']}" if record["group"] else "")
         if narrow and name != heading:
-            rule = [r"\midrule"] if heading is not None else []
+            rule: list[str] = [r"\midrule"] if heading is not None else []
             body += [*rule, rf"\multicolumn{{{width}}}{{l}}{{\emph{{{latex_escape(name)}}}}} \\"]
             heading = name
         cells = _display(record, digits, narrow=narrow)

@@ -28,7 +28,9 @@ def RatingColumns(*, item: str | None = None, **fields: Any) -> ColumnMap:  # no
     ``id``). Returns the equivalent ColumnMap, with a DeprecationWarning."""
     warnings.warn("RatingColumns(...) is now ColumnMap(...) (item= is id=); RatingColumns goes in the "
                   "next release", DeprecationWarning, stacklevel=2)
-    return ColumnMap(**({"id": item} if item is not None else {}), **fields)
+    if item is not None:
+        fields["id"] = item
+    return ColumnMap(**fields)
 
 
 def id_column(row: Mapping[str, Any], columns: ColumnMap) -> str:

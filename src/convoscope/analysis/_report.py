@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -157,17 +158,17 @@ def _criterion_figures(criterion: str, judges: Any, humans: Any) -> Iterator[Fig
     binary = set(np.unique(majority[~np.isnan(majority)]).tolist())
     for judge in judges.raters[:MAX_JUDGES]:
         scores = judges.row(judge)
-        yield criterion, f"scatter-{judge}", f"{judge} against the human mean", \
-            lambda s=scores, j=judge: scatter(j, s, human_mean)
-        yield criterion, f"confusion-{judge}", f"{judge} against the human majority", \
-            lambda s=scores, j=judge: confusion(j, s, majority)
+        yield (criterion, f"scatter-{judge}", f"{judge} against the human mean",
+               partial(scatter, judge, scores, human_mean))
+        yield (criterion, f"confusion-{judge}", f"{judge} against the human majority",
+               partial(confusion, judge, scores, majority))
         if len(binary) == 2:
-            yield criterion, f"roc-{judge}", f"ROC of {judge}", \
-                lambda s=scores, j=judge: roc(j, s, majority, max(binary))
+            yield (criterion, f"roc-{judge}", f"ROC of {judge}",
+                   partial(roc, judge, scores, majority, max(binary)))
     names = [*judges.raters[:MAX_JUDGES], "human mean", *humans.raters[:MAX_HEATMAP_RATERS - MAX_JUDGES]]
     rows = [*(judges.row(j) for j in judges.raters[:MAX_JUDGES]), human_mean,
             *(humans.row(h) for h in humans.raters[:MAX_HEATMAP_RATERS - MAX_JUDGES])]
-    yield criterion, "heatmap", "Spearman ρ between raters", lambda: heatmap(names, rows)
+    yield criterion, "heatmap", "Spearman ρ between raters", partial(heatmap, names, rows)
 
 
 def figures(study: Any) -> Iterator[Figure]:
@@ -225,7 +226,7 @@ def metaeval_report(study: Any, *, title: str = "Meta-evaluation") -> str:
         if figure is not None:
             sections.setdefault(criterion, []).append({"svg": _svg(figure), "caption": caption})
     return render("metaeval/report.html", title=title, headers=HEADERS,
-                  legend=legend(study.alpha, study.correction),  # type: ignore[arg-type]
+                  legend=legend(study.alpha, study.correction),
                   table=[_display(record, 3) for record in study.records()],
                   comparisons=[_comparison_cells(c) for c in study.comparisons],
                   systems=[_system_cells(s) for s in study.systems],

@@ -165,7 +165,7 @@ def system_williams_test(y_true: Any, y_pred_a: Any, y_pred_b: Any, systems: Any
     human, a, b = _observed(layout(y_true, y_pred_a, y_pred_b, systems=systems, name="system_williams_test"))
     if method == "kendall":
         raise ValueError("system_williams_test: method must be 'pearson' or 'spearman'")
-    r_a, r_b, r_ab, n = _three(human, a, b, method, "system_williams_test")  # type: ignore[arg-type]
+    r_a, r_b, r_ab, n = _three(human, a, b, method, "system_williams_test")
     t, pvalue = williams_t(r_a, r_b, r_ab, n)
     return DependentCorrelationTest(r_a, r_b, r_ab, t, pvalue, n)
 

@@ -300,8 +300,9 @@ def _study(judged: list[Any], humans: list[Any] | None, criteria: tuple[str, ...
         judged, humans, criteria=list(criteria) or None, by=by, n_resamples=options["resamples"],
         confidence=options["confidence"], seed=options["seed"], level=options["level"],
         positive=_label(positive), score="expected_value" if expected else "value",
-        definitions=_definitions(criteria_file), view=view, dialogue_pattern=dialogue_pattern,
-        human_sets=human_sets, system=options["system"], system_resample=options["system_resample"],
+        definitions=_definitions(criteria_file), view=view,  # type: ignore[arg-type]
+        dialogue_pattern=dialogue_pattern, human_sets=human_sets,  # type: ignore[arg-type]
+        system=options["system"], system_resample=options["system_resample"],
         inputs=_inputs(judged, humans, options["input_pattern"]), permutations=options["permutations"],
         ties=options["ties"], alpha=options["alpha"], correction=options["correction"],
         alt_epsilon=None if options["no_alt_test"] else options["alt_epsilon"])

@@ -184,7 +184,8 @@ def _group_estimates(group: dict[str, Any], labelled: list[str], unlabelled: lis
     settings = dict(confidence=options["confidence"], interval=options["interval"])
     if folds is not None:
         y = np.array([np.mean([_number(v) for v in human[i]]) for i in labelled], dtype=float)
-        raw = [_judge_score(judged[i], options["score"]) for i in unlabelled]
+        scores = [_judge_score(judged[i], options["score"]) for i in unlabelled]
+        raw = [np.nan if score is None else score for score in scores]
         return [("mean", crossfit_mean(y, [folds.out_of_fold[i] for i in labelled],
                                        folds.unlabelled(raw), **settings))]
     targets = list(_targets(options["target"], judged, human, labelled, unlabelled, calibration,
