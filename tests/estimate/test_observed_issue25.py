@@ -27,6 +27,7 @@ from convoscope.estimate import (
     select_items,
 )
 
+from .test_estimate_cli import _split
 from .test_estimate_verdicts import JUDGE, _table
 
 _register()
@@ -34,18 +35,6 @@ _register()
 
 def _run(*args, columns=300):
     return CliRunner().invoke(cli, [str(arg) for arg in args], env={"COLUMNS": str(columns)})
-
-
-def _write(path, verdicts):
-    path.write_text("".join(v.model_dump_json() + "\n" for v in verdicts), encoding="utf-8")
-    return path
-
-
-def _split(tmp_path, **options):
-    rows, _ = _table(**options)
-    judge = _write(tmp_path / "judge.jsonl", [v for v in rows if not v.rater.startswith("human:")])
-    people = _write(tmp_path / "people.jsonl", [v for v in rows if v.rater.startswith("human:")])
-    return judge, people
 
 
 # --- observation 1: calibration and estimation on the same labels -------------------------------

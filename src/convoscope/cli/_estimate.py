@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -179,15 +178,15 @@ def calibrate_command(verdict_paths: tuple[Path, ...], criterion: str, judge_rat
                                    name=f"isotonic:{judge_rater}->{criterion}")
         out.write_text(json.dumps(calibration.to_dict(), indent=2, ensure_ascii=False) + "\n",
                        encoding="utf-8")
-        table = Table(box=box.SIMPLE_HEAD, title=Text(f"{criterion}: {judge_rater}, {report.n} items, "
-                                                      f"{report.folds}-fold"), title_justify="left")
-        for column in ("group", "when", "Spearman", "QWK", "accuracy"):
-            table.add_column(column)
+        from convoscope.cli._analysis import wrapped_table
+
+        table = wrapped_table(f"{criterion}: {judge_rater}, {report.n} items, {report.folds}-fold",
+                              ["group", "when", "Spearman", "QWK", "accuracy"], keys=2)
         rows = [("all", report.before, report.after),
                 *((name, before, after) for name, (before, after) in report.groups.items())]
         for group, before, after in rows:
             for when, scores in (("before", before), ("after", after)):
-                table.add_row(group, when, *(("–" if v is None else f"{v:.3f}")
+                table.add_row(Text(group), when, *(("–" if v is None else f"{v:.3f}")
                                              for v in (scores.spearman, scores.qwk, scores.accuracy)))
         console.print(table)
         console.print(f"Wrote {out}")

@@ -36,6 +36,13 @@ def interval(result: Any, digits: int = 2) -> str:
     return f"{result.estimate:.3f} [{result.low:.{digits}f}, {result.high:.{digits}f}]"
 
 
+def difference(result: Any) -> str:
+    """A bootstrap interval of a difference, signed."""
+    if result is None:
+        return "–"
+    return f"{result.estimate:+.3f} [{result.low:+.2f}, {result.high:+.2f}]"
+
+
 def p_value(test: Any) -> str:
     if test is None:
         return "–"
@@ -137,11 +144,10 @@ def comparison_table(comparisons: Sequence[Any]) -> Table:
     table = wrapped_table("Judge against judge (Spearman ρ with the human mean; raw p-values)", headers,
                           keys=3)
     for c in comparisons:
-        williams, boot = c.williams, c.bootstrap
-        difference = "–" if boot is None else f"{boot.estimate:+.3f} [{boot.low:+.2f}, {boot.high:+.2f}]"
+        williams = c.williams
         table.add_row(Text(c.criterion), Text(c.judge_a), Text(c.judge_b), str(c.n_items),
                       fmt(williams.r_a if williams else None), fmt(williams.r_b if williams else None),
-                      p_value(williams), p_value(c.steiger), p_value(c.permutation), difference,
+                      p_value(williams), p_value(c.steiger), p_value(c.permutation), difference(c.bootstrap),
                       p_value(c.mcnemar))
     return table
 
@@ -164,10 +170,8 @@ def system_tables(study: Any) -> list[Table]:
                               ["criterion", "A", "B", "systems", "Williams p", "r A − r B [bootstrap]",
                                "perm. p"], keys=3)
         for c in study.system_comparisons:
-            boot = c.bootstrap
-            difference = "–" if boot is None else f"{boot.estimate:+.3f} [{boot.low:+.2f}, {boot.high:+.2f}]"
             table.add_row(Text(c.criterion), Text(c.judge_a), Text(c.judge_b), str(c.n_systems),
-                          p_value(c.williams), difference, p_value(c.permutation))
+                          p_value(c.williams), difference(c.bootstrap), p_value(c.permutation))
         tables.append(table)
     tables.extend(_ranking_table(ranking) for ranking in study.rankings)
     return tables

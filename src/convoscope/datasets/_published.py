@@ -17,9 +17,10 @@ paper's own procedure, to the paper's printed precision. The procedures, in CLI 
   (r = .881) would be a double reversal, not another protocol. Python: :func:`ji_replication`.
 - FED (Mehri & Eskenazi, 2020b) prints inter-annotator agreement of .52-.84 over its qualities.
   The released file keeps five ratings per item; leave-one-out correlation needs no worker
-  identities and gives .19-.47 on it; every variant tried (:func:`fed_agreement_variants`) stays
-  below the printed range on most qualities. Not reproduced; the paper does not say more about
-  its computation than a correlation between annotators.
+  identities and gives .19-.47 on it; no variant tried (:func:`fed_agreement_variants`) covers
+  the printed range (the closest, each annotator against the mean of all five with itself
+  included, gives .52-.67). Not reproduced; the paper does not say more about its computation
+  than a correlation between annotators.
 - USR Table 2, PersonaChat Maintains Context, Engaging and Overall: convoscope's values are
   computed by the same protocol, but no copy of the printed values could be read here, so they are
   listed as not checked (``paper`` is None) rather than left out.
