@@ -33,9 +33,16 @@ from convoscope.analysis._validate import as_array, category_codes, check_same_l
 
 
 def _patterns(codes: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct columns of a raters x items code matrix among ``keep``, and how often each occurs."""
-    unique, counts = np.unique(codes[:, keep].T, axis=0, return_counts=True)
-    return unique, counts
+    """Distinct columns of a raters x items code matrix among ``keep``, and how often each occurs.
+    Each column is read as one integer (its codes as digits), so finding them is one 1-D sort."""
+    kept = codes[:, keep]
+    base = int(kept.max(initial=-1)) + 2  # digit 0 is "missing" (code -1)
+    if base ** len(kept) >= 2**62:  # too many raters for one integer: compare columns
+        return np.unique(kept.T, axis=0, return_counts=True)
+    powers = base ** np.arange(len(kept), dtype=np.int64)
+    keys = ((kept + 1).astype(np.int64) * powers[:, None]).sum(axis=0)
+    _, first, counts = np.unique(keys, return_index=True, return_counts=True)
+    return kept[:, first].T, counts
 
 
 def _draws(counts: np.ndarray, n_resamples: int, seed: int | None) -> np.ndarray:
