@@ -4,7 +4,8 @@ A metric that ranks dialogue systems the way people do is useful even when its i
 correlation is modest, so papers report both. The system-level correlation averages each side
 per system and correlates the means (:func:`system_correlation`); its interval resamples systems
 and items by default (:func:`system_bootstrap_ci`): resampling items alone keeps every system
-and says nothing about other systems (8 systems: [.58, .97] items only, [.25, .99] both).
+and says nothing about other systems (issue 25 saw, on 8 systems, [.58, .97] items only and
+[.25, .99] both).
 """
 
 from __future__ import annotations
