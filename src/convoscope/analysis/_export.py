@@ -187,10 +187,10 @@ def legend(alpha: float = 0.05, correction: Correction = "holm") -> str:
     adjusted = f"{CORRECTION_NAMES[correction]}-adjusted" if correction != "none" else "unadjusted"
     return (f"Intervals: percentile bootstrap over items. {DAGGER}: Spearman ρ below the best judge's on the "
             f"criterion (Williams' t, {adjusted} p < {alpha:g}); {DOUBLE_DAGGER}: accuracy below the most "
-            f"accurate judge's (McNemar, {adjusted} p < {alpha:g}). p vs best (W / perm.): {adjusted} p-values of "
-            f"Williams' test and of a paired permutation test of Spearman ρ against the best judge, each "
-            f"family over the table; α = {alpha:g}. alt-test ω: the judge's winning rate in the alternative "
-            f"annotator test (✓: passes, ω ≥ .5; Calderon et al. 2025).")
+            f"accurate judge's (McNemar, {adjusted} p < {alpha:g}). p vs best (W / perm.): {adjusted} "
+            f"p-values of Williams' test and of a paired permutation test of Spearman ρ against the best "
+            f"judge, each family over the table; α = {alpha:g}. alt-test ω: the judge's winning rate in the "
+            f"alternative annotator test (✓: passes, ω ≥ .5; Calderon et al. 2025).")
 
 
 LEGEND = legend()
