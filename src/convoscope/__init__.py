@@ -54,6 +54,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "read_ratings": ("convoscope.analysis", "read_ratings"),
     "agree": ("convoscope.analysis", "agreement_table"),
     "metaeval": ("convoscope.analysis", "metaeval"),
+    "metaeval_study": ("convoscope.analysis", "metaeval_study"),
     "rater_matrices": ("convoscope.analysis", "rater_matrices"),
     "write_report": ("convoscope.reports", "write_report"),
     # errors a caller may want to catch
@@ -86,6 +87,7 @@ __all__ = [  # the keys of _EXPORTS (tests/test_front_door.py checks they agree)
     "list_suites",
     "load_criteria",
     "metaeval",
+    "metaeval_study",
     "open_model",
     "rater_matrices",
     "read_items",
@@ -118,7 +120,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # what type checkers and editors see; nothing is imported at run time
     from convoscope.analysis import agreement_table as agree
-    from convoscope.analysis import metaeval, rater_matrices, read_ratings
+    from convoscope.analysis import metaeval, metaeval_study, rater_matrices, read_ratings
     from convoscope.criteria import Criterion, Scale, list_suites, load_criteria, select_criteria
     from convoscope.criteria import get_criterion as criterion
     from convoscope.criteria import suite_criteria as suite

@@ -36,10 +36,14 @@ class TextEncodingError(ItemError):
 
 @dataclass(frozen=True)
 class ColumnMap:
-    """Which CSV / Parquet columns hold which item fields.
+    """Which columns (or JSON keys) hold which fields, for items and for ratings alike.
 
-    ``context`` may be a column holding a JSON list of turns, or plain text (one turn per line,
-    optionally ``speaker: text``). Unmapped columns go into ``meta``.
+    Items: ``context`` may be a column holding a JSON list of turns, or plain text (one turn per
+    line, optionally ``speaker: text``); unmapped columns go into ``meta``. Ratings
+    (:func:`convoscope.analysis.read_ratings`): ``id`` is the item id — left at a default name
+    (``id``, ``item_id`` or ``item``), whichever of them the file has is used — and ``rater``,
+    ``criterion``, ``value``, ``unscored_reason``, ``expected_value``; a file without a criterion
+    column gets ``default_criterion``.
     """
 
     id: str = "id"
@@ -51,6 +55,12 @@ class ColumnMap:
     system: str = "system"
     meta_columns: tuple[str, ...] | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    rater: str = "rater"
+    criterion: str = "criterion"
+    value: str = "value"
+    unscored_reason: str = "unscored_reason"
+    expected_value: str = "expected_value"
+    default_criterion: str | None = None
 
     def field_of(self) -> dict[str, str]:
         names = ("id", "question", "context", "response", "reference", "language", "system")
