@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
-from convoscope.cli._common import fail_on
+from convoscope.cli._common import encoding_option, fail_on, naming_encoding_flag
 from convoscope.errors import ConfigError
 
 SCORE_EXAMPLE = """
@@ -22,6 +22,7 @@ Examples:
   convoscope survey score new.csv --question-col q --answer-col a --model fitted.json --out scored.csv
   convoscope survey score answers.csv --judge openai:qwen2.5-7b@http://127.0.0.1:8000/v1 --aggregate llm
   convoscope survey score answers.csv --baseline length --baseline tfidf --out scored.csv
+  convoscope survey score korean-export.csv --answer-col answer --encoding cp949 --out scored.csv
 """
 
 FIT_EXAMPLE = """
@@ -82,13 +83,14 @@ def survey_group() -> None:
 @click.option("--no-cache", is_flag=True)
 @click.option("--concurrency", type=int, default=8, show_default=True)
 @click.option("--limit", type=int, help="Score only the first N answers.")
+@encoding_option
 def score_command(items_path: Path, id_col: str | None, question_col: str | None,
                   answer_col: str | None, language_col: str | None, skip_rows: int | None,
                   judges: tuple[str, ...], mode: str, aggregation: str,
                   model_path: Path | None, threshold: float, hold_band: float, lang: str,
                   rubrics: str, baselines: tuple[str, ...], out: Path | None, report: Path | None,
                   store_target: str, cache_path: str | None, no_cache: bool, concurrency: int,
-                  limit: int | None) -> None:
+                  limit: int | None, encoding: str) -> None:
     """Score ANSWERS (.csv, .tsv, .jsonl): gibberish filter, then effort / relevance /
     completeness from the judge, overall quality, accept / hold / reject and a follow-up question.
 
@@ -109,9 +111,10 @@ def score_command(items_path: Path, id_col: str | None, question_col: str | None
     with fail_on(console):
         _refuse_overwriting(out, items_path, model_path)
         _refuse_overwriting(report, items_path, model_path, out)
-        export = read_survey(items_path, SurveyColumns(id=id_col, question=question_col,
-                                                       answer=answer_col, language=language_col),
-                             skip_rows=skip_rows)
+        with naming_encoding_flag():
+            export = read_survey(items_path, SurveyColumns(id=id_col, question=question_col,
+                                                           answer=answer_col, language=language_col),
+                                 skip_rows=skip_rows, encoding=encoding)
         for note in export.notes:
             console.print(f"[cyan]{items_path}:[/cyan] {note}", soft_wrap=True)
         items = export.items[: limit or None]

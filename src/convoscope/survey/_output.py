@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from convoscope.errors import ConfigError
+from convoscope.items import open_text
 from convoscope.survey._fit import DIMENSION_MAXIMA, DIMENSIONS
 from convoscope.survey._score import ScoredAnswer
 
@@ -67,8 +68,8 @@ def read_scored_features(path: str | Path, *, basis: str = "auto") -> ScoredFeat
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: file not found")
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        reader = csv.DictReader(handle)
+    with open_text(path) as lines:
+        reader = csv.DictReader(lines)
         missing = [c for c in ("id", "gibberish", *DIMENSIONS) if c not in (reader.fieldnames or [])]
         if missing:
             raise ConfigError(f"{path}: line 1: missing column(s) {', '.join(missing)}; "
@@ -115,14 +116,14 @@ class ExpertLabels(NamedTuple):
 
 
 def read_labels(path: str | Path, *, id_col: str = "id", label_col: str | None = "label",
-                overall_col: str | None = None) -> ExpertLabels:
+                overall_col: str | None = None, encoding: str = "utf-8") -> ExpertLabels:
     """Expert labels from a CSV. Name the columns to use; a named column must exist. With the
     defaults, ``label`` is used and an ``overall`` column is used when present."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: file not found")
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        reader = csv.DictReader(handle)
+    with open_text(path, encoding=encoding) as lines:
+        reader = csv.DictReader(lines)
         header = reader.fieldnames or []
         if overall_col is None and "overall" in header:
             overall_col = "overall"
