@@ -16,6 +16,7 @@ from convoscope.judges import RaterKind, Verdict
 from convoscope.models import Model
 from convoscope.runs import JudgeSpec, RunSummary, is_embedded, judge_async
 from convoscope.store import Store
+from convoscope.survey._features import text_features
 from convoscope.survey._fit import DIMENSION_MAXIMA, DIMENSIONS, FittedModel, aggregate_scores
 from convoscope.survey._followup import follow_up_for, model_follow_up
 
@@ -58,6 +59,9 @@ class ScoredAnswer(BaseModel):
     follow_up_source: str | None = Field(default=None, description="'template:<dim>' or 'model'.")
     baselines: dict[str, float | None] = Field(
         default_factory=dict, description="Baseline name -> score (length in words, similarity).")
+    features: dict[str, float] = Field(
+        default_factory=dict, description="Judge-free features a fitted decision may weigh "
+        "(log_words, distinct_ratio, tfidf, gibberish; see convoscope.survey.TEXT_FEATURES).")
 
 
 class SurveyResult(BaseModel):
@@ -110,6 +114,7 @@ async def score_survey_async(
         accept_at, reject_below = threshold + hold_band, threshold - hold_band
     flags = dict(zip((item.id for item in items),
                      detect_many([item.response or "" for item in items], lang=lang), strict=True))
+    features = text_features(items, {key: flag.gibberish for key, flag in flags.items()})
     clean = [item for item in items if not flags[item.id].gibberish]
     run_ids: list[str] = []
     counts = [0, 0, 0]  # model calls, cache hits, resumed
@@ -126,9 +131,10 @@ async def score_survey_async(
                                                concurrency, on_progress)
             synthesis |= found
             _count(counts, run_ids, summary)
-    rule = _Rule(aggregation=aggregation, fitted=fitted, accept_at=accept_at, reject_below=reject_below)
+    rule = _Rule(aggregation=aggregation, fitted=fitted, accept_at=accept_at,
+                 reject_below=reject_below, features=features)
     answers = tuple(_assemble(item, flags[item.id], verdicts, synthesis.get(item.id), rule)
-                    for item in items)
+                    .model_copy(update={"features": features[item.id]}) for item in items)
     if baselines:
         answers = _with_baselines(items, answers, baselines)
     answers, used = await _written_follow_ups(answers, specs, follow_up_model, cache_path)
@@ -267,6 +273,7 @@ class _Rule(BaseModel):
     fitted: FittedModel | None
     accept_at: float
     reject_below: float
+    features: dict[str, dict[str, float]] = Field(default_factory=dict)  # judge-free, by answer id
 
 
 def _assemble(item: Item, flag: Any, verdicts: dict[tuple[str, str], Verdict],
@@ -292,7 +299,7 @@ def _assemble(item: Item, flag: Any, verdicts: dict[tuple[str, str], Verdict],
     normalised: dict[str, float | None] = ({name: float(value) / DIMENSION_MAXIMA[name]  # type: ignore[arg-type]
                    for name, value in expected.items()} if basis == "expected"
                   else {name: _normalised(name, v) for name, v in found.items()})
-    overall, overall_reason = _overall(normalised, synthesis, rule.aggregation, rule.fitted)
+    overall, overall_reason = _overall(normalised, synthesis, rule, item.id)
     decision, why = decide(overall, accept_at=rule.accept_at, reject_below=rule.reject_below)
     if signals and decision != "reject":
         decision, why = "hold", f"addresses_grader ({', '.join(signals)}); {why}; a person should read it"
@@ -325,8 +332,9 @@ def _reason(verdict: Verdict | None) -> str | None:
     return None
 
 
-def _overall(normalised: dict[str, float | None], synthesis: Verdict | None,
-             aggregation: Aggregation, fitted: FittedModel | None) -> tuple[float | None, str | None]:
+def _overall(normalised: dict[str, float | None], synthesis: Verdict | None, rule: _Rule,
+             item_id: str) -> tuple[float | None, str | None]:
+    aggregation, fitted = rule.aggregation, rule.fitted
     if aggregation == "llm":
         if synthesis is None or not isinstance(synthesis.value, int):
             return None, (synthesis.unscored_reason if synthesis else None)
@@ -334,10 +342,10 @@ def _overall(normalised: dict[str, float | None], synthesis: Verdict | None,
         return round(min(1.0, max(0.0, value / 4)), 4), synthesis.reason
     if any(value is None for value in normalised.values()):
         return None, None
-    values = [float(normalised[name]) for name in DIMENSIONS]  # type: ignore[arg-type]
+    values = {name: float(normalised[name]) for name in DIMENSIONS}  # type: ignore[arg-type]
     if fitted is not None and fitted.aggregate != "llm":
-        return fitted.predict(values), None
-    return float(aggregate_scores([values], aggregate="sum")[0]), None
+        return fitted.predict({**values, **rule.features.get(item_id, {})}), None
+    return float(aggregate_scores([list(values.values())], aggregate="sum")[0]), None
 
 
 def decide(overall: float | None, *, accept_at: float, reject_below: float) -> tuple[Decision, str]:
