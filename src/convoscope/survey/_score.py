@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from convoscope.criteria import Criterion, ExplanationOption, get_criterion
 from convoscope.errors import ConfigError
 from convoscope.filters import LanguageChoice, detect_many, grader_signals
-from convoscope.items import Item, Turn
+from convoscope.items import Item
 from convoscope.judges import RaterKind, Verdict
 from convoscope.models import Model
 from convoscope.runs import JudgeSpec, RunSummary, is_embedded, judge_async
@@ -19,6 +19,7 @@ from convoscope.store import Store
 from convoscope.survey._features import text_features
 from convoscope.survey._fit import DIMENSION_MAXIMA, DIMENSIONS, FittedModel, aggregate_scores
 from convoscope.survey._followup import follow_up_for, model_follow_up
+from convoscope.survey._synthesis import synthesise
 
 Aggregation = Literal["sum", "ridge", "llm"]
 Decision = Literal["accept", "hold", "reject"]
@@ -229,28 +230,10 @@ async def _synthesise(suite: str, items: Sequence[Item], verdicts: dict[tuple[st
                       specs: Sequence[JudgeSpec], store: Store, cache_path: str | Path | None,
                       concurrency: int, on_progress: Callable[[int], None] | None,
                       ) -> tuple[dict[str, Verdict], RunSummary]:
-    """The seed's LLM synthesis: the ``overall`` criterion, shown the three scores and reasons."""
-    overall = get_criterion(f"{suite}/overall").model_copy(update={"instructions": (
-        "The earlier turn from 'scores' lists this answer's effort, relevance and completeness "
-        "scores, each normalised to 0-1, with the judge's reasons. Weigh them; in your reason "
-        "name the strongest and the weakest dimension.")})
-    with_scores = [item.model_copy(update={"context": (*item.context, Turn(
-        speaker="scores", text=_scores_text(item.id, verdicts)))}) for item in items]
-    summary = (await judge_async(with_scores, [overall], specs, store=store, cache_path=cache_path,
-                                 concurrency=concurrency, on_progress=on_progress)).summary
+    """The seed's LLM synthesis, with the first pass's scores in the instructions (``_synthesis``)."""
+    summary = await synthesise(suite, items, verdicts, specs, store, cache_path, concurrency, on_progress)
     final = _final_verdicts(store, summary.run_id, len(specs))
     return {item_id: v for (item_id, _), v in final.items()}, summary
-
-
-def _scores_text(item_id: str, verdicts: dict[tuple[str, str], Verdict]) -> str:
-    parts = []
-    for name in DIMENSIONS:
-        verdict = verdicts.get((item_id, name))
-        value = _normalised(name, verdict)
-        shown = "unscored" if value is None else f"{value:.2f}"
-        reason = (verdict.reason if verdict else None) or "no reason given"
-        parts.append(f"{name} {shown} ({reason})")
-    return "; ".join(parts)
 
 
 def _normalised(name: str, verdict: Verdict | None) -> float | None:
