@@ -167,7 +167,8 @@ class Criterion(BaseModel):
     evaluation: Evaluation = Field(
         default="llm",
         description="'llm': a judge reads the item; 'llm+documents': the judge also needs the "
-        "reference documents (item.reference); 'metric': computed from the log, never judged.",
+        "reference documents (the item's meta.documents, shown to the judge as 'Reference "
+        "documents'); 'metric': computed from the log, never judged.",
     )
     parameters: dict[str, float | int | str] = Field(
         default_factory=dict, description="Settings of a metric criterion, e.g. max_seconds."

@@ -7,6 +7,8 @@ from typing import Any, Literal
 from convoscope.criteria._model import Criterion, Level
 
 IDK: Literal["idk"] = "idk"  # the one "I don't know" answer, for judges, people and statistics
+# How the judge's item shows ``meta.documents`` (judges._prompt.SITUATION_FIELDS uses this label).
+DOCUMENTS_LABEL = "Reference documents"
 
 
 def answer_words(criterion: Criterion) -> list[int | str]:
@@ -51,7 +53,9 @@ def render_rubric(criterion: Criterion) -> str:
         lines.append('Also say whether the criterion is relevant to this item at all ("relevant": true '
                      "or false); when it is not, still give your best score.")
     if criterion.evaluation == "llm+documents":
-        lines.append("Judge against the reference documents given with the item.")
+        lines.append(f'Judge against the documents in the item\'s "{DOCUMENTS_LABEL}" field (the '
+                     "manufacturer's approved material); what they do not say, the answer cannot "
+                     "rest on.")
     if criterion.instructions:
         lines.append(f"Note: {criterion.instructions.strip()}")
     return "\n".join(lines)
