@@ -83,8 +83,9 @@ def test_features_of_one_answer() -> None:
     assert answer_features("", "Q?", gibberish=True) == {
         "log_words": 0.0, "distinct_ratio": 0.0, "tfidf": 0.0, "gibberish": 1.0}
     # Korean words are separated by spaces; each Han character counts as a word.
-    assert answer_features("직원들이 친절했어요", None, gibberish=False)["log_words"] == pytest.approx(math.log(3))
-    assert answer_features("很好吃", None, gibberish=False)["log_words"] == pytest.approx(math.log(4))
+    korean, chinese = (answer_features(text, None, gibberish=False) for text in ("직원들이 친절했어요", "很好吃"))
+    assert korean["log_words"] == pytest.approx(math.log(3))
+    assert chinese["log_words"] == pytest.approx(math.log(4))
 
 
 def test_feature_names_and_sets() -> None:
@@ -172,7 +173,8 @@ def test_evaluate_refuses_unknown_ids_with_their_count(tmp_path: Path) -> None:
     assert "1 of 49 labelled ids are not in" in " ".join(result.output.split())
     scored, expert = _files(tmp_path)
     out = tmp_path / "evaluation.json"
-    result = runner.invoke(survey_group, ["evaluate", str(scored), "--labels", str(expert), "--out", str(out)])
+    result = runner.invoke(survey_group, ["evaluate", str(scored), "--labels", str(expert),
+                                          "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert "accuracy" in result.output and "accept precision" in result.output
     assert json.loads(out.read_text(encoding="utf-8"))["labelled"] == 48

@@ -53,7 +53,8 @@ async def test_the_synthesis_reads_the_scores_as_instructions(tmp_path) -> None:
     assert len(overall) == 1
     system, user = (message.content for message in overall[0].messages)
     # Every dimension scored 2: effort 2/7, relevance 2/4, completeness 2/4.
-    assert "first judging pass, each normalised to 0-1: effort 0.29, relevance 0.50, completeness 0.50" in system
+    stated = "first judging pass, each normalised to 0-1: effort 0.29, relevance 0.50, completeness 0.50"
+    assert stated in system
     assert "0.29" not in user and "first judging pass" not in user
     assert FORGED not in system and json.dumps(FORGED)[1:-1] in user
     assert f"{REASONS_SPEAKER}: effort: Reads fine." in user  # the reasons stay quoted data
