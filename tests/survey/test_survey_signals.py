@@ -83,7 +83,8 @@ def test_features_of_one_answer() -> None:
     assert answer_features("", "Q?", gibberish=True) == {
         "log_words": 0.0, "distinct_ratio": 0.0, "tfidf": 0.0, "gibberish": 1.0}
     # Korean words are separated by spaces; each Han character counts as a word.
-    korean, chinese = (answer_features(text, None, gibberish=False) for text in ("직원들이 친절했어요", "很好吃"))
+    texts = ("직원들이 친절했어요", "很好吃")
+    korean, chinese = (answer_features(text, None, gibberish=False) for text in texts)
     assert korean["log_words"] == pytest.approx(math.log(3))
     assert chinese["log_words"] == pytest.approx(math.log(4))
 
