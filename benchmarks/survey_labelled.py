@@ -51,6 +51,7 @@ from convoscope.survey import (
     score_survey_async,
     shipped_model,
 )
+from convoscope.survey._shipped import prompt_fingerprint
 
 HERE = Path(__file__).resolve().parent
 SETS = {"A": "survey_labelled.csv", "B": "survey_labelled_2.csv"}
@@ -195,7 +196,7 @@ def write_shipped(rows, scored, features, judge: str) -> None:  # type: ignore[n
     every = compare_feature_sets(columns(rows, scored), [row["label"] for row in rows],
                                  overall=[float(row["overall"]) for row in rows])
     fitted = fitted.model_copy(update={
-        "compared": every, "score_basis": "expected",
+        "compared": every, "score_basis": "expected", "prompt_fingerprint": prompt_fingerprint(),
         "fitted_for": f"embedded judge ({judge}, SmolLM2-135M in completion mode)",
         "source": "benchmarks/data/survey_labelled.csv and survey_labelled_2.csv, "
                   "English and Korean, written and labelled by the convoscope authors"})

@@ -154,6 +154,8 @@ class FittedModel(BaseModel):
     fitted_for: str = Field(default="", description="The judge whose scores it was fitted on, when "
                             "it is only meaningful for that judge (the shipped model: embedded).")
     source: str = Field(default="", description="Where the labelled answers came from.")
+    prompt_fingerprint: str = Field(default="", description="Hash of the judge prompts the scores "
+                                    "came from (the shipped model), to tell when they changed.")
 
     def predict(self, values: Mapping[str, float] | Sequence[float]) -> float:
         """Overall score (clipped to 0-1) for one answer: its inputs by name, or in the order of

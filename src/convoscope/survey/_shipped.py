@@ -11,12 +11,13 @@ refits it; ``survey score`` says when it is used.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from importlib.resources import files
 from typing import Any
 
-from convoscope.survey._fit import FittedModel
+from convoscope.survey._fit import DIMENSIONS, FittedModel
 
 SHIPPED_FILE = "decision-embedded.json"
 # The judge spec(s) the shipped weights were fitted with: the default embedded model.
@@ -35,6 +36,19 @@ def shipped_model_applies(specs: Sequence[Any]) -> bool:
     return bool(specs) and all(
         str(spec.model) in SHIPPED_JUDGES and spec.mode in (None, "completion")
         and not spec.persona for spec in specs)
+
+
+def prompt_fingerprint() -> str:
+    """A hash of the embedded judge's prompts for the three dimensions (English and Korean
+    rubrics) on a fixed probe answer: when it changes, the shipped weights need refitting."""
+    from convoscope.criteria import get_criterion
+    from convoscope.items import Item
+    from convoscope.judges import build_request
+
+    probe = Item(id="probe", question="What did you like?", response="The staff, 10/10.")
+    prompts = [build_request(get_criterion(f"{suite}/{name}"), probe, mode="completion").prompt or ""
+               for suite in ("survey", "survey-ko") for name in DIMENSIONS]
+    return hashlib.sha256("\n".join(prompts).encode("utf-8")).hexdigest()[:16]
 
 
 def describe_shipped(model: FittedModel) -> str:
@@ -59,6 +73,9 @@ def decision_model(choice: str | None, specs: Sequence[Any], *,
         return load_model(choice), f"decision: the fitted model {choice}"
     model = shipped_model()
     line = describe_shipped(model)
+    if model.prompt_fingerprint != prompt_fingerprint():
+        line += (" Note: the judge's prompts changed since it was fitted; refit it with "
+                 "'python benchmarks/survey_labelled.py --write-shipped judge+length'.")
     if not shipped_model_applies(specs):
         line += (" Warning: its weights were fitted on the embedded judge's scores; with "
                  f"{', '.join(str(spec.model) for spec in specs)} they mean little.")
