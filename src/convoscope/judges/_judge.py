@@ -10,6 +10,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from convoscope.criteria import Criterion
 from convoscope.items import Item
+from convoscope.judges._options import with_options
 from convoscope.judges._parse import parse_answer, score_distribution
 from convoscope.judges._personas import persona_rules
 from convoscope.judges._prompt import build_request
@@ -89,9 +90,10 @@ class RubricJudge:
         except ModelError as error:
             return self._verdict(item, criterion, value=None, unscored_reason="model_error",
                                  raw=str(error), latency_s=time.perf_counter() - started)
-        if self.mode == "completion":  # relevance: a second next-token question (KPIs)
+        if self.mode == "completion":  # relevance and options: more next-token questions
             verdict = self._from_distribution(item, criterion, generation)
             verdict = await with_relevance(verdict, self.model, criterion, item, persona=self.persona)
+            verdict = await with_options(verdict, self.model, criterion, item, persona=self.persona)
         else:
             verdict = self._from_text(item, criterion, generation)
         return apply_offline_rules(verdict, item, criterion, self.persona_name)
