@@ -120,6 +120,19 @@ def test_fit_weighs_length_beside_the_judge_and_compares_every_set(tmp_path: Pat
     assert 0.0 <= fitted.predict(values) <= 1.0
 
 
+def test_survey_fit_prints_the_comparison_of_feature_sets(tmp_path: Path) -> None:
+    scored, expert = _files(tmp_path)
+    fitted = tmp_path / "fitted.json"
+    result = CliRunner().invoke(survey_group, ["fit", str(scored), "--labels", str(expert),
+                                               "--features", "judge+length", "--out", str(fitted)])
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.output.split())
+    assert "inputs: effort, relevance, completeness, log_words" in flat and "Feature sets" in flat
+    assert json.loads(fitted.read_text(encoding="utf-8"))["aggregate"] == "ridge"
+    with pytest.raises(ConfigError, match="weighs log_words, which this answer does not have"):
+        fit_labelled(scored, expert, aggregate="ridge", features=("log_words",))[0].predict({"effort": 1.0})
+
+
 def test_the_sum_cannot_weigh_other_features(tmp_path: Path) -> None:
     scored, expert = _files(tmp_path)
     with pytest.raises(ConfigError, match="needs the ridge aggregate"):

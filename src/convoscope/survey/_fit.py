@@ -163,6 +163,11 @@ class FittedModel(BaseModel):
         same side."""
         if self.aggregate == "llm":
             raise ValueError("an llm-aggregate model takes the synthesis score, not dimensions")
+        if isinstance(values, Mapping):
+            missing = [name for name in self.dimensions if name not in values]
+            if missing:
+                raise ConfigError(f"the fitted model weighs {', '.join(missing)}, which this answer "
+                                  "does not have; score it with this version of convoscope")
         row = [values[name] for name in self.dimensions] if isinstance(values, Mapping) else list(values)
         return float(aggregate_scores([row], aggregate=self.aggregate,
                                       weights=self.weights, intercept=self.intercept)[0])
