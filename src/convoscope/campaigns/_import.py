@@ -100,7 +100,8 @@ def _check_places(campaign: Campaign, source: Path, lines: list[int], verdicts: 
 def _rows(source: Path) -> list[tuple[int, dict[str, Any]]]:
     if not source.is_file():
         raise VerdictImportError(f"{source}: file not found")
-    text = source.read_text(encoding="utf-8")
+    from convoscope.items import read_text  # the one text reader: BOM, line ends, NUL bytes
+    text = read_text(source)
     if source.suffix.lower() == ".csv":
         reader = csv.DictReader(text.splitlines())
         return [(number, _from_csv(row)) for number, row in enumerate(reader, start=2)]

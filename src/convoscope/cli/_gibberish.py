@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
-from convoscope.cli._common import fail_on
+from convoscope.cli._common import encoding_option, fail_on, naming_encoding_flag
 from convoscope.errors import ConfigError
 from convoscope.filters import (
     GibberishSummary,
@@ -79,8 +79,9 @@ def _language(value: str) -> str:
               help="How to flag empty answers (they are always kept, one output row per input row).")
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="Override a threshold, e.g. --set en_min_log_likelihood=-4.5. Repeatable.")
+@encoding_option
 def gibberish(answers_path: Path, lang: str, column: str | None, out: Path | None, empty: str,
-              settings: tuple[str, ...]) -> None:
+              settings: tuple[str, ...], encoding: str) -> None:
     """Flag gibberish answers (keyboard mashes, random letters) without any model call.
 
     Writes one JSON object per answer with line, text, lang, gibberish, reasons (the rules that
@@ -92,11 +93,13 @@ def gibberish(answers_path: Path, lang: str, column: str | None, out: Path | Non
       convoscope gibberish answers.txt --lang auto --out flags.jsonl
       convoscope gibberish respostas.txt --lang pt --out flags.jsonl
       convoscope gibberish survey.csv --column answer --out flags.jsonl
+      convoscope gibberish korean-export.csv --column answer --encoding cp949
     """
     console = Console(stderr=True)
     with fail_on(console):
         thresholds = _thresholds(settings, empty)
-        answers = read_answers(answers_path, column=column)
+        with naming_encoding_flag():
+            answers = read_answers(answers_path, column=column, encoding=encoding)
         results = detect_many([a.text for a in answers], lang=lang, thresholds=thresholds)
         if out is None:
             write_flags(answers, results, sys.stdout)

@@ -18,12 +18,11 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from convoscope.cli._common import fail_on
+from convoscope.cli._common import fail_on, naming_encoding_flag
 from convoscope.criteria import Criterion, select_criteria
 from convoscope.items import (
     ColumnMap,
     Item,
-    TextEncodingError,
     check_output,
     read_items,
     with_reference_candidates,
@@ -189,11 +188,8 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
     with fail_on(console):
         mapping: dict[str, Any] = {key.removesuffix("_col"): value for key, value in columns.items()}
         column_map = ColumnMap(**mapping)
-        try:
+        with naming_encoding_flag():
             items = read_items(items_path, columns=column_map, encoding=encoding)[: limit or None]
-        except TextEncodingError as error:
-            raise TextEncodingError(error.path or items_path, error.line, None,
-                                    f"{error.problem} (--encoding)") from None
         if reference_candidates:
             items = with_reference_candidates(items)
         criteria = select_criteria(suites=suites, names=criteria_refs, files=criteria_files, only=kpis)

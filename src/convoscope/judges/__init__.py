@@ -4,7 +4,7 @@ from convoscope.judges._joint import JointJudge, joint_request
 from convoscope.judges._judge import Judge, JudgeMode, RubricJudge, judge_key
 from convoscope.judges._panel import Panel, PoolRule, TieRule, pool_values
 from convoscope.judges._parse import Answer, parse_answer, score_distribution
-from convoscope.judges._personas import PERSONAS, resolve_persona
+from convoscope.judges._personas import PERSONA_RULES, PERSONAS, persona_rules, resolve_persona
 from convoscope.judges._prompt import (
     build_request,
     render_completion_prompt,
@@ -14,11 +14,14 @@ from convoscope.judges._prompt import (
 from convoscope.judges._quote import fenced, quote, quote_for_scoring, quote_object
 from convoscope.judges._rater import RaterKind
 from convoscope.judges._read import read_verdicts
+from convoscope.judges._safety import SAFETY_RULES_VERSION, SafetyFlag, apply_offline_rules, safety_flags
 from convoscope.judges._verdict import RETRYABLE_ON_REQUEST, TRANSIENT, UnscoredReason, Verdict
 
 __all__ = [
     "PERSONAS",
+    "PERSONA_RULES",
     "RETRYABLE_ON_REQUEST",
+    "SAFETY_RULES_VERSION",
     "TRANSIENT",
     "Answer",
     "JointJudge",
@@ -28,14 +31,17 @@ __all__ = [
     "PoolRule",
     "RaterKind",
     "RubricJudge",
+    "SafetyFlag",
     "TieRule",
     "UnscoredReason",
     "Verdict",
+    "apply_offline_rules",
     "build_request",
     "fenced",
     "joint_request",
     "judge_key",
     "parse_answer",
+    "persona_rules",
     "pool_values",
     "quote",
     "quote_for_scoring",
@@ -45,5 +51,6 @@ __all__ = [
     "render_item",
     "render_messages",
     "resolve_persona",
+    "safety_flags",
     "score_distribution",
 ]

@@ -10,9 +10,12 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from convoscope.criteria import Criterion
 from convoscope.items import Item
+from convoscope.judges._options import with_options
 from convoscope.judges._parse import parse_answer, score_distribution
+from convoscope.judges._personas import persona_rules
 from convoscope.judges._prompt import build_request
 from convoscope.judges._relevance import with_relevance
+from convoscope.judges._safety import SAFETY_RULES_VERSION, apply_offline_rules
 from convoscope.judges._verdict import Verdict
 from convoscope.models import GenerateRequest, Generation, Model, ModelError
 
@@ -59,8 +62,11 @@ class RubricJudge:
         return f"model:{self.model.name}{mode}{suffix}"
 
     def identity(self) -> dict[str, Any]:
-        return {"kind": "rubric", "model": self.model.name, "mode": self.mode,
-                "persona": self.persona, "max_tokens": self.max_tokens}
+        found = {"kind": "rubric", "model": self.model.name, "mode": self.mode,
+                 "persona": self.persona, "max_tokens": self.max_tokens}
+        if persona_rules(self.persona_name):  # new rules are new work for that persona's verdicts
+            found["offline_rules"] = f"{','.join(persona_rules(self.persona_name))}@{SAFETY_RULES_VERSION}"
+        return found
 
     def request(self, item: Item, criterion: Criterion) -> GenerateRequest:
         """The model request this judge sends for ``item`` on ``criterion`` (what its key hashes)."""
@@ -84,10 +90,13 @@ class RubricJudge:
         except ModelError as error:
             return self._verdict(item, criterion, value=None, unscored_reason="model_error",
                                  raw=str(error), latency_s=time.perf_counter() - started)
-        if self.mode == "completion":  # relevance: a second next-token question (KPIs)
+        if self.mode == "completion":  # relevance and options: more next-token questions
             verdict = self._from_distribution(item, criterion, generation)
-            return await with_relevance(verdict, self.model, criterion, item, persona=self.persona)
-        return self._from_text(item, criterion, generation)
+            verdict = await with_relevance(verdict, self.model, criterion, item, persona=self.persona)
+            verdict = await with_options(verdict, self.model, criterion, item, persona=self.persona)
+        else:
+            verdict = self._from_text(item, criterion, generation)
+        return apply_offline_rules(verdict, item, criterion, self.persona_name)
 
     def _from_text(self, item: Item, criterion: Criterion, generation: Generation) -> Verdict:
         answer = parse_answer(generation.text, criterion)

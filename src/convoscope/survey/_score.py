@@ -12,13 +12,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from convoscope.criteria import Criterion, ExplanationOption, get_criterion
 from convoscope.errors import ConfigError
 from convoscope.filters import LanguageChoice, detect_many, grader_signals
-from convoscope.items import Item, Turn
+from convoscope.items import Item
 from convoscope.judges import RaterKind, Verdict
 from convoscope.models import Model
 from convoscope.runs import JudgeSpec, RunSummary, is_embedded, judge_async
 from convoscope.store import Store
+from convoscope.survey._features import text_features
 from convoscope.survey._fit import DIMENSION_MAXIMA, DIMENSIONS, FittedModel, aggregate_scores
 from convoscope.survey._followup import follow_up_for, model_follow_up
+from convoscope.survey._synthesis import synthesise
 
 Aggregation = Literal["sum", "ridge", "llm"]
 Decision = Literal["accept", "hold", "reject"]
@@ -64,6 +66,9 @@ class ScoredAnswer(BaseModel):
     follow_up_source: str | None = Field(default=None, description="'template:<dim>' or 'model'.")
     baselines: dict[str, float | None] = Field(
         default_factory=dict, description="Baseline name -> score (length in words, similarity).")
+    features: dict[str, float] = Field(
+        default_factory=dict, description="Judge-free features a fitted decision may weigh "
+        "(log_words, distinct_ratio, tfidf, gibberish; see convoscope.survey.TEXT_FEATURES).")
 
 
 class SurveyResult(BaseModel):
@@ -124,6 +129,7 @@ async def score_survey_async(
     flags = dict(zip((item.id for item in items),
                      detect_many([item.response or "" for item in items], lang=lang,
                                  languages=[item.language for item in items]), strict=True))
+    features = text_features(items, {key: flag.gibberish for key, flag in flags.items()})
     clean = [item for item in items if not flags[item.id].gibberish]
     # Offline and before any model call: what an answer does to its grader needs no judge.
     addressed = {item.id: grader_signals(item.response or "", terms=grader_terms()) for item in items}
@@ -143,9 +149,10 @@ async def score_survey_async(
             synthesis |= found
             _count(counts, run_ids, summary)
     rule = _Rule(aggregation=aggregation, fitted=fitted, accept_at=accept_at, reject_below=reject_below,
-                 on_grader=on_grader, include_flagged=include_flagged)
+                 on_grader=on_grader, include_flagged=include_flagged, features=features)
     answers = tuple(_assemble(item, flags[item.id], verdicts, synthesis.get(item.id), rule,
-                              signals=addressed[item.id]) for item in items)
+                              signals=addressed[item.id])
+                    .model_copy(update={"features": features[item.id]}) for item in items)
     if baselines:
         answers = _with_baselines(items, answers, baselines)
     answers, used = await _written_follow_ups(answers, specs, follow_up_model, cache_path)
@@ -254,28 +261,10 @@ async def _synthesise(suite: str, items: Sequence[Item], verdicts: dict[tuple[st
                       specs: Sequence[JudgeSpec], store: Store, cache_path: str | Path | None,
                       concurrency: int, on_progress: Callable[[int], None] | None,
                       ) -> tuple[dict[str, Verdict], RunSummary]:
-    """The seed's LLM synthesis: the ``overall`` criterion, shown the three scores and reasons."""
-    overall = get_criterion(f"{suite}/overall").model_copy(update={"instructions": (
-        "The earlier turn from 'scores' lists this answer's effort, relevance and completeness "
-        "scores, each normalised to 0-1, with the judge's reasons. Weigh them; in your reason "
-        "name the strongest and the weakest dimension.")})
-    with_scores = [item.model_copy(update={"context": (*item.context, Turn(
-        speaker="scores", text=_scores_text(item.id, verdicts)))}) for item in items]
-    summary = (await judge_async(with_scores, [overall], specs, store=store, cache_path=cache_path,
-                                 concurrency=concurrency, on_progress=on_progress)).summary
+    """The seed's LLM synthesis, with the first pass's scores in the instructions (``_synthesis``)."""
+    summary = await synthesise(suite, items, verdicts, specs, store, cache_path, concurrency, on_progress)
     final = _final_verdicts(store, summary.run_id, len(specs))
     return {item_id: v for (item_id, _), v in final.items()}, summary
-
-
-def _scores_text(item_id: str, verdicts: dict[tuple[str, str], Verdict]) -> str:
-    parts = []
-    for name in DIMENSIONS:
-        verdict = verdicts.get((item_id, name))
-        value = _normalised(name, verdict)
-        shown = "unscored" if value is None else f"{value:.2f}"
-        reason = (verdict.reason if verdict else None) or "no reason given"
-        parts.append(f"{name} {shown} ({reason})")
-    return "; ".join(parts)
 
 
 def _normalised(name: str, verdict: Verdict | None) -> float | None:
@@ -300,6 +289,7 @@ class _Rule(BaseModel):
     reject_below: float
     on_grader: Literal["reject", "hold"] = "reject"
     include_flagged: bool = False
+    features: dict[str, dict[str, float]] = Field(default_factory=dict)  # judge-free, by answer id
 
 
 def _assemble(item: Item, flag: Any, verdicts: dict[tuple[str, str], Verdict],
@@ -327,7 +317,7 @@ def _assemble(item: Item, flag: Any, verdicts: dict[tuple[str, str], Verdict],
     normalised: dict[str, float | None] = ({name: float(value) / DIMENSION_MAXIMA[name]  # type: ignore[arg-type]
                    for name, value in expected.items()} if basis == "expected"
                   else {name: _normalised(name, v) for name, v in found.items()})
-    overall, overall_reason = _overall(normalised, synthesis, rule.aggregation, rule.fitted)
+    overall, overall_reason = _overall(normalised, synthesis, rule, item.id)
     decision, why = decide(overall, accept_at=rule.accept_at, reject_below=rule.reject_below)
     if signals:
         decision, why = _grader_decision(signals, decision, why, rule)
@@ -374,8 +364,9 @@ def _reason(verdict: Verdict | None) -> str | None:
     return None
 
 
-def _overall(normalised: dict[str, float | None], synthesis: Verdict | None,
-             aggregation: Aggregation, fitted: FittedModel | None) -> tuple[float | None, str | None]:
+def _overall(normalised: dict[str, float | None], synthesis: Verdict | None, rule: _Rule,
+             item_id: str) -> tuple[float | None, str | None]:
+    aggregation, fitted = rule.aggregation, rule.fitted
     if aggregation == "llm":
         if synthesis is None or not isinstance(synthesis.value, int):
             return None, (synthesis.unscored_reason if synthesis else None)
@@ -383,10 +374,10 @@ def _overall(normalised: dict[str, float | None], synthesis: Verdict | None,
         return round(min(1.0, max(0.0, value / 4)), 4), synthesis.reason
     if any(value is None for value in normalised.values()):
         return None, None
-    values = [float(normalised[name]) for name in DIMENSIONS]  # type: ignore[arg-type]
+    values = {name: float(normalised[name]) for name in DIMENSIONS}  # type: ignore[arg-type]
     if fitted is not None and fitted.aggregate != "llm":
-        return fitted.predict(values), None
-    return float(aggregate_scores([values], aggregate="sum")[0]), None
+        return fitted.predict({**values, **rule.features.get(item_id, {})}), None
+    return float(aggregate_scores([list(values.values())], aggregate="sum")[0]), None
 
 
 def decide(overall: float | None, *, accept_at: float, reject_below: float) -> tuple[Decision, str]:
