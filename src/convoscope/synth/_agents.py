@@ -20,6 +20,7 @@ from convoscope.models import GenerateRequest, Generation, Message, Model, Usage
 from convoscope.synth import _prompts as prompts
 from convoscope.synth._checks import CHECKS, judge_by_checks
 from convoscope.synth._contexts import SeedContext
+from convoscope.synth._patterns import clean_user_text
 
 
 class SynthSettings(BaseModel):
@@ -204,18 +205,6 @@ async def chatbot_reply(chatbot: Model, turns: Sequence[Turn], settings: SynthSe
                               temperature=settings.chatbot_temperature, top_p=settings.chatbot_top_p,
                               seed=seed)
     return (await call(chatbot, request, usage, "chatbot")).strip()
-
-
-_LABEL = re.compile(r"^\s*(?:\*\*)?(?:user|human|message|me)(?:\*\*)?\s*:\s*", re.IGNORECASE)
-_QUOTES = "\"'“”‘’«»「」"
-
-
-def clean_user_text(text: str) -> str:
-    """Strip the wrappers small models add around a message: quotes and a ``User:`` label."""
-    cleaned = text.strip()
-    for _ in range(2):
-        cleaned = _LABEL.sub("", cleaned).strip().strip(_QUOTES).strip()
-    return cleaned
 
 
 _YES_NO = re.compile(r"^[\W_]*(yes|no)\b[\W_]*(.*)$", re.IGNORECASE | re.DOTALL)

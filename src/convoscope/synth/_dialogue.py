@@ -10,7 +10,6 @@ in the opening message) reject an attempt without spending a judge call.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -27,7 +26,7 @@ from convoscope.synth._agents import (
     write_user_turn,
 )
 from convoscope.synth._contexts import SeedContext
-from convoscope.synth._filters import check_user_language
+from convoscope.synth._rules import rule_failure
 
 EndReason = Literal["end_signal", "turn_cap", "turn_rejected", "first_turn_rejected",
                     "user_error", "judge_error", "chatbot_error"]
@@ -42,6 +41,9 @@ class Attempt(BaseModel):
     accepted: bool
     checked_by: Literal["judge", "rule"]
     feedback: str | None = None
+    rule: str | None = Field(default=None, description=(
+        "The rule that refused the attempt (gibberish, speaker_label, role_break, ...)."))
+    model: str | None = Field(default=None, description="The model that wrote the attempt.")
     unreadable: bool = Field(default=False, description="The judge's answer was neither yes nor no.")
     scores: dict[str, float] | None = Field(
         default=None, description="Completion-mode judge: P(yes) of each named check it asked.")
@@ -58,50 +60,6 @@ class UserTurnLog(BaseModel):
     ended: bool = Field(default=False, description="The accepted message carried the end signal.")
     stopped_early: bool = Field(default=False, description=(
         "Tries were left, but the judge kept rejecting with the same feedback, so they were not spent."))
-
-
-_PLACEHOLDER = re.compile(r"\bPerson\s?[XYZ]\b|\[(?:name|user|person)\]|<(?:name|user)>", re.IGNORECASE)
-
-
-def rule_feedback(text: str, *, opening: bool, end_signal: str, language: str | None = None,
-                  earlier: Sequence[str] = (), max_words: int | None = None, cut: bool = False
-                  ) -> str | None:
-    """Why an attempt fails without asking the judge, or None when the rules pass it.
-
-    Beyond emptiness, placeholders and an end signal in the opening: a message cut off by the
-    token limit (``cut``), one longer than ``max_words``, a repeat of an ``earlier`` user
-    message, and one of 25 characters or more confidently in another language than ``language``.
-    """
-    bare = text.replace(end_signal, "").strip()
-    if not bare:
-        return "the message is empty" if opening or end_signal not in text else None
-    if _PLACEHOLDER.search(text):
-        return "it uses a placeholder instead of a real name or a pronoun"
-    if opening and end_signal in text:
-        return "the opening message cannot end the conversation"
-    if _PROMPT_LABEL.match(bare):
-        return "it copies a label from the instructions instead of writing the message itself"
-    if cut:
-        return "it was cut off at the length limit: write one or two short sentences"
-    if max_words is not None and (count := len(bare.split())) > max_words:
-        return f"it is too long ({count} words): write one or two short sentences"
-    if _normalised(bare) in {_normalised(line) for line in earlier}:
-        return "it repeats an earlier message word for word"
-    if language is not None and len(bare) >= _LANGUAGE_MIN_CHARS:
-        check = check_user_language([Turn(speaker="user", text=bare)], language)
-        if not check.passed:
-            found = f"in '{check.detected}'" if check.detected else "in another writing system"
-            return f"it is written {found}, not in the language of the situation ('{language}')"
-    return None
-
-
-_LANGUAGE_MIN_CHARS = 25  # shorter texts are too short to identify reliably
-_PROMPT_LABEL = re.compile(r"\W*(?:situation|person|how they feel|gender|language|conversation so far|"
-                           r"(?:the )?user'?s next message|opening message)\s*(?:is)?\s*:", re.IGNORECASE)
-
-
-def _normalised(text: str) -> str:
-    return " ".join(re.sub(r"[^\w\s]", "", text.lower()).split())
 
 
 async def user_turn_loop(user: Model, judge: Model | None, context: SeedContext, turns: list[Turn],
@@ -121,13 +79,15 @@ async def user_turn_loop(user: Model, judge: Model | None, context: SeedContext,
         seed = request_seed(settings.seed, key, len(turns), number)
         text, cut = await write_user_turn(user, context, turns, settings, usage, seed=seed,
                                           rejected=rejected, feedback=feedback)
-        reason = rule_feedback(text, opening=opening, end_signal=settings.end_signal,
+        refused = rule_failure(text, opening=opening, end_signal=settings.end_signal,
                                language=context.language, earlier=earlier,
                                max_words=settings.max_user_words, cut=cut)
-        if reason is not None:
-            attempts.append(Attempt(text=text, accepted=False, checked_by="rule", feedback=reason))
+        if refused is not None:
+            attempts.append(Attempt(text=text, accepted=False, checked_by="rule", rule=refused[0],
+                                    feedback=refused[1], model=user.name))
         else:
-            attempt = await _judged(judge, context, turns, text, settings, usage, seed=seed)
+            attempt = (await _judged(judge, context, turns, text, settings, usage, seed=seed)
+                       ).model_copy(update={"model": user.name})
             attempts.append(attempt)
             if attempt.accepted:
                 return UserTurnLog(position=len(turns), attempts=tuple(attempts), accepted=True,
