@@ -264,8 +264,9 @@ def stats_command(paths: tuple[Path, ...], out: Path | None, include_filtered: b
 
 CURATE_EXAMPLE = """
 \b
-Example:
+Examples:
   convoscope synth curate dialogues.jsonl --verdicts verdicts.jsonl --per-language 100 --out benchmark.jsonl
+  convoscope synth curate dialogues.jsonl --verdicts verdicts.jsonl --clean-pick best --out benchmark.jsonl
 """
 
 
@@ -275,13 +276,19 @@ Example:
               help="Verdicts JSONL from 'convoscope judge DIALOGUES --suite dialogue-issues --out ...'.")
 @click.option("--per-language", type=int, default=100, show_default=True)
 @click.option("--rater", help="Which rater's verdicts to use when the file holds several.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Breaks ties reproducibly.")
+@click.option("--clean-pick", type=click.Choice(["random", "best"]), default="random", show_default=True,
+              help="Each user x chatbot pair's issue-free dialogue: drawn at random among those "
+              "reaching --clean-min-overall (seed 001), or the best-scoring one.")
+@click.option("--clean-min-overall", type=int,
+              help="Overall score an issue-free pick must reach (default: the top of the scale, 5).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Random draws and ties, reproducibly.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="The benchmark, as items JSONL (what 'convoscope judge' and campaigns read).")
 @click.option("--summary", "summary_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Balance summary as JSON (default: OUT with .summary.json).")
 def curate_command(dialogues_path: Path, verdicts_path: Path, per_language: int, rater: str | None,
-                   seed: int, out: Path, summary_path: Path | None) -> None:
+                   clean_pick: str, clean_min_overall: int | None, seed: int, out: Path,
+                   summary_path: Path | None) -> None:
     """Select a benchmark balanced over issues, overall scores and chatbots, per language."""
     from convoscope.items import read_items, write_jsonl
     from convoscope.synth import curate, read_curation_verdicts
@@ -290,7 +297,8 @@ def curate_command(dialogues_path: Path, verdicts_path: Path, per_language: int,
     with fail_on(console):
         items = read_items(dialogues_path)
         chosen, summaries = curate(items, read_curation_verdicts(verdicts_path), per_language=per_language,
-                                   seed=seed, rater=rater)
+                                   seed=seed, rater=rater, clean_pick=clean_pick,  # type: ignore[arg-type]
+                                   clean_min_overall=clean_min_overall)
         write_jsonl(chosen, out)
         summary_path = summary_path or out.with_name(out.name.removesuffix(".jsonl") + ".summary.json")
         summary_path.write_text(json.dumps([s.model_dump(mode="json") for s in summaries], indent=2),
