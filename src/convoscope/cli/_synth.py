@@ -112,17 +112,22 @@ Examples:
               help="Response cache (default: OUT with .cache.db), so a resumed run repeats no call.")
 @click.option("--no-cache", is_flag=True)
 @click.option("--limit", type=int, help="Use only the first N contexts.")
+@click.option("--embedded-model", "embedded_models", multiple=True, metavar="LANG=MODEL",
+              help="For the plain 'embedded' spec: the packaged model (smollm2, gemma3-270m) of a "
+              "language instead of the measured default. Repeatable.")
 def dialogues_command(contexts_path: Path, users: tuple[str, ...], judge: str, chatbots: tuple[str, ...],
                       out: Path, filtered_out: Path | None, max_turns: int, first_turn_attempts: int,
                       later_turn_attempts: int, max_tokens: int, opening_max_tokens: int,
                       opening_temperature: float, judge_mode: str, no_role_check: bool,
                       seed: int, concurrency: int, cache_path: str | None, no_cache: bool,
-                      limit: int | None) -> None:
+                      limit: int | None, embedded_models: tuple[str, ...]) -> None:
     """Simulate dialogues: a user agent (checked turn by turn by a judge) talks to each chatbot.
 
     Each dialogue is appended to OUT (or to the filtered file) as soon as it ends. Interrupt the
     run and start the same command again: finished dialogues are skipped, and the response cache
-    answers the calls already made.
+    answers the calls already made. The plain 'embedded' spec picks, per role and language, the
+    packaged model measured to write that language better (docs/synth.md); 'embedded:smollm2'
+    uses one model for every language.
     """
     from convoscope.synth import SynthSettings, read_contexts
 
@@ -136,22 +141,36 @@ def dialogues_command(contexts_path: Path, users: tuple[str, ...], judge: str, c
                                  user_first_temperature=opening_temperature,
                                  check_role=not no_role_check, seed=seed)
         cache = None if no_cache else cache_path or str(out.with_suffix(".cache.db"))
+        choice = _language_choice(embedded_models)
         console.print(f"{len(contexts)} contexts x {len(users)} users x {len(chatbots)} chatbots")
         summary = asyncio.run(_generate(console, contexts, users, judge, chatbots, out, filtered_out,
-                                        settings, concurrency, cache))
+                                        settings, concurrency, cache, choice))
         _print_generation(summary)
 
 
+def _language_choice(pairs: tuple[str, ...]) -> dict[str, str]:
+    choice = {}
+    for pair in pairs:
+        language, sep, model = pair.partition("=")
+        if not sep or not language.strip() or not model.strip():
+            raise click.BadParameter(f"{pair!r}: write LANG=MODEL, e.g. ko=gemma3-270m",
+                                     param_hint="--embedded-model")
+        choice[language.strip()] = model.strip()
+    return choice
+
+
 async def _generate(console, contexts, users, judge, chatbots, out, filtered_out, settings,
-                    concurrency, cache):
+                    concurrency, cache, choice):
     from convoscope.models import ResponseCache
     from convoscope.synth import generate_dialogues_async, model_label
 
     store = ResponseCache(cache) if cache else None
-    models = _RoleModels(store)
+    models = _RoleModels(store, choice)
     user_models = _labelled(users, lambda spec: models.get(spec, "user"), model_label)
     bot_models = _labelled(chatbots, lambda spec: models.get(spec, "chatbot"), model_label)
     judge_model = None if judge.lower() == "none" else models.get(judge, "judge")
+
+    _print_choice(console, [user_models, {"": judge_model}, bot_models], contexts)
 
     def report(item) -> None:
         synth = item.meta["synth"]
@@ -170,26 +189,46 @@ async def _generate(console, contexts, users, judge, chatbots, out, filtered_out
 
 class _RoleModels:
     """One model per spec, except embedded models: each role (user, judge, chatbot) gets its own
-    in-process instance, so each keeps its prompt prefix in its own KV cache (one shared
+    in-process instances, so each keeps its prompt prefix in its own KV cache (one shared
     instance re-read the judge's prompt from scratch after every user turn) and the roles run in
-    parallel instead of queueing on one lock. HTTP models are shared: the server caches."""
+    parallel instead of queueing on one lock. The plain ``embedded`` spec is the model chosen
+    per language (``EmbeddedByLanguage``). HTTP models are shared: the server caches."""
 
-    def __init__(self, store) -> None:
+    def __init__(self, store, choice: dict[str, str] | None = None) -> None:
         self._store = store
+        self._choice = choice or {}
         self._built: dict[tuple[str, str], object] = {}
 
     def get(self, spec: str, role: str):
         from convoscope.models import open_model
+        from convoscope.synth import EmbeddedByLanguage
 
         bare = spec.partition("=")[2] if "=" in spec.split(":")[0] else spec
         key = (bare, role if bare.split(":")[0] == "embedded" else "")
         if key not in self._built:
-            self._built[key] = open_model(bare, cache=self._store)
+            if bare == "embedded":
+                self._built[key] = EmbeddedByLanguage(
+                    role, lambda name: open_model(f"embedded:{name}", cache=self._store),  # type: ignore[arg-type]
+                    choice=self._choice)
+            else:
+                self._built[key] = open_model(bare, cache=self._store)
         return self._built[key]
 
     async def aclose(self) -> None:
         for instance in self._built.values():
             await instance.aclose()  # type: ignore[attr-defined]
+
+
+def _print_choice(console, role_maps, contexts) -> None:
+    """Which packaged model plays each role per language, for the plain 'embedded' spec."""
+    from convoscope.synth import EmbeddedByLanguage
+
+    languages = sorted({context.language for context in contexts})
+    for models in role_maps:
+        for model in models.values():
+            if isinstance(model, EmbeddedByLanguage):
+                chosen = ", ".join(f"{language} {model.model_name(language)}" for language in languages)
+                console.print(f"Embedded {model.role}: {chosen}")
 
 
 def _labelled(specs, build, label):

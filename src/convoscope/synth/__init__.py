@@ -11,8 +11,15 @@ scores and chatbots. Dialogues and benchmark are plain items JSONL.
 
 from convoscope.synth._agents import SynthSettings, Usage, read_yes_no, whole_sentences
 from convoscope.synth._checks import CHECKS as JUDGE_CHECKS
-from convoscope.synth._checks import CheckCalibration, JudgeCalibration, judge_by_checks, threshold_between
+from convoscope.synth._checks import (
+    CheckCalibration,
+    JudgeCalibration,
+    calibration_languages,
+    judge_by_checks,
+    threshold_between,
+)
 from convoscope.synth._checks import calibrate as calibrate_judge
+from convoscope.synth._choice import EmbeddedByLanguage, embedded_choice, for_language, model_prompting
 from convoscope.synth._contexts import (
     Persona,
     Scene,
@@ -73,6 +80,7 @@ __all__ = [
     "Candidate",
     "CheckCalibration",
     "DialogueResult",
+    "EmbeddedByLanguage",
     "FilterResult",
     "GenerationSummary",
     "JudgeCalibration",
@@ -91,6 +99,7 @@ __all__ = [
     "builtin_personas",
     "builtin_scenes",
     "calibrate_judge",
+    "calibration_languages",
     "candidates",
     "check_role",
     "check_user_language",
@@ -99,8 +108,10 @@ __all__ = [
     "curate",
     "default_filtered_path",
     "dialogue_id",
+    "embedded_choice",
     "filter_dialogue",
     "filter_verdict",
+    "for_language",
     "generate_dialogues",
     "generate_dialogues_async",
     "gibberish_reason",
@@ -108,6 +119,7 @@ __all__ = [
     "judge_by_checks",
     "languages",
     "model_label",
+    "model_prompting",
     "mtld",
     "opening_turn",
     "pick_rater",

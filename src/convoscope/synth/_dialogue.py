@@ -16,11 +16,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from convoscope.items import Turn
 from convoscope.models import Model, ModelError
+from convoscope.synth import _prompts as prompts
 from convoscope.synth._agents import (
     SynthSettings,
     Usage,
     chatbot_reply,
     judge_user_turn,
+    prompting_of,
     request_seed,
     uses_completion,
     write_user_turn,
@@ -75,13 +77,14 @@ async def user_turn_loop(user: Model, judge: Model | None, context: SeedContext,
     rejected: str | None = None
     feedback: str | None = None
     earlier = [turn.text for turn in turns if turn.speaker == "user"]
+    shown = prompts.example_messages(context.language) if prompting_of(user, settings) == "completion" else ()
     for number in range(limit):
         seed = request_seed(settings.seed, key, len(turns), number)
         text, cut = await write_user_turn(user, context, turns, settings, usage, seed=seed,
                                           rejected=rejected, feedback=feedback)
         refused = rule_failure(text, opening=opening, end_signal=settings.end_signal,
                                language=context.language, earlier=earlier,
-                               max_words=settings.max_user_words, cut=cut)
+                               max_words=settings.max_user_words, cut=cut, examples=shown)
         if refused is not None:
             attempts.append(Attempt(text=text, accepted=False, checked_by="rule", rule=refused[0],
                                     feedback=refused[1], model=user.name))
@@ -141,6 +144,7 @@ class DialogueResult(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     turns: tuple[Turn, ...]
+    turn_models: tuple[str, ...] = Field(default=(), description="The model that wrote each turn.")
     user_turns: tuple[UserTurnLog, ...]
     end: EndReason
     error: str | None = None
@@ -156,16 +160,18 @@ async def continue_dialogue(opening: UserTurnLog, context: SeedContext, *, user:
     if not opening.accepted:
         return DialogueResult(turns=(), user_turns=tuple(logs), end="first_turn_rejected", usage=usage)
     turns = [Turn(speaker="user", text=opening.attempts[-1].text)]
+    authors = [opening.attempts[-1].model or user.name]
     end: EndReason = "turn_cap"
     error: str | None = None
     while len(turns) < settings.max_turns:
         try:
-            reply = await chatbot_reply(chatbot, turns, settings, usage,
+            reply = await chatbot_reply(chatbot, turns, settings, usage, language=context.language,
                                         seed=request_seed(settings.seed, key, "chatbot", len(turns)))
         except ModelError as failure:
             end, error = "chatbot_error", str(failure)
             break
         turns.append(Turn(speaker="chatbot", text=reply))
+        authors.append(chatbot.name)
         if len(turns) >= settings.max_turns:
             break
         try:
@@ -185,10 +191,13 @@ async def continue_dialogue(opening: UserTurnLog, context: SeedContext, *, user:
             remainder = text.replace(settings.end_signal, "").strip()
             if remainder:
                 turns.append(Turn(speaker="user", text=remainder))
+                authors.append(user.name)
             end = "end_signal"
             break
         turns.append(Turn(speaker="user", text=text))
-    return DialogueResult(turns=tuple(turns), user_turns=tuple(logs), end=end, error=error, usage=usage)
+        authors.append(user.name)
+    return DialogueResult(turns=tuple(turns), turn_models=tuple(authors), user_turns=tuple(logs), end=end,
+                          error=error, usage=usage)
 
 
 async def opening_turn(context: SeedContext, *, user: Model, judge: Model | None, settings: SynthSettings,

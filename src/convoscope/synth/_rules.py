@@ -30,14 +30,15 @@ _PROMPT_LABEL = re.compile(r"\W*(?:situation|person|how they feel|gender|languag
 
 
 def rule_failure(text: str, *, opening: bool, end_signal: str, language: str | None = None,
-                 earlier: Sequence[str] = (), max_words: int | None = None, cut: bool = False
-                 ) -> tuple[str, str] | None:
+                 earlier: Sequence[str] = (), max_words: int | None = None, cut: bool = False,
+                 examples: Sequence[str] = ()) -> tuple[str, str] | None:
     """(rule, feedback) for the first rule the attempt fails, or None when every rule passes.
 
     ``cut``: the token limit cut the message with no whole sentence to keep; ``max_words``: the
     longest message allowed; ``earlier``: the user's earlier messages (a repeat is refused);
     ``language``: the context's language (gibberish filter, and a message of 25 characters or
-    more confidently in another language is refused)."""
+    more confidently in another language is refused); ``examples``: example messages the model
+    was shown, which it must not copy."""
     bare = text.replace(end_signal, "").strip()
     if not bare:
         return None if not opening and end_signal in text else ("empty", "the message is empty")
@@ -53,6 +54,8 @@ def rule_failure(text: str, *, opening: bool, end_signal: str, language: str | N
         return "too_long", f"it is too long ({count} words): write one or two short sentences"
     if _normalised(bare) in {_normalised(line) for line in earlier}:
         return "repeat", "it repeats an earlier message word for word"
+    if _normalised(bare) in {_normalised(line) for line in examples}:
+        return "copied_example", "it copies an example message instead of writing a new one"
     if language is not None and len(bare) >= _LANGUAGE_MIN_CHARS:
         check = check_user_language([Turn(speaker="user", text=bare)], language)
         if not check.passed:
