@@ -85,7 +85,7 @@ class EmbeddedByLanguage:
 
     async def aclose(self) -> None:
         for model in self._opened.values():
-            await model.aclose()  # type: ignore[attr-defined]
+            await model.aclose()
 
 
 RoleModel = Model | EmbeddedByLanguage
@@ -106,7 +106,7 @@ class FirstCallsInTurn:
         self._warm: set[int] = set()
 
     def wrap(self, model: Model) -> Model:
-        return _Gated(model, self)  # type: ignore[return-value]
+        return _Gated(model, self)
 
 
 class _Gated:

@@ -142,7 +142,7 @@ async def filter_dialogue(turns: Sequence[Turn], language: str, *, judge: Model 
     feedback: str | None = None
     if settings.check_role and judge is None:
         feedback = "role not checked: no judge model"
-    elif settings.check_role and uses_completion(judge, settings):
+    elif settings.check_role and judge is not None and uses_completion(judge, settings):
         feedback = ("role not asked of a completion-mode judge: each user turn met the role rules"
                     + (" and the in_role check" if "in_role" in (settings.judge_thresholds or {}) else ""))
     elif settings.check_role and judge is not None:

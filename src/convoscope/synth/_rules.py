@@ -42,8 +42,8 @@ def rule_failure(text: str, *, opening: bool, end_signal: str, language: str | N
     bare = text.replace(end_signal, "").strip()
     if not bare:
         return None if not opening and end_signal in text else ("empty", "the message is empty")
-    for check in (_form, _role):
-        found = check(bare, text, opening=opening, end_signal=end_signal)
+    for rules in (_form, _role):
+        found = rules(bare, text, opening=opening, end_signal=end_signal)
         if found is not None:
             return found
     if language is not None and (reason := gibberish_reason(bare, language)) is not None:
@@ -57,9 +57,9 @@ def rule_failure(text: str, *, opening: bool, end_signal: str, language: str | N
     if _normalised(bare) in {_normalised(line) for line in examples}:
         return "copied_example", "it copies an example message instead of writing a new one"
     if language is not None and len(bare) >= _LANGUAGE_MIN_CHARS:
-        check = check_user_language([Turn(speaker="user", text=bare)], language)
-        if not check.passed:
-            found_in = f"in '{check.detected}'" if check.detected else "in another writing system"
+        identified = check_user_language([Turn(speaker="user", text=bare)], language)
+        if not identified.passed:
+            found_in = f"in '{identified.detected}'" if identified.detected else "in another writing system"
             return "language", (f"it is written {found_in}, not in the language of the situation "
                                 f"('{language}')")
     return None
