@@ -157,7 +157,10 @@ def example_messages(language: str) -> tuple[str, ...]:
 
 
 def _situation(scene: str, persona: str, affect: str, gender: str | None = None) -> str:
-    who = persona.rstrip(".") + (f" ({gender})" if gender else "")
+    # Gender as plain words: a base model copied a bracketed "(male)" into its message.
+    who = persona.rstrip(".")
+    if gender:
+        who = f"a {'woman' if gender == 'female' else 'man'}, {who[:1].lower()}{who[1:]}"
     return f"Situation: {scene} Person: {who}, feeling {affect}."
 
 
