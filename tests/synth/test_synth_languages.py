@@ -153,3 +153,26 @@ async def test_first_calls_of_two_models_never_overlap_later_calls_may():
     assert live["most"] == 1  # both were first calls: one after the other
     await asyncio.gather(*(model.generate(request) for model in gated))
     assert live["most"] == 2
+
+
+async def test_a_language_without_an_embedded_judge_is_checked_by_the_rules_alone(tmp_path, monkeypatch):
+    """Where no packaged model separated a check on the language's examples, the table names no
+    judge: no calibration, no judge call, and the run says why."""
+    from convoscope.synth import _choice
+
+    table = {"models": {}, "default": {"user": "a", "judge": None, "chatbot": "a"},
+             "languages": {"en": {"user": "a", "judge": "a", "chatbot": "a"}}}
+    monkeypatch.setattr(_choice, "_table", lambda: table)
+    built: dict[str, ScriptedModel] = {}
+    roles = {role: EmbeddedByLanguage(role, by_language(built)) for role in ("user", "judge", "chatbot")}
+    summary = await generate_dialogues_async(
+        CONTEXTS, users={"e": roles["user"]}, judge=roles["judge"], chatbots={"e": roles["chatbot"]},
+        out=tmp_path / "d.jsonl", settings=SynthSettings(max_turns=2, judge_mode="completion"))
+    assert list(summary.judge_calibrations) == ["en: scripted:a"]  # Korean was not calibrated
+    assert summary.judge_note.startswith("ko: no embedded judge")
+    korean = next(item for item in read_items(tmp_path / "d.jsonl") if item.language == "ko")
+    assert korean.meta["synth"]["judge_model"] is None
+    assert "no judge" in korean.meta["synth"]["filter"]["role_feedback"]
+    with pytest.raises(ConvoscopeError, match="no chatbot model for 'ko'"):
+        table["default"]["chatbot"] = None
+        EmbeddedByLanguage("chatbot", by_language(built)).for_language("ko")

@@ -131,3 +131,14 @@ async def test_rule_refusals_reach_the_attempt_log_and_spend_no_judge_call():
     assert [a.checked_by for a in log.attempts] == ["rule"] * 4 + ["judge"]
     assert "incomplete_syllables" in log.attempts[1].feedback
     assert model.calls("judge") == 1 and usage.roles["judge"].calls == 1
+
+
+def test_an_echo_of_the_chatbot_or_a_near_copy_of_an_earlier_message_is_a_repeat():
+    """Seen in the six-language run: the base-model user echoed the chatbot's last line."""
+    chatbot = "방은 지상이에요. 집 옆에는 주차하고 있어요."
+    found = failure("집은 지상이에요. 집 옆에는 주차하고 있어요.", "ko", earlier=["주차 문제예요", chatbot])
+    assert found is not None and found[0] == "repeat" and "nearly copies" in found[1]
+    assert failure("I live in the suburbs.", "en", earlier=["I live in the suburbs!"])[0] == "repeat"
+    assert failure("ok thanks!", "en", earlier=["ok thanks"]) is not None  # word for word, however short
+    assert failure("ok thank you", "en", earlier=["ok thanks"]) is None  # short: may recur in other words
+    assert failure("Do you live in the city centre?", "en", earlier=["Do you like the city?"]) is None

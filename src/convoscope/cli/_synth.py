@@ -14,8 +14,8 @@ from convoscope.cli._common import fail_on
 
 GROUP_EXAMPLE = """
 \b
-Example (offline, a few minutes on two cores):
-  convoscope synth contexts --n 2 --languages en,pt --out contexts.jsonl
+Example (offline, a few minutes on two cores; for trying the pipeline):
+  convoscope synth contexts --n 2 --languages en,ko --out contexts.jsonl
   convoscope synth dialogues contexts.jsonl --user embedded --judge embedded --chatbot embedded \\
       --max-turns 4 --max-tokens 48 --out dialogues.jsonl
   convoscope synth stats dialogues.jsonl dialogues.filtered.jsonl
@@ -227,7 +227,8 @@ def _print_choice(console, role_maps, contexts) -> None:
     for models in role_maps:
         for model in models.values():
             if isinstance(model, EmbeddedByLanguage):
-                chosen = ", ".join(f"{language} {model.model_name(language)}" for language in languages)
+                chosen = ", ".join(f"{language} {model.model_name(language) or 'none (rules only)'}"
+                                   for language in languages)
                 console.print(f"Embedded {model.role}: {chosen}")
 
 

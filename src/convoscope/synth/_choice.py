@@ -32,10 +32,15 @@ def _table() -> dict[str, Any]:
     return loaded
 
 
-def embedded_choice(language: str, role: Role) -> str:
-    """The packaged model (``smollm2``, ``gemma3-270m``) that plays ``role`` in ``language``."""
+def embedded_choice(language: str, role: Role) -> str | None:
+    """The packaged model (``smollm2``, ``gemma3-270m``) that plays ``role`` in ``language``;
+    None for a judge no packaged model can be (none separated a check on that language's
+    examples), so the rules alone check the user's turns."""
     table = _table()
-    return str(table["languages"].get(language, table["default"])[role])
+    chosen = table["languages"].get(language, table["default"])[role]
+    if chosen is None and role != "judge":
+        raise ConfigError(f"synth/data/embedded_models.yaml names no {role} model for {language!r}")
+    return None if chosen is None else str(chosen)
 
 
 def model_prompting(model: Model) -> Prompting:
@@ -74,11 +79,14 @@ class EmbeddedByLanguage:
     def name(self) -> str:
         return "embedded"
 
-    def model_name(self, language: str) -> str:
+    def model_name(self, language: str) -> str | None:
         return self._choice.get(language) or embedded_choice(language, self.role)
 
-    def for_language(self, language: str) -> Model:
+    def for_language(self, language: str) -> Model | None:
+        """The model for ``language`` (opened on first use); None: no judge in that language."""
         name = self.model_name(language)
+        if name is None:
+            return None
         if name not in self._opened:
             self._opened[name] = self._build(name)
         return self._opened[name]
@@ -91,8 +99,8 @@ class EmbeddedByLanguage:
 RoleModel = Model | EmbeddedByLanguage
 
 
-def for_language(model: RoleModel, language: str) -> Model:
-    """The model that plays a role in a dialogue of ``language``."""
+def for_language(model: RoleModel, language: str) -> Model | None:
+    """The model that plays a role in a dialogue of ``language`` (None: no embedded judge there)."""
     return model.for_language(language) if isinstance(model, EmbeddedByLanguage) else model
 
 

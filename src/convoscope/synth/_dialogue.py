@@ -76,7 +76,7 @@ async def user_turn_loop(user: Model, judge: Model | None, context: SeedContext,
     attempts: list[Attempt] = []
     rejected: str | None = None
     feedback: str | None = None
-    earlier = [turn.text for turn in turns if turn.speaker == "user"]
+    earlier = [turn.text for turn in turns]
     shown = prompts.example_messages(context.language) if prompting_of(user, settings) == "completion" else ()
     for number in range(limit):
         seed = request_seed(settings.seed, key, len(turns), number)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import typing
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 
 from convoscope.filters import GibberishResult, LanguageChoice, detect
 from convoscope.items import Turn
@@ -35,7 +36,8 @@ def rule_failure(text: str, *, opening: bool, end_signal: str, language: str | N
     """(rule, feedback) for the first rule the attempt fails, or None when every rule passes.
 
     ``cut``: the token limit cut the message with no whole sentence to keep; ``max_words``: the
-    longest message allowed; ``earlier``: the user's earlier messages (a repeat is refused);
+    longest message allowed; ``earlier``: the dialogue's earlier messages, both sides (a repeat
+    or a near copy is refused);
     ``language``: the context's language (gibberish filter, and a message of 25 characters or
     more confidently in another language is refused); ``examples``: example messages the model
     was shown, which it must not copy."""
@@ -52,8 +54,8 @@ def rule_failure(text: str, *, opening: bool, end_signal: str, language: str | N
         return "cut", "it was cut off at the length limit: write one or two short sentences"
     if max_words is not None and (count := len(bare.split())) > max_words:
         return "too_long", f"it is too long ({count} words): write one or two short sentences"
-    if _normalised(bare) in {_normalised(line) for line in earlier}:
-        return "repeat", "it repeats an earlier message word for word"
+    if (repeated := _repeat(bare, earlier)) is not None:
+        return "repeat", repeated
     if _normalised(bare) in {_normalised(line) for line in examples}:
         return "copied_example", "it copies an example message instead of writing a new one"
     if language is not None and len(bare) >= _LANGUAGE_MIN_CHARS:
@@ -117,6 +119,23 @@ def filter_verdict(text: str, language: str) -> GibberishResult | None:
         return result
     if "low_likelihood" in result.reasons:  # the character statistics, not the English word list
         return result.model_copy(update={"reasons": ("low_likelihood",)})
+    return None
+
+
+_NEAR_COPY = 0.85  # difflib ratio from which a message is a near copy of an earlier one
+_NEAR_COPY_MIN_CHARS = 12  # shorter messages ("ok thanks") may well recur
+
+
+def _repeat(text: str, earlier: Sequence[str]) -> str | None:
+    """A word-for-word repeat of an earlier message, or a near copy (small models echo the
+    chatbot's last line with a word changed)."""
+    mine = _normalised(text)
+    before = [_normalised(line) for line in earlier]
+    if mine in before:
+        return "it repeats an earlier message word for word"
+    if len(mine) >= _NEAR_COPY_MIN_CHARS and any(
+            SequenceMatcher(None, mine, line).ratio() >= _NEAR_COPY for line in before):
+        return "it nearly copies an earlier message: write something new"
     return None
 
 

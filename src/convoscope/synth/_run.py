@@ -131,7 +131,7 @@ async def generate_dialogues_async(
         filtered=counts.filtered, ends=dict(counts.ends), filter_reasons=dict(counts.reasons),
         usage=counts.usage, wall_time_s=time.perf_counter() - started, out=str(out),
         filtered_out=str(filtered_path), judge_calibration=only, judge_calibrations=cast.calibrations,
-        judge_note=_judge_note(judge, settings, cast.calibrations))
+        judge_note=_judge_note(judge, settings, cast.calibrations, cast.unjudged))
 
 
 class _Cast:
@@ -145,8 +145,10 @@ class _Cast:
         self._gated: dict[int, Model] = {}
         self.calibrations: dict[str, JudgeCalibration] = {}
         self._thresholds: dict[str, dict[str, float]] = {}
+        self.unjudged: set[str] = set()  # languages in which no embedded model can judge
 
-    def _ready(self, model: Model) -> Model:
+    def _ready(self, model: Model | None) -> Model:
+        assert model is not None, "only the judge can be missing in a language"
         if not model.name.startswith("embedded:"):
             return model
         return self._gated.setdefault(id(model), self._gate.wrap(model))
@@ -158,7 +160,12 @@ class _Cast:
         return self._ready(for_language(self._chatbots[label], language))
 
     def judge(self, language: str) -> Model | None:
-        return None if self._judge is None else self._ready(for_language(self._judge, language))
+        chosen = None if self._judge is None else for_language(self._judge, language)
+        if chosen is None:
+            if self._judge is not None:
+                self.unjudged.add(language)
+            return None
+        return self._ready(chosen)
 
     async def calibrate(self, languages: list[str], usage: dict[str, UsageTotals]) -> None:
         """Calibrate the completion-mode judge of each language on that language's examples."""
@@ -187,16 +194,20 @@ def _add(totals: UsageTotals, more: UsageTotals) -> None:
 
 
 def _judge_note(judge: RoleModel | None, settings: SynthSettings,
-                calibrations: dict[str, JudgeCalibration]) -> str | None:
+                calibrations: dict[str, JudgeCalibration], unjudged: set[str]) -> str | None:
     if judge is None:
         return "no judge: the rules alone checked user turns, and the role filter did not run"
-    if len(calibrations) == 1:
+    notes = []
+    if unjudged:
+        notes.append(f"{', '.join(sorted(unjudged))}: no embedded judge (no packaged model separated a "
+                     "check on that language's examples, benchmarks/results/synth_models.md): the rules "
+                     "alone checked user turns")
+    if len(calibrations) == 1 and not unjudged:
         return next(iter(calibrations.values())).describe()
-    if calibrations:
-        return " | ".join(f"{key}: {calibration.describe()}" for key, calibration in calibrations.items())
-    if settings.judge_thresholds is not None:
+    notes.extend(f"{key}: {calibration.describe()}" for key, calibration in calibrations.items())
+    if not notes and settings.judge_thresholds is not None:
         return f"the judge checked with the given thresholds {settings.judge_thresholds}"
-    return None
+    return " | ".join(notes) or None
 
 
 async def _finish(context: SeedContext, opening: UserTurnLog | None, opening_error: str | None,
