@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shlex
 import subprocess
 import sys
@@ -31,13 +32,19 @@ from convoscope.items import Item, read_items
 from convoscope.synth import default_filtered_path
 
 
-def run(command: list[str], folder: Path) -> tuple[float, str]:
-    started = time.perf_counter()
+def run(command: list[str], folder: Path) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of the command's process, its output)."""
+    started, cpu = time.perf_counter(), _children_cpu()
     done = subprocess.run([sys.executable, "-m", "convoscope", *command], cwd=folder, capture_output=True,
                           text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"{shlex.join(command)} failed:\n{done.stderr[-3000:]}")
-    return time.perf_counter() - started, done.stdout + done.stderr
+    return time.perf_counter() - started, _children_cpu() - cpu, done.stdout + done.stderr
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def load() -> str:
@@ -79,12 +86,13 @@ def per_language(items: list[Item]) -> dict[str, dict]:
     return rows
 
 
-def report(rows: dict[str, dict], seconds: float, loads: tuple[str, str], commands: list[list[str]],
-           summary: str) -> str:
+def report(rows: dict[str, dict], times: tuple[float, float], loads: tuple[str, str],
+           commands: list[list[str]], summary: str) -> str:
+    seconds, cpu = times
     lines = ["```bash", *(f"convoscope {shlex.join(command)}" for command in commands), "```", "",
-             f"`synth dialogues` wall time: **{seconds:.0f} s** ({seconds / 60:.1f} min); load average "
-             f"(1 / 5 / 15 min) before {loads[0]}, after {loads[1]} on a 2-core machine shared with other "
-             "engineers.", "",
+             f"`synth dialogues` wall time: **{seconds:.0f} s** ({seconds / 60:.1f} min), CPU time of its "
+             f"process {cpu:.0f} s ({cpu / 60:.1f} min, all threads); load average (1 / 5 / 15 min) before "
+             f"{loads[0]}, after {loads[1]} on a 2-core machine shared with other engineers.", "",
              "| language | kept / attempted | accepted user turns | model calls | calls per accepted turn | "
              "attempts by outcome (rule that refused it, judge-checked, - = passed the rules, no judge) |",
              "|---|---|---|---|---|---|"]
@@ -131,12 +139,12 @@ def main() -> None:
         folder.mkdir(parents=True, exist_ok=True)
         run(commands[0], folder)
         before = load()
-        seconds, summary = run(commands[1], folder)
+        seconds, cpu, summary = run(commands[1], folder)
         after = load()
         out = folder / "dialogues.jsonl"
         items = [item for path in (out, default_filtered_path(out)) if path.exists()
                  for item in read_items(path)]
-        text = report(per_language(items), seconds, (before, after), commands, summary)
+        text = report(per_language(items), (seconds, cpu), (before, after), commands, summary)
     print(text)
     if args.out:
         args.out.write_text(text, encoding="utf-8")

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from convoscope.items import Turn
 from convoscope.models import GenerateRequest, Generation, Message, Model, UsageTotals
 from convoscope.synth import _prompts as prompts
-from convoscope.synth._checks import CHECKS, judge_by_checks
+from convoscope.synth._checks import CHECKS, judge_by_checks, merge_usage
 from convoscope.synth._choice import Prompting, model_prompting
 from convoscope.synth._contexts import SeedContext
 from convoscope.synth._patterns import clean_user_text
@@ -80,10 +80,7 @@ class Usage(BaseModel):
     roles: dict[str, UsageTotals] = Field(default_factory=dict)
 
     def add(self, role: str, model_usage: UsageTotals) -> None:
-        mine = self.roles.setdefault(role, UsageTotals())
-        for field in ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "errors"):
-            setattr(mine, field, getattr(mine, field) + getattr(model_usage, field))
-        mine.cost += model_usage.cost
+        merge_usage(self.roles.setdefault(role, UsageTotals()), model_usage)
 
 
 def request_seed(*parts: object) -> int:

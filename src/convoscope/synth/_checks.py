@@ -139,7 +139,7 @@ async def calibrate(model: Model, *, language: str = "en") -> tuple[JudgeCalibra
         for group, examples in groups.items():
             for turns, message in examples:
                 probability, usage = await yes_probability(model, check_prompt(turns, message, check), seed=0)
-                _merge(totals, usage)
+                merge_usage(totals, usage)
                 if probability is not None:
                     scores[group].append(probability)
         checks[check] = CheckCalibration(good=tuple(scores["good"]), bad=tuple(scores["bad"]),
@@ -158,7 +158,7 @@ async def judge_by_checks(model: Model, turns: Sequence[Turn], candidate: str,
     scores: dict[str, float] = {}
     for check in thresholds:
         probability, usage = await yes_probability(model, check_prompt(turns, candidate, check), seed=seed)
-        _merge(totals, usage)
+        merge_usage(totals, usage)
         if probability is None:
             return None, "the judge gave no yes/no probabilities", scores, totals
         scores[check] = round(probability, 4)
@@ -167,7 +167,8 @@ async def judge_by_checks(model: Model, turns: Sequence[Turn], candidate: str,
     return not failed, "; ".join(failed), scores, totals
 
 
-def _merge(totals: UsageTotals, usage: UsageTotals) -> None:
+def merge_usage(totals: UsageTotals, usage: UsageTotals) -> None:
+    """Add ``usage`` into ``totals`` (calls, cache hits, tokens, errors, cost)."""
     for name in ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "errors"):
         setattr(totals, name, getattr(totals, name) + getattr(usage, name))
     totals.cost += usage.cost

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from convoscope.items import Item
 from convoscope.models import Model, UsageTotals
 from convoscope.synth._agents import SynthSettings, Usage, uses_completion
-from convoscope.synth._checks import JudgeCalibration, calibrate, calibration_languages
+from convoscope.synth._checks import JudgeCalibration, calibrate, calibration_languages, merge_usage
 from convoscope.synth._choice import FirstCallsInTurn, RoleModel, for_language
 from convoscope.synth._contexts import SeedContext
 from convoscope.synth._dialogue import DialogueResult, UserTurnLog, continue_dialogue, opening_turn
@@ -178,19 +178,13 @@ class _Cast:
             key = f"{examples}: {judge.name}"
             if key not in self.calibrations:
                 self.calibrations[key], spent = await calibrate(judge, language=examples)
-                _add(usage.setdefault("calibration", UsageTotals()), spent)
+                merge_usage(usage.setdefault("calibration", UsageTotals()), spent)
             self._thresholds[language] = self.calibrations[key].thresholds
 
     def settings_for(self, language: str) -> SynthSettings:
         if language not in self._thresholds:
             return self._settings
         return self._settings.model_copy(update={"judge_thresholds": self._thresholds[language]})
-
-
-def _add(totals: UsageTotals, more: UsageTotals) -> None:
-    for name in ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "errors"):
-        setattr(totals, name, getattr(totals, name) + getattr(more, name))
-    totals.cost += more.cost
 
 
 def _judge_note(judge: RoleModel | None, settings: SynthSettings,
