@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import shlex
 import subprocess
@@ -106,8 +107,12 @@ def report(rows: dict[str, dict], times: tuple[float, float], loads: tuple[str, 
                      f"{row['accepted_turns']} | {row['calls']} | {per_turn:.1f} | {outcomes} |")
         total_calls += row["calls"]
         total_turns += row["accepted_turns"]
+    calibration = re.search(r"calibration: calls / cache hits / tokens in\+out\s*│\s*(\d+)", summary)
+    calibrating = int(calibration.group(1)) if calibration else 0
     lines += ["", f"All languages: {total_calls} calls for {total_turns} accepted user turns "
-              f"({total_calls / max(1, total_turns):.1f} per turn).", "", "Models:", ""]
+              f"({total_calls / max(1, total_turns):.1f} per turn), plus {calibrating} calls calibrating the "
+              f"judge at the start ({(total_calls + calibrating) / max(1, total_turns):.1f} per turn with "
+              "them).", "", "Models:", ""]
     lines += [f"- {language}: {', '.join(sorted(row['models']))}" for language, row in sorted(rows.items())]
     lines += ["", "One kept dialogue per language (the longest):", ""]
     for language, row in sorted(rows.items()):

@@ -70,7 +70,8 @@ class JudgeCalibration(BaseModel):
         parts = [f"the judge could check: {', '.join(could)}" if could else "the judge could check nothing"]
         if could_not:
             parts.append(f"could not check (its examples did not separate): {', '.join(could_not)}")
-        return "; ".join(parts) + "; rules checked emptiness, placeholders, length, language and repeats"
+        return "; ".join(parts) + ("; rules checked form, speaker labels, role breaks, gibberish, length, "
+                                   "language and repeats")
 
 
 def check_prompt(turns: Sequence[Turn], candidate: str, check: str) -> str:
