@@ -75,7 +75,8 @@ def test_every_subcommand_has_an_example(name: str) -> None:
     assert f"convoscope campaign {name}" in result.output
 
 
-def _serve(directory: Path, port: int, *extra: str, cwd: Path | None = None) -> tuple[subprocess.Popen[str], str]:
+def _serve(directory: Path, port: int, *extra: str,
+           cwd: Path | None = None) -> tuple[subprocess.Popen[str], str]:
     """`convoscope campaign serve` in its own process; returns it with the dashboard link it printed."""
     process = subprocess.Popen([sys.executable, "-m", "convoscope", "campaign", "serve", str(directory),
                                 "--port", str(port), *extra], stdout=subprocess.PIPE, text=True, cwd=cwd)

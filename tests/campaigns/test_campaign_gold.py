@@ -56,7 +56,8 @@ def test_gold_items_are_asked_only_on_the_criterion_they_check(tmp_path: Path) -
     campaign = open_campaign(directory)
     batch = next(b for b in campaign.batches if b.kind == "main")
     gold_tasks = [t for t in campaign.tasks(batch) if t.candidate.item_id in batch.gold]
-    assert [(t.candidate.item_id, t.criterion) for t in gold_tasks] == [("gold-1@batch-001", "appropriateness")]
+    asked = [(t.candidate.item_id, t.criterion) for t in gold_tasks]
+    assert asked == [("gold-1@batch-001", "appropriateness")]
     assert len(campaign.tasks(batch)) == 2 * 3 * 2 + 1  # 12 sample tasks and one check
 
 

@@ -165,7 +165,8 @@ def test_unknown_reference_ids_are_refused(tmp_path: Path) -> None:
 
 
 def test_screen_out_code_is_required_where_someone_can_be_screened_out(tmp_path: Path) -> None:
-    directory = _study(tmp_path, references=["a001"], extra=PROLIFIC.replace("  screen_out_code: SCR33N\n", ""))
+    without = PROLIFIC.replace("  screen_out_code: SCR33N\n", "")
+    directory = _study(tmp_path, references=["a001"], extra=without)
     invite(directory, 1)
     with pytest.raises(CampaignError) as caught:
         open_campaign(directory)

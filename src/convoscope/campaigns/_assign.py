@@ -157,7 +157,8 @@ class Assignment:
 
     def _main_work(self, annotator: str, done: set[str], result: QualificationResult | None) -> Work:
         workers = self._workers()
-        finished = {batch.id for batch in self.batches if batch.kind == "main" and annotator in workers[batch.id]
+        finished = {batch.id for batch in self.batches
+                    if batch.kind == "main" and annotator in workers[batch.id]
                     and next_task(self.tasks(batch), annotator, done)[1] is None}
         quota = self.spec.platform.batches_per_participant if self.paid(annotator) else None
         if quota is not None and len(finished) >= quota:

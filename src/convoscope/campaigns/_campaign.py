@@ -209,8 +209,8 @@ class Campaign(Assignment, People):
         answers = self.answers()
         standing = self.standing()
         if everything:
-            checks = [v for v in answers if v.item_id in self.owner and v.item_id in self.owner[v.item_id].gold]
-            kept = [v for v in answers if not (v.item_id in self.owner and v.item_id in self.owner[v.item_id].gold)]
+            checks = [v for v in answers if self._is_check(v)]
+            kept = [v for v in answers if not self._is_check(v)]
         else:
             kept = counted(answers, self.owner, self.spec, standing)
             checks = counted(answers, self.owner, self.spec, standing, checks=True)
@@ -250,6 +250,10 @@ class Campaign(Assignment, People):
         return [v for v in self.verdicts(everything=everything)
                 if self.owner.get(v.item_id) is not None and self.owner[v.item_id].kind == "main"
                 and v.item_id not in self.owner[v.item_id].gold]
+
+    def _is_check(self, verdict: Verdict) -> bool:
+        batch = self.owner.get(verdict.item_id)
+        return batch is not None and verdict.item_id in batch.gold
 
     def agreement(self) -> list[BatchAgreement]:
         """Live agreement for every batch that has answers that count."""

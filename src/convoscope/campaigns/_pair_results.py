@@ -62,15 +62,16 @@ def pair_results(verdicts: Sequence[Verdict], criteria: Sequence[str], *, n_resa
         if not scored:
             continue
         kept = [v for v in scored if RaterKind.HUMAN.name_of(v.rater) not in biased]
-        every = outcomes(kept)
-        majority = majority_outcomes(kept)
-        rows.append(PairResults(
-            criterion=criterion, pairs=len({v.item_id for v in kept}), votes=len(kept),
-            ties=sum(v.value == TIE for v in kept), idk=sum(v.unscored_reason == IDK for v in mine),
-            majority=win_rates(majority, n_resamples=n_resamples, seed=seed) if kept else [],
-            all_votes=win_rates(every, n_resamples=n_resamples, seed=seed) if kept else [],
-            strengths=bradley_terry(every, n_resamples=min(n_resamples, 200), seed=seed) if kept else [],
-            sides=side_shares(scored), excluded=biased))
+        row = PairResults(criterion=criterion, pairs=len({v.item_id for v in kept}), votes=len(kept),
+                          ties=sum(v.value == TIE for v in kept),
+                          idk=sum(v.unscored_reason == IDK for v in mine), sides=side_shares(scored),
+                          excluded=biased)
+        if kept:  # everyone may have been left out
+            every = outcomes(kept)
+            row.majority.extend(win_rates(majority_outcomes(kept), n_resamples=n_resamples, seed=seed))
+            row.all_votes.extend(win_rates(every, n_resamples=n_resamples, seed=seed))
+            row.strengths.extend(bradley_terry(every, n_resamples=min(n_resamples, 200), seed=seed))
+        rows.append(row)
     return rows
 
 
@@ -81,7 +82,8 @@ def side_biased(verdicts: Sequence[Verdict], *, alpha: float = SIDE_BIAS_ALPHA) 
     Returns each such person with their adjusted p-value."""
     from statsmodels.stats.multitest import multipletests
 
-    people = [share for share in side_shares(verdicts) if share.annotator != "all" and share.p_value is not None]
+    people = [share for share in side_shares(verdicts)
+              if share.annotator != "all" and share.p_value is not None]
     if not people:
         return {}
     reject, adjusted, _, _ = multipletests([share.p_value for share in people], alpha=alpha, method="holm")

@@ -172,7 +172,8 @@ class People:
         decisions = {e.annotator: QualificationResult.model_validate(e.data)
                      for e in events if e.kind == "decision"}
         standing = Standing(invited=frozenset(p.id for p in people), blocked=blocked_from(events),
-                            decisions=decisions, references=frozenset(self.spec.qualification.reference_annotators))
+                            decisions=decisions,
+                            references=frozenset(self.spec.qualification.reference_annotators))
         with self._lock:
             self._standing = (events, key, standing)
         return standing
@@ -239,7 +240,8 @@ class People:
             return "before"
         if state is None and self._questions.get("after"):
             state = self.work(annotator).state
-        if state == "done" and self._questions.get("after") and self.questionnaire(annotator, "after") is None:
+        if (state == "done" and self._questions.get("after")
+                and self.questionnaire(annotator, "after") is None):
             return "after"
         return None
 
@@ -250,7 +252,7 @@ class People:
 
     def questionnaire_rows(self) -> list[dict[str, Any]]:
         """Every stored questionnaire answer: one row per person, part and question."""
-        rows = []
+        rows: list[dict[str, Any]] = []
         for event in self._new_events():
             if event.kind == "questionnaire":
                 rows.extend({"annotator": event.annotator, "part": event.key, "question": question,

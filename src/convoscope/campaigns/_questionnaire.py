@@ -35,6 +35,7 @@ Part = Literal["before", "after"]
 PARTS: tuple[Part, ...] = ("before", "after")
 # What is wrong with one answer (the web app shows each in the annotators' language).
 Problem = Literal["required", "not a choice", "not a number", "too long"]
+COLUMNS = ["annotator", "part", "question", "answer", "answered_at"]  # one row per answer
 
 
 class Question(BaseModel):
@@ -161,7 +162,7 @@ def write_answers(rows: Iterable[dict[str, Any]], out: Path) -> int:
     listed = list(rows)
     with private_file(out) as handle:
         if out.suffix.lower() == ".csv":
-            writer = csv.DictWriter(handle, fieldnames=["annotator", "part", "question", "answer", "answered_at"])
+            writer = csv.DictWriter(handle, fieldnames=COLUMNS)
             writer.writeheader()
             for row in listed:
                 writer.writerow({key: spreadsheet_safe(json.dumps(value, ensure_ascii=False)

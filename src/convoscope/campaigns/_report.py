@@ -20,33 +20,38 @@ from typing import TYPE_CHECKING, Any
 
 from convoscope.campaigns._answers import pair_choices
 from convoscope.campaigns._pair_results import PairResults
+from convoscope.campaigns._questionnaire import PARTS
 from convoscope.campaigns._results import IDK_LABEL, NO_MAJORITY, SystemResult, answer_labels
+from convoscope.campaigns._secure import private_file
 from convoscope.campaigns._spec import Reporting
 from convoscope.campaigns._status import CampaignStatus
-from convoscope.campaigns._secure import private_file
 
 if TYPE_CHECKING:
     from convoscope.campaigns._campaign import Campaign
 
-# Okabe & Ito's palette ("Color Universal Design", 2002/2008), told apart by people with every common
-# colour-vision deficiency: bluish green (positive), vermillion (negative), grey ("I don't know"),
-# then orange, sky blue, blue, reddish purple, yellow. Bars also carry their label and share.
-COLOURS = ["#009E73", "#D55E00", "#999999", "#E69F00", "#56B4E9", "#0072B2", "#CC79A7", "#F0E442"]
+# From Okabe & Ito's colour-universal-design palette (2008), ordered so that the colours an answer
+# scale uses first stay far apart for readers with protan-, deuter- or tritanopia (at least 30
+# CIELAB units under Machado et al.'s 2009 simulation; tests/campaigns/test_campaign_smaller.py):
+# blue (positive), vermillion (negative), light grey ("I don't know"), charcoal ("no majority"),
+# then sky blue, orange, bluish green, reddish purple. Bars also carry their label and share.
+COLOURS = ["#0072B2", "#D55E00", "#BBBBBB", "#333333", "#56B4E9", "#E69F00", "#009E73", "#CC79A7"]
 # Text left from the campaign template: "..." or "…" where the researcher was to fill in facts.
 _PLACEHOLDER = re.compile(r"\.\.\.|…|<[^>]*>|\bTODO\b|\bTBD\b", re.IGNORECASE)
 
 
 def render_report(campaign: Campaign, *, everything: bool = False,
-                  exclude_side_biased: bool | None = None) -> str:
+                  exclude_side_biased: bool | None = None, n_resamples: int = 1000) -> str:
     """The whole report as one HTML string (only answers that count, unless ``everything``;
-    in a pairwise campaign, ``exclude_side_biased`` defaults to the spec's)."""
+    in a pairwise campaign, ``exclude_side_biased`` defaults to the spec's and ``n_resamples``
+    bootstrap resamples give the intervals)."""
     from convoscope.html import render
 
     status = campaign.status(everything=everything)
     results, options = campaign.results(everything=everything)
     spec = campaign.spec
     exclude = spec.exclude_side_biased if exclude_side_biased is None else exclude_side_biased
-    pairs = (_pair_tables(campaign.pair_results(everything=everything, exclude_side_biased=exclude))
+    pairs = (_pair_tables(campaign.pair_results(everything=everything, exclude_side_biased=exclude,
+                                                n_resamples=n_resamples))
              if spec.pairwise else None)
     return render("campaign/report.html", title=spec.title or spec.name, spec=spec, status=status,
                   active=sum(1 for a in status.annotators if a.counted), everything=everything,
@@ -59,10 +64,10 @@ def render_report(campaign: Campaign, *, everything: bool = False,
 
 def _comments(campaign: Campaign) -> list[dict[str, str]]:
     """Free-text questionnaire answers, as people wrote them (escaped by the template)."""
-    kinds = {(part, q.id): q for part in ("before", "after") for q in campaign.questions(part)}  # type: ignore[arg-type]
-    return [{"annotator": row["annotator"], "question": kinds[(row["part"], row["question"])].text,
+    texts = {(part, q.id): q.text for part in PARTS for q in campaign.questions(part) if q.kind == "text"}
+    return [{"annotator": row["annotator"], "question": texts[(row["part"], row["question"])],
              "answer": str(row["answer"])} for row in campaign.questionnaire_rows()
-            if (row["part"], row["question"]) in kinds and kinds[(row["part"], row["question"])].kind == "text"]
+            if (row["part"], row["question"]) in texts]
 
 
 def _pair_tables(results: Sequence[PairResults]) -> list[dict[str, Any]]:
@@ -155,9 +160,11 @@ def _demographics(campaign: Campaign, status: CampaignStatus) -> dict[str, Any]:
             tallies[row["question"]].update(answers)
     if not people:
         return given
-    summary = f"from the questionnaire before the task ({len(people)} annotators whose answers count): " + "; ".join(
-        f"{questions[name].text} " + ", ".join(f"{choice} {tally[choice]}" for choice in questions[name].choices)
-        for name, tally in tallies.items())
+    counts = "; ".join(f"{questions[name].text} " + ", ".join(f"{choice} {tally[choice]}"
+                                                              for choice in questions[name].choices)
+                       for name, tally in tallies.items())
+    summary = (f"from the questionnaire before the task ({len(people)} annotators whose answers count): "
+               f"{counts}")
     return _row("Demographics", f"{given['text']}; {summary}" if given["text"] else summary)
 
 

@@ -43,7 +43,7 @@ class BatchStatus(BaseModel):
     max_minutes: float | None
     over_time: tuple[str, ...]  # annotators above the spec's maximum minutes per batch
     flagged: tuple[str, ...]  # annotators whose agreement is far below their peers' here
-    gold_tasks: int = 0  # attention checks asked of each annotator (one per gold candidate and checked criterion)
+    gold_tasks: int = 0  # attention checks asked of each annotator (per gold candidate and checked criterion)
 
 
 class AnnotatorStatus(BaseModel):
@@ -138,8 +138,8 @@ def campaign_status(spec: CampaignSpec, batches: Sequence[Batch], criteria: Sequ
     ``chosen`` maps the ids of items routed from a judged run to why each was chosen."""
     by_batch = _split_by_batch(batches, verdicts)
     checks_by_batch = _split_by_batch(batches, checks)
-    rows = [_batch_status(spec, batch, criteria, by_batch.get(batch.id, []), checks_by_batch.get(batch.id, []))
-            for batch in batches]
+    rows = [_batch_status(spec, batch, criteria, by_batch.get(batch.id, []),
+                          checks_by_batch.get(batch.id, [])) for batch in batches]
     kept = {id(v) for v in verdicts}
     owner = {c.item_id: b for b in batches for x in b.contexts for c in x.candidates}
     people = _annotator_statuses(owner, rows, everything, kept, standing, gold_failed)

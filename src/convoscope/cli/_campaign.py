@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import click
-from rich.console import Console
 from typing import Any
 
+import click
+from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
@@ -105,8 +105,8 @@ def _print_study_link(console: Console, campaign: Any, base: str, join_secret: A
     kind = campaign.spec.platform.kind
     if kind == "none":
         return
-    names = {"prolific": "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}",
-             "mturk": "(MTurk adds its own parameters)"}
+    names = {"prolific": "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}"
+                         "&SESSION_ID={{%SESSION_ID%}}", "mturk": "(MTurk adds its own parameters)"}
     console.print(f"{kind} study link: {base}/join/{join_secret(campaign.directory)}?{names[kind]}",
                   soft_wrap=True, markup=False)
     if not campaign.references_ready():
@@ -359,7 +359,8 @@ def block_command(directory: str, annotator: str, reason: str, unblock: bool, it
 
     console = Console()
     with fail_on(console):
-        open_campaign(directory, items=items, store=db, create=False).block(annotator, reason, unblock=unblock)
+        campaign = open_campaign(directory, items=items, store=db, create=False)
+        campaign.block(annotator, reason, unblock=unblock)
         console.print(f"{'unblocked' if unblock else 'blocked'} {annotator}")
 
 

@@ -4,7 +4,8 @@
 them; else consent, the questionnaire before, the instructions, then the next task; after the
 assigned work, the questionnaire after, then the way out (a completion redirect, a screen-out code,
 a return request or thanks: see ``_exits``). ``POST /a/<token>`` saves one answer and redirects
-(post/redirect/get); ``POST /a/<token>/questions/<part>`` saves a questionnaire. ``/a/<token>/edit/<n>`` changes the n-th answer of the current
+(post/redirect/get); ``POST /a/<token>/questions/<part>`` saves a questionnaire.
+``/a/<token>/edit/<n>`` changes the n-th answer of the current
 batch (the first answer and every change are kept). Time on task is measured on the server,
 from when the task was first shown to when its answer arrives.
 """
@@ -44,7 +45,8 @@ from convoscope.web._markdown import markdown_html
 from convoscope.web._views import task_context
 
 LEAVE_AT_ONCE = frozenset({"not_open", "not_qualified", "blocked", "screened_out", "no_work"})
-PROBLEMS = {"required": N_("Please answer this question."), "not a choice": N_("Choose one of the answers offered."),
+PROBLEMS = {"required": N_("Please answer this question."),
+            "not a choice": N_("Choose one of the answers offered."),
             "not a number": N_("Enter a number."), "too long": N_("This answer is too long.")}
 _MEDIA = re.compile(r"^[A-Za-z0-9_\-]{1,80}\.(png|jpe?g|gif|webp|svg)$")
 

@@ -12,6 +12,7 @@ from convoscope.campaigns import N_, Annotator, Exit
 from convoscope.web._http import redirect
 
 ALL_DONE, THANKS = N_("All done"), N_("Thank you")
+FULL, NOT_OPEN = N_("This study is full"), N_("This study is not open yet")
 TITLES = {"complete": ALL_DONE, "screen_out": THANKS, "thanks": THANKS}
 # Why there is nothing (more) to do, as the person is told.
 REASONS = {
@@ -56,17 +57,18 @@ def leave_page(message: Callable[..., Response], gettext: Callable[[str], str], 
         return message(_(THANKS), reason, paid, code=leave.code, link=link,
                        code_label=_("Your screen-out code:"))
     if leave.outcome == "return":
-        title = _("This study is full") if leave.state in ("no_work", "full") else _("This study is not open yet")
-        return message(title, reason, _(RETURN.get(kind, RETURN["prolific"])))
-    return message(_(TITLES.get(leave.outcome, THANKS)), reason, code=leave.code)
+        title = NOT_OPEN if leave.state == "not_open" else FULL
+        return message(_(title), reason, _(RETURN.get(kind, RETURN["prolific"])))
+    title = ALL_DONE if leave.state == "done" else NOT_OPEN if leave.state == "not_open" else THANKS
+    return message(_(title), reason)  # staff and references: no code
 
 
 def refusal_page(message: Callable[..., Response], gettext: Callable[[str], str], refused: str,
                  kind: str) -> Response:
     """The study link's page for someone it did not add (nothing was recorded for them)."""
     _ = gettext
-    title = _("This study is full") if refused == "full" else _("This study is not open yet")
-    return message(title, _(REASONS[refused]), _(RETURN.get(kind, RETURN["prolific"])))
+    title = FULL if refused == "full" else NOT_OPEN
+    return message(_(title), _(REASONS[refused]), _(RETURN.get(kind, RETURN["prolific"])))
 
 
 def _reason(leave: Exit, *, worked: bool, reference: bool) -> str:
@@ -81,9 +83,11 @@ def _mturk_form(message: Callable[..., Response], _: Callable[[str], str], leave
                 submit_to: str, assignment: str) -> Response:
     """MTurk takes the assignment back through its external-submit form; the code says how it ended."""
     outcome = "completed" if leave.outcome == "complete" else "screened_out"
-    form: dict[str, Any] = {"action": f"{submit_to}/mturk/externalSubmit", "button": _("Submit the assignment"),
+    form: dict[str, Any] = {"action": f"{submit_to}/mturk/externalSubmit",
+                            "button": _("Submit the assignment"),
                             "fields": [("assignmentId", assignment), ("completion_code", leave.code or ""),
                                        ("outcome", outcome)]}
     return message(_(TITLES[leave.outcome]), reason, _("Submit the assignment to MTurk to finish."),
                    code=leave.code, form=form, csp_form=submit_to,
-                   code_label=_("Your completion code:") if outcome == "completed" else _("Your screen-out code:"))
+                   code_label=_("Your completion code:") if outcome == "completed"
+                   else _("Your screen-out code:"))
