@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from campaign_helpers import write_campaign
+from campaign_helpers import answer_all, write_campaign
 
 from convoscope.campaigns import Campaign, Submission, Task, invite, open_campaign, render_campaign_report
 
@@ -32,20 +32,12 @@ def _careful(task: Task) -> Submission:
     return Submission(answer="0" if wrong else "1", seconds=30.0)
 
 
-def _answer_all(campaign: Campaign, person: str) -> int:
-    count = 0
-    while (work := campaign.work(person)).task is not None:
-        campaign.submit(person, work.task, _careful(work.task))
-        count += 1
-    return count
-
-
 def _answered(tmp_path: Path) -> Campaign:
     directory = _gold_study(tmp_path / "study")
     people = invite(directory, 3)  # a001 is the reference; a002 and a003 qualify
     campaign = open_campaign(directory)
     for person in people:
-        _answer_all(campaign, person.id)
+        answer_all(campaign, person.id, _careful)
     return campaign
 
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from campaign_helpers import write_campaign
+from campaign_helpers import answer_all, write_campaign
 
 from convoscope.campaigns import (
     Campaign,
@@ -46,11 +46,7 @@ def _contrary(task: Task) -> str:
 
 
 def _answer_all(campaign: Campaign, person: str, rule: Callable[[Task], str] = _bot_y_is_off) -> int:
-    count = 0
-    while (work := campaign.work(person)).task is not None:
-        campaign.submit(person, work.task, Submission(answer=rule(work.task)))
-        count += 1
-    return count
+    return answer_all(campaign, person, rule)
 
 
 def _reference_ready(tmp_path: Path, extra: str = PROLIFIC) -> tuple[Campaign, str]:
