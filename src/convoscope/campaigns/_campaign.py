@@ -18,6 +18,7 @@ from convoscope.campaigns._plan import Batch, Task, make_batches
 from convoscope.campaigns._results import OptionCount, SystemResult, option_breakdown, system_results
 from convoscope.campaigns._spec import CampaignError, CampaignSpec, load_campaign
 from convoscope.campaigns._status import CampaignStatus, campaign_status
+from convoscope.campaigns._writer import AnswerWriter
 from convoscope.criteria import Criterion
 from convoscope.errors import ConvoscopeError
 from convoscope.items import Item
@@ -57,6 +58,7 @@ class Campaign(Assignment, People):
         self.run_id = f"campaign:{self.spec.name}"
         self.store.start_run(self.run_id, self.spec.model_dump(mode="json"))
         self.events = EventLog(store, self.run_id)
+        self._writer = AnswerWriter(store, self.run_id)
         self._claims: dict[str, tuple[str, float]] = {}
         self._holds: dict[str, float] = {}
         self._shown: dict[tuple[str, str], float] = {}  # (annotator, task key) -> first shown (server)
@@ -66,6 +68,7 @@ class Campaign(Assignment, People):
         self._cached: list[Verdict] = []
         self._cached_keys: set[str] = set()
         self._cached_read = -1.0  # when the store was last read (monotonic); -1 = read again
+        self._writing: set[str] = set()  # keys being committed by this process now
         self._events: list[Event] = []
         self._events_read = -1.0
         self._events_written = 0  # this process's event writes so far (a read started before one is stale)
@@ -75,20 +78,29 @@ class Campaign(Assignment, People):
     def _snapshot(self) -> tuple[list[Verdict], set[str]]:
         """The campaign's first answers and task keys.
 
-        This process's own answers are added at once; the store is asked at most every quarter of
-        a second for answers written by another process (``campaign import``), and read in full
-        only when it holds keys not seen yet (verdicts are only ever added). Reading the key
-        column on every request was what made PostgreSQL slower than SQLite under load.
+        This process's own answers are added as they are committed; the store is asked at most
+        every quarter of a second which keys it holds, and only answers this process has not seen
+        (written by ``campaign import``) are then read. Reading the key column on every request,
+        and every answer again whenever one was in flight, was what made PostgreSQL slower than
+        SQLite under load.
         """
         now = time.monotonic()
         with self._lock:
             if 0 <= now - self._cached_read < 0.25:
                 return self._cached, self._cached_keys
+            writing = set(self._writing)
         done = self.store.done_keys(self.run_id)
         with self._lock:
-            if not done <= self._cached_keys:
-                self._cached = self.store.verdicts(self.run_id)
-                self._cached_keys = {self._key(verdict) for verdict in self._cached}
+            unknown = done - self._cached_keys - writing
+            empty = not self._cached_keys
+        if unknown:
+            found = (self.store.verdicts(self.run_id) if empty
+                     else list(self.store.verdicts_for(self.run_id, unknown).values()))
+            with self._lock:
+                fresh = [v for v in found if self._key(v) not in self._cached_keys]
+                self._cached = [*self._cached, *fresh]
+                self._cached_keys = self._cached_keys | {self._key(v) for v in fresh}
+        with self._lock:
             self._cached_read = now
             return self._cached, self._cached_keys
 
@@ -165,13 +177,21 @@ class Campaign(Assignment, People):
         self.add_answers([(key, verdict)])
 
     def add_answers(self, rows: list[tuple[str, Verdict]]) -> None:
-        """Store checked answers under their task keys (one transaction); a key already stored
-        keeps its first answer. They are seen by this process at once."""
-        self.store.add_many(self.run_id, rows)
-        with self._lock:  # copy on write: snapshots handed out earlier never change under a reader
-            new = [(key, verdict) for key, verdict in dict(rows).items() if key not in self._cached_keys]
-            self._cached = [*self._cached, *(verdict for _, verdict in new)]
-            self._cached_keys = self._cached_keys | {key for key, _ in new}
+        """Store checked answers under their task keys (committed before this returns, grouped
+        with answers arriving at the same time); a key already stored keeps its first answer.
+        They are seen by this process at once."""
+        keys = {key for key, _ in rows}
+        with self._lock:
+            self._writing |= keys  # in flight: a poll meanwhile must not take them for strangers'
+        try:
+            self._writer.write(rows)
+            with self._lock:  # copy on write: snapshots handed out earlier never change under a reader
+                new = [(key, verdict) for key, verdict in dict(rows).items() if key not in self._cached_keys]
+                self._cached = [*self._cached, *(verdict for _, verdict in new)]
+                self._cached_keys = self._cached_keys | {key for key, _ in new}
+        finally:
+            with self._lock:
+                self._writing -= keys
 
     def revise(self, annotator: str, index: int, submission: Submission) -> Verdict:
         """Change an earlier answer of the current batch; the first answer and every change are kept."""
