@@ -115,10 +115,10 @@ def test_qualify_annotate_and_watch(study: tuple[str, Campaign, list[str]], brow
     assert "not valid" in page.content()  # an annotator's token opens no researcher page
     page.goto(f"{base}/r/{dashboard_secret(campaign.directory)}")
     row = page.locator("tr", has=page.locator("td", has_text="qualification"))
-    fleiss = float(row.locator("td").all_inner_texts()[3])
+    fleiss = float(row.locator("td").all_inner_texts()[4])
     assert -1.0 < fleiss < 1.0  # the reference, a002 (agrees) and a003 (disagrees everywhere)
     cells = page.locator("tr", has=page.locator("td", has_text="batch-001")).locator("td").all_inner_texts()
-    assert cells[1] == "1/1/2" and cells[3] == "—"  # the reference annotator takes no main-batch place
+    assert cells[1] == "12" and cells[2] == "1/1/2" and cells[4] == "—"  # no place for the reference
     assert "3 invited · 1 qualified" in page.locator("#totals").inner_text()
     # The note written with "I don't know" is on the dashboard.
     assert "ignores the brackets" in page.locator("#notes").inner_text()

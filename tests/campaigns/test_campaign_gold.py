@@ -78,3 +78,5 @@ def test_report_counts_samples_and_exclusions_without_gold(tmp_path: Path) -> No
     # Main batches: batch-001 holds c2, c3 and batch-002 holds c4 (3 candidates each) + 1 check each.
     assert "9 candidates for 3 contexts in 2 main batches" in html
     assert "2 gold contexts placed (2 checks)" in html
+    # The dashboard's and the report's batch table: sample tasks and checks apart, both finished.
+    assert "<td>batch-001</td><td>12 + 1 check</td><td>2/2/2</td>" in html

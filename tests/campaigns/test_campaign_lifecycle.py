@@ -223,3 +223,27 @@ def _jsonl(campaign: Campaign, tmp_path: Path) -> list[str]:
     out = tmp_path / "answers.jsonl"
     export_questionnaires(campaign, out)
     return out.read_text(encoding="utf-8").splitlines()
+
+
+@pytest.mark.parametrize(("state", "paid", "worked", "outcome", "code"), [
+    ("done", True, True, "complete", "C0MPL3"),
+    ("not_qualified", True, True, "screen_out", "SCR33N"),
+    ("blocked", True, True, "screen_out", "SCR33N"),
+    ("screened_out", True, False, "screen_out", "SCR33N"),  # an eligibility question, before any task
+    ("no_work", True, True, "screen_out", "SCR33N"),  # qualified, then every place was taken
+    ("no_work", True, False, "return", None),
+    ("not_open", True, False, "return", None),
+    ("done", False, True, "thanks", None),  # a reference annotator or invited staff
+    ("not_qualified", False, True, "thanks", None),
+])
+def test_the_way_out_of_every_situation(state: str, paid: bool, worked: bool, outcome: str,
+                                        code: str | None) -> None:
+    from convoscope.campaigns import Platform, exit_for
+
+    prolific = Platform(kind="prolific", completion_code="C0MPL3", screen_out_code="SCR33N")
+    leave = exit_for(state, paid=paid, worked=worked, platform=prolific)  # type: ignore[arg-type]
+    assert (leave.outcome, leave.code) == (outcome, code)
+    assert leave.redirect == (f"https://app.prolific.com/submissions/complete?cc={code}" if code else None)
+    mturk = Platform(kind="mturk", completion_code="C0MPL3", screen_out_code="SCR33N")
+    on_mturk = exit_for(state, paid=paid, worked=worked, platform=mturk)  # type: ignore[arg-type]
+    assert (on_mturk.outcome, on_mturk.code, on_mturk.redirect) == (outcome, code, None)  # a form instead

@@ -25,6 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from convoscope.campaigns._people import Annotator
 from convoscope.campaigns._spec import Platform
 
 # Why there is no task now. ``task``: there is one.
@@ -48,9 +49,9 @@ class Exit(BaseModel):
 class Admission(BaseModel):
     """The study link's answer to an arrival: the participant, or why nobody was added."""
 
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(frozen=True)
 
-    annotator: object | None = None  # an Annotator (kept loose: _people imports nothing from here)
+    annotator: Annotator | None = None
     refused: Refusal | None = None
 
 

@@ -288,4 +288,4 @@ class AnnotatorPages:
         if admission.annotator is None:
             return refusal_page(self.message, self._, admission.refused or "full",
                                 self.campaign.spec.platform.kind)
-        return redirect(f"/a/{admission.annotator.token}")  # type: ignore[attr-defined]
+        return redirect(f"/a/{admission.annotator.token}")
