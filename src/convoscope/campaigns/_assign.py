@@ -59,6 +59,7 @@ class Assignment:
     _claims: dict[str, tuple[str, float]]  # annotator -> (main batch shown, since when)
     _holds: dict[str, float]  # newcomer -> last seen (a place kept until they reach a main batch)
     _tasks: dict[str, list[Task]]
+    _workers_memo: tuple[list[Verdict], frozenset[str], dict[str, set[str]]] | None
 
     if TYPE_CHECKING:  # provided by People and Campaign
         def standing(self) -> Standing: ...
@@ -171,16 +172,21 @@ class Assignment:
         return Work(batch=chosen, done=count, total=len(self.tasks(chosen)), task=task, qualification=result)
 
     def _workers(self) -> dict[str, set[str]]:
-        """Batch id -> the annotators whose answers count there (blocked people free their place)."""
-        workers: dict[str, set[str]] = {batch.id: set() for batch in self.batches}
-        blocked = self.standing().blocked
+        """Batch id -> the annotators whose answers count there (blocked people free their place).
+
+        Computed again only when the answers or the blocks changed (a fresh copy each call)."""
+        blocked = frozenset(self.standing().blocked)
         first, _ = self._snapshot()
-        for verdict in first:
-            batch = self.owner.get(verdict.item_id)
-            person = RaterKind.HUMAN.name_of(verdict.rater)
-            if batch is not None and person not in blocked:
-                workers[batch.id].add(person)
-        return workers
+        memo = self._workers_memo
+        if memo is None or memo[0] is not first or memo[1] != blocked:
+            workers: dict[str, set[str]] = {batch.id: set() for batch in self.batches}
+            for verdict in first:
+                batch = self.owner.get(verdict.item_id)
+                person = RaterKind.HUMAN.name_of(verdict.rater)
+                if batch is not None and person not in blocked:
+                    workers[batch.id].add(person)
+            memo = self._workers_memo = (first, blocked, workers)
+        return {batch: set(people) for batch, people in memo[2].items()}
 
     def _claim(self, annotator: str, workers: dict[str, set[str]], finished: set[str]) -> Batch | None:
         """Choose the annotator's main batch and hold a place in it from the moment it is shown.

@@ -63,12 +63,14 @@ class Campaign(Assignment, People):
         self._holds: dict[str, float] = {}
         self._shown: dict[tuple[str, str], float] = {}  # (annotator, task key) -> first shown (server)
         self._tasks: dict[str, list[Task]] = {}
+        self._workers_memo = None
         self.owner: dict[str, Batch] = {c.item_id: b for b in self.batches for x in b.contexts
                                         for c in x.candidates}
         self._cached: list[Verdict] = []
         self._cached_keys: set[str] = set()
         self._cached_read = -1.0  # when the store was last read (monotonic); -1 = read again
         self._writing: set[str] = set()  # keys being committed by this process now
+        self._cached_refreshing = self._events_refreshing = False  # one thread reads the store at a time
         self._events: list[Event] = []
         self._events_read = -1.0
         self._events_written = 0  # this process's event writes so far (a read started before one is stale)
@@ -86,23 +88,32 @@ class Campaign(Assignment, People):
         """
         now = time.monotonic()
         with self._lock:
-            if 0 <= now - self._cached_read < 0.25:
-                return self._cached, self._cached_keys
+            if 0 <= now - self._cached_read < 0.25 or (self._cached_refreshing and self._cached_read >= 0):
+                return self._cached, self._cached_keys  # fresh enough, or another thread is reading
+            self._cached_refreshing = True
             writing = set(self._writing)
-        done = self.store.done_keys(self.run_id)
-        with self._lock:
-            unknown = done - self._cached_keys - writing
-            empty = not self._cached_keys
-        if unknown:
-            found = (self.store.verdicts(self.run_id) if empty
-                     else list(self.store.verdicts_for(self.run_id, unknown).values()))
+        try:
+            self._take_in(self.store.done_keys(self.run_id), writing)
+        finally:
             with self._lock:
-                fresh = [v for v in found if self._key(v) not in self._cached_keys]
-                self._cached = [*self._cached, *fresh]
-                self._cached_keys = self._cached_keys | {self._key(v) for v in fresh}
+                self._cached_refreshing = False
         with self._lock:
             self._cached_read = now
             return self._cached, self._cached_keys
+
+    def _take_in(self, done: set[str], writing: set[str]) -> None:
+        """Add the stored answers this process has not seen (all of them, the first time)."""
+        with self._lock:
+            unknown = done - self._cached_keys - writing
+            empty = not self._cached_keys
+        if not unknown:
+            return
+        found = (self.store.verdicts(self.run_id) if empty
+                 else list(self.store.verdicts_for(self.run_id, unknown).values()))
+        with self._lock:
+            fresh = [v for v in found if self._key(v) not in self._cached_keys]
+            self._cached = [*self._cached, *fresh]
+            self._cached_keys = self._cached_keys | {self._key(v) for v in fresh}
 
     def _key(self, verdict: Verdict) -> str:
         batch = self.owner.get(verdict.item_id)
