@@ -212,6 +212,11 @@ def test_questionnaires_before_and_after_are_stored_and_exported(tmp_path: Path)
     assert export_questionnaires(campaign, out) == 5
     text = out.read_text(encoding="utf-8")
     assert "5f00ee01" not in text and "'=HYPERLINK" in text  # campaign ids only; no formula runs
+    from convoscope.campaigns import render_campaign_report
+
+    html = render_campaign_report(campaign)  # the written answer is listed, escaped, never run
+    assert "=HYPERLINK(&#34;http://x&#34;) was a fine task" in html
+    assert "Your age group 18-29 0, 30-49 1, 50+ 0" in html  # only people whose answers count
     rows = [json.loads(line) for line in _jsonl(campaign, tmp_path)]
     assert {(r["annotator"], r["question"], r["answer"]) for r in rows} >= {
         (person, "age", "30-49"), (screened, "first_language", "no")}
