@@ -73,7 +73,7 @@ def import_verdicts(campaign: Campaign, path: str | Path) -> ImportSummary:
     _check_places(campaign, source, lines, [verdict for _, verdict in checked])
     known = campaign.store.done_keys(campaign.run_id)
     new = [(key, verdict) for key, verdict in dict(checked).items() if key not in known]
-    campaign.store.add_many(campaign.run_id, new)
+    campaign.add_answers(new)
     return ImportSummary(rows=len(checked), added=len(new), already_stored=len(checked) - len(new))
 
 

@@ -114,7 +114,7 @@ def filter_verdict(text: str, language: str) -> GibberishResult | None:
     """The gibberish filter's verdict as it applies in a context of ``language`` (None: the verdict
     does not apply, see the module's note on short Latin-script text)."""
     declared = language if language in typing.get_args(LanguageChoice) else "auto"
-    result = detect(text, lang=declared)  # type: ignore[arg-type]
+    result = detect(text, lang=declared)
     if declared != "auto" or result.lang != "en" or not result.gibberish:
         return result
     if "low_likelihood" in result.reasons:  # the character statistics, not the English word list
