@@ -71,7 +71,7 @@ def test_a_known_price_fills_the_cost():
     data = {"choices": [{"message": {"content": "{}"}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 1000, "completion_tokens": 100}, "model": "gpt-4o-mini"}
     request = GenerateRequest(messages=(Message(role="user", content="x"),))
-    cost = priced._generation(data, request, 0.1).cost
+    cost = priced._generation(data, request, {}, 0.1).cost
     assert cost == pytest.approx(1000 * 0.15e-6 + 100 * 0.6e-6, rel=0.5)
 
 

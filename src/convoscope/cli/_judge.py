@@ -285,6 +285,7 @@ def _print_summary(console: Console, result: RunResult) -> None:
     ]
     if summary.cost:
         rows.append(("cost", f"{summary.cost:.4f}"))
+    rows += [("note", note) for note in summary.notes]
     for name, value in rows:
         table.add_row(Text(name), Text(str(value)))  # rater names hold brackets: never markup
     Console().print(table)

@@ -9,6 +9,7 @@ from convoscope.models._base import (
     UsageTotals,
 )
 from convoscope.models._cache import CachedModel, ResponseCache, cache_key
+from convoscope.models._capabilities import Capabilities, CapabilityProbe, capability_notes
 from convoscope.models._embedded import (
     DEFAULT_EMBEDDED,
     EMBEDDED_MODELS,
@@ -23,6 +24,8 @@ __all__ = [
     "DEFAULT_EMBEDDED",
     "EMBEDDED_MODELS",
     "CachedModel",
+    "Capabilities",
+    "CapabilityProbe",
     "EmbeddedModel",
     "INSTALL_HINT",
     "GenerateRequest",
@@ -34,6 +37,7 @@ __all__ = [
     "ResponseCache",
     "UsageTotals",
     "cache_key",
+    "capability_notes",
     "embedded_model_path",
     "endpoint_options",
     "model_from_spec",
