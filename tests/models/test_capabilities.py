@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from faultproxy import Fault
-from scripted_server import ScriptedServer, chat_reply
+from scripted_server import chat_reply
 
 from convoscope.models import GenerateRequest, Message, ModelError, OpenAIModel, ResponseCache, open_model
 
@@ -16,19 +16,6 @@ CHAT = GenerateRequest(messages=(Message(role="user", content="Rate 'good food' 
                        json_schema=SCHEMA, max_tokens=4)
 OK = (200, chat_reply('{"ok": true}'), {})
 ANSWER = (200, chat_reply('{"score": 2}'), {})
-
-
-@pytest.fixture
-def server():
-    servers: list[ScriptedServer] = []
-
-    def make(*replies):
-        servers.append(ScriptedServer(replies))
-        return servers[-1]
-
-    yield make
-    for scripted in servers:
-        scripted.close()
 
 
 def bodies(scripted):
@@ -80,9 +67,9 @@ def test_the_cli_summary_prints_the_note(server, tmp_path):
     items = tmp_path / "items.jsonl"
     items.write_text('{"id": "a", "question": "Why?", "response": "Because the price was fair."}\n')
     _register()
-    done = CliRunner(env={"COLUMNS": "300"}).invoke(cli, ["judge", str(items), "--criterion", "survey:effort", "--judge",
-                                    f"openai:m@{scripted.base_url}", "--store", str(tmp_path / "run.db"),
-                                    "--no-cache", "--max-unscored", "1"])
+    done = CliRunner(env={"COLUMNS": "300"}).invoke(cli, [
+        "judge", str(items), "--criterion", "survey:effort", "--judge", f"openai:m@{scripted.base_url}",
+        "--store", str(tmp_path / "run.db"), "--no-cache", "--max-unscored", "1"])
     assert "structured output off" in done.output and "json_schema refused (HTTP 400" in done.output
 
 

@@ -60,6 +60,8 @@ Examples:
   convoscope judge candidates.jsonl --suite response-candidates --reference-candidates --out verdicts.jsonl
   convoscope judge qa.jsonl --suite kpi --kpi follow-up --kpi low-latency \\
       --judge embedded --judge embedded:gemma3-270m --pool max-vote --persona brand-ambassador
+  convoscope judge answers.csv --response-col answer --criterion survey/effort \\
+      --judge python:myrules:specifics --judge anthropic:claude-3-5-haiku-latest --pool mean
 """
 
 
@@ -74,8 +76,11 @@ Examples:
 @click.option("--criteria-file", "criteria_files", multiple=True, type=click.Path(exists=True),
               help="Your own criteria in YAML. Repeatable.")
 @click.option("--judge", "judges", multiple=True, default=("embedded",), show_default=True,
-              help="Model spec: 'embedded', 'embedded:gemma3-270m', 'embedded:/path/m.gguf', "
-              "'openai:MODEL@BASE_URL'. Repeat for a panel.")
+              help="A judge: 'embedded', 'embedded:NAME' (gemma3-270m), 'embedded:PATH' (a .gguf file), "
+              "'openai:MODEL@BASE_URL' (any OpenAI-compatible server), 'anthropic:MODEL[@BASE_URL]', "
+              "'gemini:MODEL', 'litellm:PROVIDER/MODEL[@API_BASE]' (extra providers), a prefix an "
+              "installed package adds, or a judge written in Python: 'python:MODULE:NAME' or "
+              "'python:ENTRY_POINT' (docs/python-judges.md). Repeat for a panel.")
 @click.option("--mode", type=click.Choice(["auto", "chat", "completion"]), default="auto",
               show_default=True, help="chat = JSON answer; completion = next-token scoring "
               "(auto: completion for embedded models, chat otherwise).")

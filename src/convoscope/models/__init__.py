@@ -18,6 +18,7 @@ from convoscope.models._embedded import (
     embedded_model_path,
 )
 from convoscope.models._openai import OpenAIModel
+from convoscope.models._otel import run_span, task_context
 from convoscope.models._registry import endpoint_options, model_from_spec, open_model, register_backend
 
 __all__ = [
@@ -43,4 +44,6 @@ __all__ = [
     "model_from_spec",
     "open_model",
     "register_backend",
+    "run_span",
+    "task_context",
 ]

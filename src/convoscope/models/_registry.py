@@ -91,7 +91,7 @@ register_backend("gemini", _gemini)
 register_backend("litellm", _litellm)
 
 
-def open_model(spec: str, *, cache: Any = None, batch: str | None = None, trace: bool = False,
+def open_model(spec: str, *, cache: Any = None, batch: str | None = None, trace: Any = False,
                **options: Any) -> Model:
     """The one way to build a model: ``spec`` as for :func:`model_from_spec`, wrapped in a
     response cache when ``cache`` is given (a :class:`ResponseCache` or a path to one).
@@ -100,7 +100,8 @@ def open_model(spec: str, *, cache: Any = None, batch: str | None = None, trace:
     ``batch="openai"`` or ``"anthropic"`` sends what the cache cannot answer through that
     provider's batch API at the spec's base URL (see :mod:`._batch`; needs a cache and an
     ``openai:`` spec, whose name the answers are cached under). ``trace=True`` puts every call
-    in an OpenTelemetry span (:mod:`._otel`), cache hits included."""
+    in an OpenTelemetry span (:mod:`._otel`), cache hits included; ``trace=<TracerProvider>``
+    sends them to that provider instead of the global one."""
     from pathlib import Path
 
     from convoscope.models._cache import CachedModel, ResponseCache
@@ -109,19 +110,19 @@ def open_model(spec: str, *, cache: Any = None, batch: str | None = None, trace:
     if cache is None:
         if batch:
             raise ModelError("batch mode keeps the answers in the response cache: give a cache")
-        return _traced(model) if trace else model
+        return _traced(model, trace) if trace else model
     if isinstance(cache, str | Path):
         cache = ResponseCache(cache)
     if batch:
         model = _batched(model, cache, batch, options)
     cached = CachedModel(model, cache)
-    return _traced(cached) if trace else cached
+    return _traced(cached, trace) if trace else cached
 
 
-def _traced(model: Model) -> Model:
+def _traced(model: Model, trace: Any) -> Model:
     from convoscope.models._otel import TracedModel
 
-    return TracedModel(model)
+    return TracedModel(model, tracer_provider=None if trace is True else trace)
 
 
 def _batched(live: Model, cache: Any, provider: str, options: dict[str, Any]) -> Model:

@@ -13,7 +13,7 @@ from convoscope.criteria import Criterion
 from convoscope.errors import ConfigError
 from convoscope.items import Item
 from convoscope.judges import Judge, JudgeMode, Panel, PoolRule, RubricJudge, TieRule
-from convoscope.models import Model, capability_notes
+from convoscope.models import Model, capability_notes, run_span
 from convoscope.runs._result import RunResult
 from convoscope.runs._run import DEFAULT_LEASE_S, Progress, run_judge
 from convoscope.store import DEFAULT_STORE, Store
@@ -176,9 +176,13 @@ async def judge_async(
         built, models = build_judge(as_specs(judge), pool=pool, ties=ties, quorum=quorum, cache=cache,
                                     model_options=options, max_tokens=max_tokens, one_call=joint)
         try:
-            result = await run_judge(items, criteria, built, store=opened, concurrency=concurrency,
-                                     on_progress=on_progress, retry_unscored=retry_unscored,
-                                     lease_s=lease_s)
+            with run_span(options.get("trace"), judge=built.rater, items=len(items),
+                          criteria=[criterion.name for criterion in criteria]) as span:
+                result = await run_judge(items, criteria, built, store=opened, concurrency=concurrency,
+                                         on_progress=on_progress, retry_unscored=retry_unscored,
+                                         lease_s=lease_s)
+                if span is not None:
+                    span.set_attribute("convoscope.run_id", result.run_id)
             result.summary.notes.extend(capability_notes(models))
             return result
         finally:
