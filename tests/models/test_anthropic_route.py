@@ -59,7 +59,7 @@ def test_judging_through_the_messages_api_uses_a_forced_tool_for_the_schema(mess
     effort = cs.criterion("survey:effort").model_copy(update={"ask_reason": False})  # a short answer
     result = cs.judge(items, [effort], f"anthropic:smollm2@{messages_server.base_url}",
                       store=tmp_path / "run.db", cache_path=None, max_tokens=40,
-                      model_options={"api_key_env": "LOCAL_ANTHROPIC_KEY"})
+                      model_options={"api_key_env": "LOCAL_ANTHROPIC_KEY", "timeout": 900, "deadline": 1800})
     (verdict,) = result.verdicts
     assert verdict.rater == f"model:anthropic:smollm2@{messages_server.base_url}"
     assert verdict.unscored_reason is None and verdict.value in range(8), verdict.raw

@@ -115,7 +115,7 @@ Examples:
 @click.option("--concurrency", type=int, default=8, show_default=True,
               help="Judgements in flight at once; an HTTP endpoint's in-flight limit follows it.")
 @click.option("--retry-unscored", is_flag=True, help="Also judge again the tasks whose verdict is "
-              "a parse_failure or refusal (model_error verdicts are always retried).")
+              "a parse_failure, refusal or judge_error (model_error verdicts are always retried).")
 @click.option("--max-unscored", type=click.FloatRange(0, 1), default=DEFAULT_MAX_UNSCORED,
               show_default=True, help="Exit 4 when more than this share of the run's verdicts is "
               "unscored (idk answers excepted).")

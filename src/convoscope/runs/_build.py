@@ -161,7 +161,7 @@ async def judge_async(
     or a list of them (a panel pooled by ``pool``/``ties``/``quorum``). ``store``: a Store, a
     SQLite path or a PostgreSQL URL (default ``convoscope.db`` in the working folder); every
     verdict is written there as it is made, so running the same call again resumes, retrying
-    transient failures (and, with ``retry_unscored``, parse failures and refusals).
+    transient failures (and, with ``retry_unscored``, parse failures, refusals and judge_error).
     ``cache_path``: the response cache (default beside the store, see :func:`default_cache_path`;
     None: no cache). ``model_options`` go to every backend (``timeout``, ``rpm``, ...).
     ``one_call`` asks all model-judged criteria in a single chat call per item.
