@@ -114,3 +114,32 @@ async def test_nine_500s_at_start_up_never_switch_structured_output_off(fault_pr
     item = [entry.body for entry in fault_proxy.requests if not is_probe(entry.body)]
     assert item[-1]["logprobs"] is True and item[-1]["response_format"]["type"] == "json_object"
     assert generation.structured_output == "json_object" and model.capability_note is None
+
+
+async def test_the_probe_logic_with_a_scripted_sender():
+    """CapabilityProbe alone, with a scripted sender (no endpoint): waiters share one failed
+    probe instead of each probing again, and an endpoint that refuses even the plain request is
+    "not known yet", never a crash."""
+    import asyncio
+
+    from convoscope.models import CapabilityProbe
+    from convoscope.models._capabilities import Refused, Unavailable
+
+    sent: list[dict] = []
+
+    async def down(extra):
+        sent.append(extra)
+        await asyncio.sleep(0.01)
+        raise Unavailable("HTTP 503: busy", status=503)
+
+    probe = CapabilityProbe("scripted", down)
+    outcomes = await asyncio.gather(*(probe.get() for _ in range(5)), return_exceptions=True)
+    assert all(isinstance(outcome, ModelError) for outcome in outcomes) and len(sent) == 1
+
+    async def refuses_everything_after_500s(extra):
+        if extra:
+            raise Unavailable("HTTP 500: boom", status=500)
+        raise Refused(404, "no such route")
+
+    with pytest.raises(ModelError, match="without logprob: HTTP 404"):
+        await CapabilityProbe("scripted", refuses_everything_after_500s).get()

@@ -167,7 +167,10 @@ class CapabilityProbe:
         except Unavailable as error:
             if error.status != 500:
                 raise  # no answer, throttled, a gateway or a server busy: nothing is known
-            await self._send({})  # the same request without the field: Unavailable propagates
+            try:
+                await self._send({})  # the same request without the field: Unavailable propagates
+            except Refused as refused:  # refused without the field too: it is not about the field
+                raise Unavailable(f"{error}; without {field}: {refused}", status=refused.status) from None
             refusals.append(f"{name}: HTTP {error.status} only when {field} is sent")
             return False
 
