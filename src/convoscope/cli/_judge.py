@@ -60,6 +60,8 @@ Examples:
   convoscope judge candidates.jsonl --suite response-candidates --reference-candidates --out verdicts.jsonl
   convoscope judge qa.jsonl --suite kpi --kpi follow-up --kpi low-latency \\
       --judge embedded --judge embedded:gemma3-270m --pool max-vote --persona brand-ambassador
+  convoscope judge answers.csv --response-col answer --criterion survey/effort \\
+      --judge python:myrules:specifics --judge anthropic:claude-3-5-haiku-latest --pool mean
 """
 
 
@@ -74,8 +76,11 @@ Examples:
 @click.option("--criteria-file", "criteria_files", multiple=True, type=click.Path(exists=True),
               help="Your own criteria in YAML. Repeatable.")
 @click.option("--judge", "judges", multiple=True, default=("embedded",), show_default=True,
-              help="Model spec: 'embedded', 'embedded:gemma3-270m', 'embedded:/path/m.gguf', "
-              "'openai:MODEL@BASE_URL'. Repeat for a panel.")
+              help="A judge: 'embedded', 'embedded:NAME' (gemma3-270m), 'embedded:PATH' (a .gguf file), "
+              "'openai:MODEL@BASE_URL' (any OpenAI-compatible server), 'anthropic:MODEL[@BASE_URL]', "
+              "'gemini:MODEL', 'litellm:PROVIDER/MODEL[@API_BASE]' (extra providers), a prefix an "
+              "installed package adds, or a judge written in Python: 'python:MODULE:NAME' or "
+              "'python:ENTRY_POINT' (docs/python-judges.md). Repeat for a panel.")
 @click.option("--mode", type=click.Choice(["auto", "chat", "completion"]), default="auto",
               show_default=True, help="chat = JSON answer; completion = next-token scoring "
               "(auto: completion for embedded models, chat otherwise).")
@@ -110,7 +115,7 @@ Examples:
 @click.option("--concurrency", type=int, default=8, show_default=True,
               help="Judgements in flight at once; an HTTP endpoint's in-flight limit follows it.")
 @click.option("--retry-unscored", is_flag=True, help="Also judge again the tasks whose verdict is "
-              "a parse_failure or refusal (model_error verdicts are always retried).")
+              "a parse_failure, refusal or judge_error (model_error verdicts are always retried).")
 @click.option("--max-unscored", type=click.FloatRange(0, 1), default=DEFAULT_MAX_UNSCORED,
               show_default=True, help="Exit 4 when more than this share of the run's verdicts is "
               "unscored (idk answers excepted).")
@@ -282,6 +287,7 @@ def _print_summary(console: Console, result: RunResult) -> None:
     ]
     if summary.cost:
         rows.append(("cost", f"{summary.cost:.4f}"))
+    rows += [("note", note) for note in summary.notes]
     for name, value in rows:
         table.add_row(Text(name), Text(str(value)))  # rater names hold brackets: never markup
     Console().print(table)

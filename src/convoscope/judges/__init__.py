@@ -1,4 +1,5 @@
-"""Judges, panels, the Verdict they produce, and reading verdict files back."""
+"""Judges (model rubric judges, panels, judges written in Python), the Verdict they produce, and
+reading verdict files back."""
 
 from convoscope.judges._joint import JointJudge, joint_request
 from convoscope.judges._judge import Judge, JudgeMode, RubricJudge, judge_key
@@ -11,6 +12,7 @@ from convoscope.judges._prompt import (
     render_item,
     render_messages,
 )
+from convoscope.judges._python import PythonJudge, Unscored, load_judge, make_judge, python_judge
 from convoscope.judges._quote import fenced, quote, quote_for_scoring, quote_object
 from convoscope.judges._rater import RaterKind
 from convoscope.judges._read import read_verdicts
@@ -29,10 +31,12 @@ __all__ = [
     "JudgeMode",
     "Panel",
     "PoolRule",
+    "PythonJudge",
     "RaterKind",
     "RubricJudge",
     "SafetyFlag",
     "TieRule",
+    "Unscored",
     "UnscoredReason",
     "Verdict",
     "apply_offline_rules",
@@ -40,9 +44,12 @@ __all__ = [
     "fenced",
     "joint_request",
     "judge_key",
+    "load_judge",
+    "make_judge",
     "parse_answer",
     "persona_rules",
     "pool_values",
+    "python_judge",
     "quote",
     "quote_for_scoring",
     "quote_object",

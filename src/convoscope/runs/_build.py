@@ -13,7 +13,7 @@ from convoscope.criteria import Criterion
 from convoscope.errors import ConfigError
 from convoscope.items import Item
 from convoscope.judges import Judge, JudgeMode, Panel, PoolRule, RubricJudge, TieRule
-from convoscope.models import Model
+from convoscope.models import Model, capability_notes, run_span
 from convoscope.runs._result import RunResult
 from convoscope.runs._run import DEFAULT_LEASE_S, Progress, run_judge
 from convoscope.store import DEFAULT_STORE, Store
@@ -47,6 +47,9 @@ class JudgeSpec:
         return "completion" if is_embedded(self.model) else "chat"
 
 
+JudgeLike = str | JudgeSpec | Judge  # a model spec, a python:MODULE:NAME spec, or a built judge
+
+
 def is_embedded(model_spec: str) -> bool:
     return model_spec == "embedded" or model_spec.startswith("embedded:")
 
@@ -70,10 +73,11 @@ def judge_specs(models: Sequence[str], *, mode: str = "auto",
     return [JudgeSpec(model, chosen, text, name) for model in models for name, text in parsed]
 
 
-def as_specs(judge: str | JudgeSpec | Sequence[str | JudgeSpec]) -> list[JudgeSpec]:
-    """Specs from a model spec string, a JudgeSpec, or a list of either."""
-    entries = [judge] if isinstance(judge, str | JudgeSpec) else list(judge)
-    return [entry if isinstance(entry, JudgeSpec) else JudgeSpec(entry) for entry in entries]
+def as_specs(judge: JudgeLike | Sequence[JudgeLike]) -> list[JudgeSpec | Judge]:
+    """Specs from a model spec string, a JudgeSpec, a built judge (e.g. a Python judge), or a list."""
+    entries: list[JudgeLike] = [judge] if isinstance(judge, str | JudgeSpec) or not isinstance(
+        judge, Sequence) else list(judge)
+    return [JudgeSpec(entry) if isinstance(entry, str) else entry for entry in entries]
 
 
 def default_cache_path(store: Store) -> Path:
@@ -85,7 +89,7 @@ def default_cache_path(store: Store) -> Path:
 
 
 def build_judge(
-    specs: Sequence[JudgeSpec],
+    specs: Sequence[JudgeSpec | Judge],
     *,
     pool: Pool = "majority",
     ties: TieRule = "low",
@@ -102,6 +106,7 @@ def build_judge(
     every model (or ``cache_path`` to open one). ``one_call``: criteria each judge answers
     together in a single chat call per item (:class:`~convoscope.judges.JointJudge`)."""
     from convoscope.judges import JointJudge
+    from convoscope.judges._python import is_python_spec, python_judge_for
     from convoscope.models import open_model
 
     if not specs:
@@ -111,6 +116,9 @@ def build_judge(
     models: dict[str, Model] = {}
     judges: list[Judge] = []
     for spec in specs:
+        if not isinstance(spec, JudgeSpec) or is_python_spec(spec.model):
+            judges.append(python_judge_for(spec))
+            continue
         if spec.model not in models:
             models[spec.model] = open_model(spec.model, cache=cache, **(model_options or {}))
         model = models[spec.model]
@@ -131,7 +139,7 @@ def build_judge(
 async def judge_async(
     items: Sequence[Item],
     criteria: Sequence[Criterion],
-    judge: str | JudgeSpec | Sequence[str | JudgeSpec] = EMBEDDED_DEFAULT,
+    judge: JudgeLike | Sequence[JudgeLike] = EMBEDDED_DEFAULT,
     *,
     store: Store | str | Path | None = None,
     cache_path: str | Path | None = BESIDE_STORE,
@@ -148,11 +156,12 @@ async def judge_async(
 ) -> RunResult:
     """Judge ``items`` on ``criteria`` and return the run's :class:`RunResult` (the one async core).
 
-    ``judge``: a model spec (``"embedded"``, ``"openai:MODEL@URL"``), a :class:`JudgeSpec`, or
-    a list of them (a panel pooled by ``pool``/``ties``/``quorum``). ``store``: a Store, a
+    ``judge``: a model spec (``"embedded"``, ``"openai:MODEL@URL"``), a :class:`JudgeSpec`, a
+    judge written in Python (:func:`~convoscope.judges.python_judge`, or ``"python:MODULE:NAME"``),
+    or a list of them (a panel pooled by ``pool``/``ties``/``quorum``). ``store``: a Store, a
     SQLite path or a PostgreSQL URL (default ``convoscope.db`` in the working folder); every
     verdict is written there as it is made, so running the same call again resumes, retrying
-    transient failures (and, with ``retry_unscored``, parse failures and refusals).
+    transient failures (and, with ``retry_unscored``, parse failures, refusals and judge_error).
     ``cache_path``: the response cache (default beside the store, see :func:`default_cache_path`;
     None: no cache). ``model_options`` go to every backend (``timeout``, ``rpm``, ...).
     ``one_call`` asks all model-judged criteria in a single chat call per item.
@@ -167,9 +176,15 @@ async def judge_async(
         built, models = build_judge(as_specs(judge), pool=pool, ties=ties, quorum=quorum, cache=cache,
                                     model_options=options, max_tokens=max_tokens, one_call=joint)
         try:
-            return await run_judge(items, criteria, built, store=opened, concurrency=concurrency,
-                                   on_progress=on_progress, retry_unscored=retry_unscored,
-                                   lease_s=lease_s)
+            with run_span(options.get("trace"), judge=built.rater, items=len(items),
+                          criteria=[criterion.name for criterion in criteria]) as span:
+                result = await run_judge(items, criteria, built, store=opened, concurrency=concurrency,
+                                         on_progress=on_progress, retry_unscored=retry_unscored,
+                                         lease_s=lease_s)
+                if span is not None:
+                    span.set_attribute("convoscope.run_id", result.run_id)
+            result.summary.notes.extend(capability_notes(models))
+            return result
         finally:
             for model in models:
                 await model.aclose()
@@ -189,7 +204,7 @@ def _open_cache(store: Store, cache_path: str | Path | None) -> Any:
 
 
 def judge(items: Sequence[Item], criteria: Sequence[Criterion],
-          judge: str | JudgeSpec | Sequence[str | JudgeSpec] = EMBEDDED_DEFAULT,
+          judge: JudgeLike | Sequence[JudgeLike] = EMBEDDED_DEFAULT,
           **options: Any) -> RunResult:
     """:func:`judge_async` for scripts and notebooks: works with or without a running event
     loop (in Jupyter the run goes to a worker thread with its own loop)."""

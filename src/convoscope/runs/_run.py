@@ -26,6 +26,7 @@ from convoscope.criteria import Criterion
 from convoscope.items import Item
 from convoscope.judges import RETRYABLE_ON_REQUEST, TRANSIENT, Judge, Panel, Verdict, judge_key
 from convoscope.metrics import MetricJudge, check_metric_inputs
+from convoscope.models import task_context
 from convoscope.runs._result import RunResult
 from convoscope.runs._summary import RunSummary
 from convoscope.store import Store, VerdictWriter
@@ -263,7 +264,9 @@ class _Engine:
 
     async def _work(self, queue: asyncio.Queue[Task | None]) -> None:
         while (task := await queue.get()) is not None:
-            final, members = await _judge_one(task)
+            with task_context(run_id=self.run_id, item_id=task.item.id, criterion=task.criterion.name,
+                              task_key=task.key, judge=task.judge.rater):  # for tracing spans
+                final, members = await _judge_one(task)
             final = final.model_copy(update=self.stamp)
             members = [member.model_copy(update=self.stamp) for member in members]
             rows = [*zip(task.member_keys, members, strict=True), (task.key, final)]

@@ -50,6 +50,7 @@ class RunSummary:
     completion_tokens: int = 0
     cost: float = 0.0
     wall_time_s: float = 0.0
+    notes: list[str] = field(default_factory=list)  # e.g. an endpoint that took no structured output
 
     def count(self, final: Verdict, members: Sequence[Verdict]) -> None:
         self.verdicts += 1
@@ -61,8 +62,8 @@ class RunSummary:
             tally = self.members.setdefault(verdict.rater, Counter())
             tally["scored" if verdict.value is not None else verdict.unscored_reason or "unknown"] += 1
         for verdict in members or [final]:
-            if verdict.rater_kind is RaterKind.METRIC or verdict.shared_call:
-                continue  # computed from the log, or answered by another verdict's call
+            if verdict.rater_kind in (RaterKind.METRIC, RaterKind.PYTHON) or verdict.shared_call:
+                continue  # computed from the log or by Python code, or answered by another call
             self.cache_hits += verdict.cached
             self.model_calls += not verdict.cached and verdict.unscored_reason != "model_error"
             self.prompt_tokens += 0 if verdict.cached else verdict.prompt_tokens
