@@ -2,44 +2,41 @@
 
 from __future__ import annotations
 
-import sys
+import asyncio
+import contextlib
+import signal
+from collections.abc import Coroutine, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from convoscope.cli._common import fail_on
+from convoscope.cli._progress import RunProgress
 from convoscope.criteria import Criterion, select_criteria
 from convoscope.items import (
     ColumnMap,
-    Item,
+    ItemStream,
+    RecordStream,
     TextEncodingError,
     check_output,
     read_items,
     with_reference_candidates,
-    write_records,
 )
-from convoscope.metrics import check_metric_inputs
+from convoscope.judges import Verdict
 from convoscope.models import endpoint_options
 from convoscope.runs import (
     DEFAULT_LEASE_S,
     DEFAULT_MAX_UNSCORED,
     EXIT_BELOW_GATE,
+    EXIT_OUTSTANDING,
     OFFLINE_WARNING,
-    JudgeSpec,
+    GateTally,
     RunResult,
-    applies,
-    check_gates,
     is_embedded,
     judge_async,
     judge_specs,
@@ -48,6 +45,8 @@ from convoscope.runs import (
     run_sync,
 )
 from convoscope.store import DEFAULT_STORE, Store
+
+T = TypeVar("T")
 
 EXAMPLE = """
 \b
@@ -148,6 +147,11 @@ Examples:
               "otel; spans go to the tracer provider your environment configures, e.g. through "
               "opentelemetry-instrument).")
 @click.option("--limit", type=int, help="Judge only the first N items.")
+@click.option("--chunk-size", type=click.IntRange(min=1), default=256, show_default=True,
+              help="Items read, planned and claimed together. Workers sharing a run claim chunks.")
+@click.option("--progress-every", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
+              metavar="SECONDS", help="When not on a terminal (CI logs, nohup, | tee): one progress "
+              "line this often.")
 @click.option("--reference-candidates", is_flag=True,
               help="Judge each context's reference turn as one more candidate (system "
               "'reference', id '<context>:reference'), as the response-candidate protocol does.")
@@ -167,8 +171,8 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
                   lease_s: float, timeout: float | None, deadline: float | None, max_retries: int | None,
                   rpm: float | None, tpm: float | None, api_key_env: tuple[str, ...],
                   allow_insecure_key: bool, context_length: int | None, batch: str | None,
-                  gates: tuple[str, ...], otel: bool, limit: int | None, reference_candidates: bool,
-                  **columns: str) -> None:
+                  gates: tuple[str, ...], otel: bool, limit: int | None, chunk_size: int,
+                  progress_every: float, reference_candidates: bool, **columns: str) -> None:
     """Judge ITEMS (.jsonl, .csv, .tsv, .parquet) on criteria and keep every verdict.
 
     Every verdict is written to the store as it is produced. Run the same command again after
@@ -188,52 +192,43 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
     console = Console(stderr=True)
     with fail_on(console):
         mapping: dict[str, Any] = {key.removesuffix("_col"): value for key, value in columns.items()}
-        column_map = ColumnMap(**mapping)
-        try:
-            items = read_items(items_path, columns=column_map, encoding=encoding)[: limit or None]
-        except TextEncodingError as error:
-            raise TextEncodingError(error.path or items_path, error.line, None,
-                                    f"{error.problem} (--encoding)") from None
-        if reference_candidates:
-            items = with_reference_candidates(items)
+        with _encoding_hint(items_path):
+            stream = _item_stream(items_path, ColumnMap(**mapping), encoding, limit, chunk_size,
+                                  reference_candidates)
+            stream.check_start()
         criteria = select_criteria(suites=suites, names=criteria_refs, files=criteria_files, only=kpis)
         if domain:
             criteria = [criterion.model_copy(update={"domain": domain}) for criterion in criteria]
-        check_metric_inputs(items, criteria, source=items_path)
         rules = resolve_gates([parse_gate(text) for text in gates], criteria)
         specs = judge_specs(judges, mode=mode, personas=personas)
-        if out is not None:
-            check_output(out, inputs=(items_path, *criteria_files, store_target))
+        writer = _verdict_stream(out, criteria, inputs=(items_path, *criteria_files, store_target))
         store = Store(store_target)
-        console.print(f"Judging {len(items)} items on {len(criteria)} criteria; "
-                      f"store: [bold]{store.location}[/bold]")
+        console.print(f"Judging {items_path} on {len(criteria)} criteria; "
+                      f"store: [bold]{escape(store.location)}[/bold]")
         if any(is_embedded(spec.model) for spec in specs):
             console.print(f"[yellow]{OFFLINE_WARNING}[/yellow]")
-        result = _run_with_progress(console, items, criteria, specs, store=store,
-                                    cache_path=None if no_cache else cache_path or "beside-store",
-                                    pool=pool, ties=ties, quorum=quorum, concurrency=concurrency,
-                                    max_tokens=max_tokens, one_call=one_call,
-                                    retry_unscored=retry_unscored, lease_s=lease_s,
-                                    model_options=endpoint_options(
-                                         timeout=timeout, deadline=deadline, max_retries=max_retries,
-                                         rpm=rpm, tpm=tpm, api_key_env=api_key_env,
-                                         allow_insecure_key=allow_insecure_key,
-                                         context_length=context_length)
-                                     | ({"batch": batch} if batch else {})
-                                     | ({"trace": True} if otel else {}))
-        if out is not None:
-            written = write_records([*result.member_verdicts, *result.verdicts], out)
-            console.print(f"Wrote {written} verdicts to {out}")
+        tally = GateTally(rules)
+        options = dict(cache_path=None if no_cache else cache_path or "beside-store", pool=pool, ties=ties,
+                       quorum=quorum, concurrency=concurrency, max_tokens=max_tokens, one_call=one_call,
+                       retry_unscored=retry_unscored, lease_s=lease_s, model_options=endpoint_options(
+                           timeout=timeout, deadline=deadline, max_retries=max_retries, rpm=rpm, tpm=tpm,
+                           api_key_env=api_key_env, allow_insecure_key=allow_insecure_key,
+                           context_length=context_length)
+                       | ({"batch": batch} if batch else {}) | ({"trace": True} if otel else {}))
+        with _encoding_hint(items_path):
+            result = _run(console, stream, criteria, specs, store, writer, tally, progress_every, options)
+        if writer is not None:
+            console.print(f"Wrote {writer.count} verdicts to {escape(str(out))}")
         _print_summary(console, result)
         if batch and result.summary.cost:
             cost = result.summary.cost
             console.print(f"Batch answers are billed at half the list price: {cost:.4f} "
                           f"instead of {2 * cost:.4f}.")
-        gate_results = check_gates(result.verdicts, rules)
+        gate_results = tally.results()
     for gate in gate_results:
         observed = "nothing scored" if gate.observed is None else f"{gate.observed:.3f}"
         mark = "[green]pass[/green]" if gate.passed else "[red]FAIL[/red]"
-        console.print(f"gate {gate.rule}: {observed} over {gate.n} verdicts — {mark}")
+        console.print(f"gate {escape(str(gate.rule))}: {observed} over {gate.n} verdicts — {mark}")
     code = result.exit_code(max_unscored)
     if not code and not all(gate.passed for gate in gate_results):
         console.print("[red]Below a --fail-under gate[/red] (exit 5).")
@@ -243,24 +238,103 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
         raise SystemExit(code)
 
 
+def _run(console: Console, stream: ItemStream, criteria: list[Criterion], specs: list[Any], store: Store,
+         writer: RecordStream | None, tally: GateTally, every: float, options: dict[str, Any]) -> RunResult:
+    """The run, streaming: verdicts go to --out and the gates as they are committed."""
+    with RunProgress(console, every=every, count_total=_total(stream, criteria)) as progress:
+        def on_verdicts(finals: list[Verdict], members: list[Verdict]) -> None:
+            tally.add(finals)
+            progress.unscored.update(v.unscored_reason for v in finals if v.unscored_reason)
+            if writer is not None:
+                writer.write([*members, *finals])
+
+        try:
+            return run_sync(_until_terminated(judge_async(
+                stream, criteria, specs, store=store, on_progress=progress.advance,
+                on_verdicts=on_verdicts, collect=False, **options)))
+        except Terminated:
+            console.print("[yellow]Stopped (SIGTERM).[/yellow] Every verdict made so far is in the "
+                          "store; run the same command again to resume (exit 3).")
+            raise SystemExit(EXIT_OUTSTANDING) from None
+        finally:
+            if writer is not None:
+                writer.close()
+
+
+def _item_stream(path: Path, columns: ColumnMap, encoding: str, limit: int | None, chunk_size: int,
+                 reference_candidates: bool) -> ItemStream:
+    """The items, read lazily; with reference candidates, read whole (they group by context)."""
+    if reference_candidates:
+        items = read_items(path, columns=columns, encoding=encoding)[: limit or None]
+        return ItemStream(with_reference_candidates(items), chunk_size=chunk_size)
+    return ItemStream(path, columns=columns, encoding=encoding, limit=limit, chunk_size=chunk_size)
+
+
+@contextlib.contextmanager
+def _encoding_hint(path: Path) -> Iterator[None]:
+    """A file read in the wrong encoding: the message names the option that fixes it."""
+    try:
+        yield
+    except TextEncodingError as error:
+        raise TextEncodingError(error.path or path, error.line, None,
+                                f"{error.problem} (--encoding)") from None
+
+
+def _verdict_stream(out: Path | None, criteria: list[Criterion],
+                    inputs: tuple[Any, ...]) -> RecordStream | None:
+    """--out, checked and opened before any model call; value is text when a scale has labels."""
+    if out is None:
+        return None
+    check_output(out, inputs=inputs)
+    numeric = all(criterion.scale.is_numeric() for criterion in criteria)
+    return RecordStream(out, fields=list(Verdict.model_fields), model=Verdict,
+                        number_columns=("value",) if numeric else (),
+                        text_columns=() if numeric else ("value",))
+
+
+def _total(stream: ItemStream, criteria: list[Criterion]) -> Any:
+    def count() -> int | None:
+        items = stream.count()
+        return None if items is None else items * len(criteria)
+
+    return count
+
+
+class Terminated(Exception):
+    """The process got SIGTERM while judging."""
+
+
+async def _until_terminated(work: Coroutine[Any, Any, T]) -> T:
+    """SIGTERM stops the run as Ctrl-C does: the task is cancelled, every verdict made so far is
+    committed (the run's ``finally``), and :class:`Terminated` tells the command to exit 3."""
+    task = asyncio.ensure_future(work)
+    loop = asyncio.get_running_loop()
+    signalled = False
+
+    def stop() -> None:
+        nonlocal signalled
+        signalled = True
+        task.cancel()
+
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
+        loop.add_signal_handler(signal.SIGTERM, stop)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if signalled:
+            raise Terminated from None
+        raise
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.remove_signal_handler(signal.SIGTERM)
+
+
 _EXIT_NOTES = {
     3: "[yellow]Work outstanding:[/yellow] some tasks still have a model_error verdict (exit 3). "
        "Run the same command again to retry exactly those.",
     4: "[yellow]Too many unscored verdicts:[/yellow] {share:.1%} of the run is unscored, more than "
        "--max-unscored {limit:g} (exit 4).",
 }
-
-
-def _run_with_progress(console: Console, items: list[Item], criteria: list[Criterion],
-                       specs: list[JudgeSpec], **options: Any) -> RunResult:
-    columns = ("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn(), "eta", TimeRemainingColumn())
-    total = sum(1 for item in items for criterion in criteria if applies(criterion, item))
-    with Progress(*columns, console=console, transient=False,
-                  disable=not console.is_terminal and not sys.stderr.isatty()) as progress:
-        task = progress.add_task("judging", total=total)
-        return run_sync(judge_async(items, criteria, specs,
-                                    on_progress=lambda n: progress.advance(task, n), **options))
 
 
 def _print_summary(console: Console, result: RunResult) -> None:

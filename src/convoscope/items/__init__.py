@@ -17,8 +17,10 @@ from convoscope.items._io import (
     validate_record,
 )
 from convoscope.items._model import Item, Turn
+from convoscope.items._stream import ItemStream, RawChunk
 from convoscope.items._write import (
     OUTPUT_SUFFIXES,
+    RecordStream,
     check_output,
     write_csv,
     write_jsonl,
@@ -29,9 +31,12 @@ from convoscope.items._write import (
 __all__ = [
     "OUTPUT_SUFFIXES",
     "REFERENCE_SYSTEM",
+    "RecordStream",
     "ColumnMap",
     "Item",
     "ItemError",
+    "ItemStream",
+    "RawChunk",
     "TextEncodingError",
     "Turn",
     "check_output",

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from convoscope.criteria import Criterion
 from convoscope.errors import ConfigError
-from convoscope.items import Item
+from convoscope.items import Item, ItemStream
 from convoscope.judges import Judge, JudgeMode, Panel, PoolRule, RubricJudge, TieRule
 from convoscope.models import Model
+from convoscope.runs._engine import Progress, Sink
 from convoscope.runs._result import RunResult
-from convoscope.runs._run import DEFAULT_LEASE_S, Progress, run_judge
+from convoscope.runs._run import DEFAULT_LEASE_S, run_judge
 from convoscope.store import DEFAULT_STORE, Store
 
 EMBEDDED_DEFAULT = "embedded"
@@ -129,7 +130,7 @@ def build_judge(
 
 
 async def judge_async(
-    items: Sequence[Item],
+    items: Iterable[Item] | ItemStream | str | Path | Any,
     criteria: Sequence[Criterion],
     judge: str | JudgeSpec | Sequence[str | JudgeSpec] = EMBEDDED_DEFAULT,
     *,
@@ -145,8 +146,15 @@ async def judge_async(
     one_call: bool = False,
     retry_unscored: bool = False,
     lease_s: float = DEFAULT_LEASE_S,
+    on_verdicts: Sink | None = None,
+    collect: bool = True,
 ) -> RunResult:
     """Judge ``items`` on ``criteria`` and return the run's :class:`RunResult` (the one async core).
+
+    ``items``: a list or iterable of items, a path to an items file or a DataFrame / Hugging Face
+    Dataset (both read lazily, in chunks), or an :class:`~convoscope.items.ItemStream`.
+    ``on_verdicts(finals, members)`` sees verdicts as they are committed; ``collect=False`` keeps
+    them out of the result (for runs too large to hold; the summary still counts them).
 
     ``judge``: a model spec (``"embedded"``, ``"openai:MODEL@URL"``), a :class:`JudgeSpec`, or
     a list of them (a panel pooled by ``pool``/``ties``/``quorum``). ``store``: a Store, a
@@ -167,9 +175,10 @@ async def judge_async(
         built, models = build_judge(as_specs(judge), pool=pool, ties=ties, quorum=quorum, cache=cache,
                                     model_options=options, max_tokens=max_tokens, one_call=joint)
         try:
-            return await run_judge(items, criteria, built, store=opened, concurrency=concurrency,
-                                   on_progress=on_progress, retry_unscored=retry_unscored,
-                                   lease_s=lease_s)
+            return await run_judge(_as_stream(items), criteria, built, store=opened,
+                                   concurrency=concurrency, on_progress=on_progress,
+                                   retry_unscored=retry_unscored, lease_s=lease_s,
+                                   on_verdicts=on_verdicts, collect=collect)
         finally:
             for model in models:
                 await model.aclose()
@@ -178,6 +187,19 @@ async def judge_async(
             await asyncio.to_thread(cache.close)
         if owned:
             opened.close()
+
+
+def _as_stream(items: Any) -> Any:
+    """Paths and tables are read lazily; lists and other iterables of items go as they are."""
+    from convoscope.items._frames import is_table
+
+    if isinstance(items, str | Path) or (is_table(items) and not _is_item_list(items)):
+        return ItemStream(items)
+    return items
+
+
+def _is_item_list(items: Any) -> bool:
+    return isinstance(items, list) and all(isinstance(item, Item) for item in items)
 
 
 def _open_cache(store: Store, cache_path: str | Path | None) -> Any:
