@@ -354,7 +354,8 @@ def _print_summary(console: Console, result: RunResult) -> None:
         rows.append((f"member {rater}", counts))
     rows += [
         ("not applicable", summary.not_applicable),
-        ("model calls", summary.model_calls), ("cache hits", summary.cache_hits),
+        ("model calls", summary.model_calls), ("failed calls", summary.failed_calls),
+        ("cache hits", summary.cache_hits),
         ("prompt tokens", summary.prompt_tokens), ("completion tokens", summary.completion_tokens),
         ("wall time", f"{summary.wall_time_s:.1f} s"), ("store", summary.store),
     ]

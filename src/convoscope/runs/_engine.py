@@ -214,6 +214,7 @@ class Engine:
         if self.options.order is not None:
             self.options.order.update({(task.item.id, task.criterion.name): (task.chunk, task.position)
                                        for task in plan.tasks})
+        _prefetch(plan)
         keys = [(key, task.position, True) for task in plan.tasks for key in task.member_keys]
         keys += [(task.key, task.position, False) for task in plan.tasks]
         with self.store.engine.begin() as connection:
@@ -275,6 +276,19 @@ class Engine:
             self.writer.close()
         finally:
             release_leases(self.store.engine, self.run_id, self.summary.worker)
+
+
+def _prefetch(plan: Plan) -> None:
+    """Let cached models key and look up a chunk's requests at once, off the event loop."""
+    wanted: dict[int, tuple[Any, list[Any]]] = {}
+    for task in plan.tasks:
+        judges = task.judge.members if isinstance(task.judge, Panel) else (task.judge,)
+        for judge, request in zip(judges, task.requests, strict=False):
+            model = getattr(judge, "model", None)
+            if request is not None and callable(getattr(model, "prefetch", None)):
+                wanted.setdefault(id(model), (model, []))[1].append(request)
+    for model, requests in wanted.values():
+        model.prefetch(requests)
 
 
 async def judge_task(task: Task) -> tuple[Verdict, list[Verdict]]:

@@ -45,6 +45,7 @@ class RunSummary:
     outstanding: Counter[str] = field(default_factory=Counter)
     members: dict[str, Counter[str]] = field(default_factory=dict)
     model_calls: int = 0
+    failed_calls: int = 0  # calls that ended in a model_error after every retry
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -64,7 +65,9 @@ class RunSummary:
             if verdict.rater_kind is RaterKind.METRIC or verdict.shared_call:
                 continue  # computed from the log, or answered by another verdict's call
             self.cache_hits += verdict.cached
-            self.model_calls += not verdict.cached and verdict.unscored_reason != "model_error"
+            failed = verdict.unscored_reason == "model_error"
+            self.failed_calls += failed
+            self.model_calls += not verdict.cached and not failed
             self.prompt_tokens += 0 if verdict.cached else verdict.prompt_tokens
             self.completion_tokens += 0 if verdict.cached else verdict.completion_tokens
             self.cost += 0.0 if verdict.cached else verdict.cost or 0.0
