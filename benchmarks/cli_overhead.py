@@ -121,7 +121,8 @@ def main() -> None:
     report(args, plain_runs, ours_runs)
 
 
-def report(args: argparse.Namespace, plain: list[tuple[float, float]], ours: list[tuple[float, float]]) -> None:
+def report(args: argparse.Namespace, plain: list[tuple[float, float]],
+           ours: list[tuple[float, float]]) -> None:
     wall_plain, wall_ours = statistics.median(w for w, _ in plain), statistics.median(w for w, _ in ours)
     cpu_plain, cpu_ours = statistics.median(c for _, c in plain), statistics.median(c for _, c in ours)
     load = os.getloadavg()[0]
