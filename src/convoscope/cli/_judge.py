@@ -25,6 +25,7 @@ from convoscope.items import (
     TextEncodingError,
     check_output,
     read_items,
+    sample_items,
     with_reference_candidates,
 )
 from convoscope.judges import Verdict
@@ -58,6 +59,7 @@ Examples:
   convoscope judge answers.csv --criterion survey/effort --judge openai:gpt-4o-mini \\
       --api-key-env api.openai.com=OPENAI_API_KEY --concurrency 32 --rpm 500 --timeout 30
   convoscope judge candidates.jsonl --suite response-candidates --reference-candidates --out verdicts.jsonl
+  convoscope judge logs.jsonl --suite kpi --sample 500 --stratify-by language --seed 1 --out sample.jsonl
   convoscope judge qa.jsonl --suite kpi --kpi follow-up --kpi low-latency \\
       --judge embedded --judge embedded:gemma3-270m --pool max-vote --persona brand-ambassador
 """
@@ -147,6 +149,12 @@ Examples:
               "otel; spans go to the tracer provider your environment configures, e.g. through "
               "opentelemetry-instrument).")
 @click.option("--limit", type=int, help="Judge only the first N items.")
+@click.option("--sample", "sample_size", type=click.IntRange(min=1), metavar="N",
+              help="Judge a reproducible random sample of N items (see --stratify-by, --seed).")
+@click.option("--stratify-by", metavar="FIELD", help="Share the sample in proportion to the items' "
+              "FIELD: language, system, question or meta.KEY.")
+@click.option("--seed", "sample_seed", type=int, default=0, show_default=True,
+              help="Which sample --sample draws (the same seed, the same items).")
 @click.option("--chunk-size", type=click.IntRange(min=1), default=256, show_default=True,
               help="Items read, planned and claimed together. Workers sharing a run claim chunks.")
 @click.option("--progress-every", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
@@ -171,8 +179,9 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
                   lease_s: float, timeout: float | None, deadline: float | None, max_retries: int | None,
                   rpm: float | None, tpm: float | None, api_key_env: tuple[str, ...],
                   allow_insecure_key: bool, context_length: int | None, batch: str | None,
-                  gates: tuple[str, ...], otel: bool, limit: int | None, chunk_size: int,
-                  progress_every: float, reference_candidates: bool, **columns: str) -> None:
+                  gates: tuple[str, ...], otel: bool, limit: int | None, sample_size: int | None,
+                  stratify_by: str | None, sample_seed: int, chunk_size: int, progress_every: float,
+                  reference_candidates: bool, **columns: str) -> None:
     """Judge ITEMS (.jsonl, .csv, .tsv, .parquet) on criteria and keep every verdict.
 
     Every verdict is written to the store as it is produced. Run the same command again after
@@ -196,6 +205,8 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
             stream = _item_stream(items_path, ColumnMap(**mapping), encoding, limit, chunk_size,
                                   reference_candidates)
             stream.check_start()
+            if sample_size is not None:
+                stream = _sampled(console, stream, sample_size, stratify_by, sample_seed)
         criteria = select_criteria(suites=suites, names=criteria_refs, files=criteria_files, only=kpis)
         if domain:
             criteria = [criterion.model_copy(update={"domain": domain}) for criterion in criteria]
@@ -268,6 +279,14 @@ def _item_stream(path: Path, columns: ColumnMap, encoding: str, limit: int | Non
         items = read_items(path, columns=columns, encoding=encoding)[: limit or None]
         return ItemStream(with_reference_candidates(items), chunk_size=chunk_size)
     return ItemStream(path, columns=columns, encoding=encoding, limit=limit, chunk_size=chunk_size)
+
+
+def _sampled(console: Console, stream: ItemStream, size: int, stratify_by: str | None,
+             seed: int) -> ItemStream:
+    chosen = sample_items(stream, size, stratify_by=stratify_by, seed=seed)
+    how = f", stratified by {stratify_by}" if stratify_by else ""
+    console.print(f"Sample: {len(chosen)} items{how}, seed {seed}.", markup=False, highlight=False)
+    return ItemStream(chosen, chunk_size=stream.chunk_size)
 
 
 @contextlib.contextmanager

@@ -17,6 +17,7 @@ from convoscope.items._io import (
     validate_record,
 )
 from convoscope.items._model import Item, Turn
+from convoscope.items._sample import sample_items, stratum_of
 from convoscope.items._stream import ItemStream, RawChunk
 from convoscope.items._write import (
     OUTPUT_SUFFIXES,
@@ -45,6 +46,8 @@ __all__ = [
     "jsonl_records",
     "read_items",
     "records",
+    "sample_items",
+    "stratum_of",
     "verdicts_to_table",
     "reference_candidate",
     "validate_record",

@@ -85,6 +85,11 @@ class ItemStream:
         if count == 0:
             raise self._empty()
 
+    def __iter__(self) -> Iterator[Item]:
+        """Every item, parsed and validated, in input order (one chunk in memory at a time)."""
+        for chunk in self.chunks():
+            yield from chunk.items()
+
     def check_start(self) -> None:
         """Read and validate the first chunk now: a file that is unreadable from its first lines
         (wrong encoding, not JSON, a bad row) fails before anything else happens. Later rows are
