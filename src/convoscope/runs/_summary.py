@@ -51,6 +51,9 @@ class RunSummary:
     completion_tokens: int = 0
     cost: float = 0.0
     wall_time_s: float = 0.0
+    # With repeated judgements: per judge and criterion, how far the judge agrees with itself
+    # (see convoscope.runs.SelfConsistency).
+    self_consistency: list[dict[str, Any]] = field(default_factory=list)
 
     def count(self, final: Verdict, members: Sequence[Verdict]) -> None:
         self.verdicts += 1
