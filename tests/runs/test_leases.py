@@ -1,8 +1,9 @@
-"""Several workers on one run never do a task twice (task leases in the store), and a dead
-worker's tasks are taken over once its lease runs out: unit checks on a real SQLite file, then
+"""Several workers on one run never do a task twice (chunk leases in the store), and a dead
+worker's chunks are taken over once its lease runs out: unit checks on a real SQLite file, then
 three real ``convoscope judge`` processes and a kill -9, on SQLite and on a real PostgreSQL server,
 against the real llama.cpp server behind the counting fault proxy."""
 
+import contextlib
 import json
 import os
 import signal
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 
 import pytest
 import sqlalchemy as sa
@@ -17,40 +19,81 @@ from patience import PATIENT_ARGS, PATIENT_S
 from short_rubric import CRITERIA
 
 from convoscope.store import Store
+from convoscope.store._chunks import chunk_states, claim_chunk, finish_chunk
 
-KEYS = [f"k{i}" for i in range(200)]
 
-
-def test_two_workers_never_claim_the_same_task(tmp_path):
+def test_three_workers_never_claim_the_same_chunk(tmp_path):
     path = tmp_path / "s.db"
-    Store(path).register_tasks("r", KEYS)
-    got: dict[str, set[str]] = {}
+    Store(path).close()
+    got: dict[str, set[int]] = {}
 
     def worker(name):
         store, mine = Store(path), set()
-        for start in range(0, len(KEYS), 10):
-            claimed, _ = store.claim("r", name, KEYS[start:start + 10], lease_s=60)
-            mine |= claimed
+        for chunk in range(120):
+            if claim_chunk(store.engine, "r", chunk, "same", name, 60) == "claimed":
+                mine.add(chunk)
         got[name] = mine
+        store.close()
 
     threads = [threading.Thread(target=worker, args=(f"w{i}",)) for i in range(3)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert set.union(*got.values()) == set(KEYS)
-    assert sum(len(claimed) for claimed in got.values()) == len(KEYS)  # disjoint
+    assert set.union(*got.values()) == set(range(120))
+    assert sum(len(claimed) for claimed in got.values()) == 120  # disjoint
 
 
-def test_a_dead_workers_lease_expires_and_finished_tasks_stay_finished(tmp_path):
+def test_a_dead_workers_lease_expires_finished_chunks_stay_finished_changed_ones_reopen(tmp_path):
     store = Store(tmp_path / "s.db")
-    store.register_tasks("r", ["a", "b", "c"], done=["c"])
-    assert store.claim("r", "dead", ["a", "b", "c"], lease_s=0.2) == ({"a", "b"}, {"c"})
-    assert store.claim("r", "alive", ["a", "b"], lease_s=60) == (set(), set())  # still leased
+    assert claim_chunk(store.engine, "r", 0, "f0", "dead", 0.2) == "claimed"
+    assert claim_chunk(store.engine, "r", 0, "f0", "alive", 60) == "held"  # still leased
     time.sleep(0.3)
-    assert store.claim("r", "alive", ["a", "b"], lease_s=60) == ({"a", "b"}, set())
-    store.register_tasks("r", ["a", "b", "c"])  # a later process registering never reopens "c"
-    assert store.claim("r", "third", ["c"], lease_s=60) == (set(), {"c"})
+    assert claim_chunk(store.engine, "r", 0, "f0", "alive", 60) == "claimed"
+    with store.engine.begin() as connection:
+        finish_chunk(connection, "r", 0, Counter(scored=3))
+    assert claim_chunk(store.engine, "r", 0, "f0", "third", 60) == "done"
+    assert claim_chunk(store.engine, "r", 0, "f0", "third", 60, again=True) == "claimed"  # on request
+    with store.engine.begin() as connection:
+        finish_chunk(connection, "r", 0, Counter(scored=2, model_error=1))
+    assert chunk_states(store.engine, "r")[0].state == "failed"  # a next run takes it again
+    assert claim_chunk(store.engine, "r", 0, "f0", "fourth", 60) == "claimed"
+    with store.engine.begin() as connection:
+        finish_chunk(connection, "r", 0, Counter(scored=3))
+    assert claim_chunk(store.engine, "r", 0, "changed", "fifth", 60) == "claimed"  # other content
+    assert chunk_states(store.engine, "r")[0].fingerprint == "changed"
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_workers_started_together_on_a_new_database_all_start(tmp_path, kind):
+    """Before: on PostgreSQL, 1–2 of 3 workers started at once died with a UniqueViolation while
+    creating the tables. Migrations now run under a lock. Processes, as users start them."""
+    script = "import sys; from convoscope.store import Store; Store(sys.argv[1]).close(); print('ok')"
+    with contextlib.ExitStack() as stack:
+        if kind == "postgres":
+            pytest.importorskip("psycopg")
+            from pg_server import postgres_server
+
+            target = stack.enter_context(postgres_server())
+            if target is None:
+                pytest.skip("PostgreSQL server binaries not installed (scripts/test.sh installs them)")
+        else:
+            target = str(tmp_path / "new.db")
+        for _attempt in range(3):  # a race shows up in some starts, not every one
+            if kind == "postgres":
+                with Store(target).engine.begin() as connection:
+                    for table in ("verdicts", "runs", "run_tasks", "run_chunks", "schema_version"):
+                        connection.execute(sa.text(f"DROP TABLE IF EXISTS {table}"))
+            else:
+                for leftover in tmp_path.glob("new.db*"):
+                    leftover.unlink()
+            workers = [subprocess.Popen([sys.executable, "-c", script, target], stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True) for _ in range(4)]
+            results = [worker.communicate(timeout=PATIENT_S) for worker in workers]
+            assert [worker.returncode for worker in workers] == [0] * 4, [err[-800:] for _, err in results]
+        with Store(target).engine.connect() as connection:
+            version = connection.execute(sa.text("select version from schema_version")).fetchall()
+        assert version == [(4,)]
 
 
 N_ITEMS = 12
@@ -61,7 +104,7 @@ def _command(tmp_path, store, base_url, lease_s):
     return [sys.executable, "-m", "convoscope", "judge", str(tmp_path / "items.jsonl"),
             "--criteria-file", str(tmp_path / "criteria.yaml"), "--store", str(store),
             "--judge", f"openai:smollm2@{base_url}", "--mode", "completion", "--no-cache",
-            "--concurrency", str(CONCURRENCY), "--lease", str(lease_s), *PATIENT_ARGS]
+            "--concurrency", str(CONCURRENCY), "--lease", str(lease_s), "--chunk-size", "2", *PATIENT_ARGS]
 
 
 def _rows(store):

@@ -215,5 +215,5 @@ async def test_an_interrupted_run_keeps_every_verdict_it_made(tmp_path):
         await run
     assert 300 <= len(store.verdicts()) == SlowScriptedModel.answered < 2000
     with store.engine.connect() as connection:  # and no lease is left held
-        held = connection.execute(sa.text("select count(*) from tasks where owner is not null")).scalar()
+        held = connection.execute(sa.text("select count(*) from run_chunks where owner is not null")).scalar()
     assert held == 0

@@ -109,7 +109,7 @@ class Campaign(Assignment, People):
         if not unknown:
             return
         found = (self.store.verdicts(self.run_id) if empty
-                 else list(self.store.verdicts_for(self.run_id, unknown).values()))
+                 else list(self.store.verdicts_by_key(sorted(unknown), scope=self.run_id).values()))
         with self._lock:
             fresh = [v for v in found if self._key(v) not in self._cached_keys]
             self._cached = [*self._cached, *fresh]

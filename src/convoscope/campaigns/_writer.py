@@ -86,7 +86,7 @@ class AnswerWriter:
         try:
             connection = connection if connection is not None else self.store.engine.connect()
             with connection.begin():
-                self.store.write(connection, self.run_id, rows)
+                self.store.write(connection, rows, scope=self.run_id)  # a campaign is its own scope
             self.commits += 1
         except Exception as error:  # each waiting request raises it; the next group reconnects
             for pending in group:

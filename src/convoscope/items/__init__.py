@@ -15,9 +15,12 @@ from convoscope.items._io import (
     validate_record,
 )
 from convoscope.items._model import Item, Turn
+from convoscope.items._sample import sample_items, stratum_of
+from convoscope.items._stream import ItemStream, RawChunk
 from convoscope.items._text import ItemError, TextEncodingError, open_text, read_text
 from convoscope.items._write import (
     OUTPUT_SUFFIXES,
+    RecordStream,
     check_output,
     write_csv,
     write_jsonl,
@@ -28,9 +31,12 @@ from convoscope.items._write import (
 __all__ = [
     "OUTPUT_SUFFIXES",
     "REFERENCE_SYSTEM",
+    "RecordStream",
     "ColumnMap",
     "Item",
     "ItemError",
+    "ItemStream",
+    "RawChunk",
     "TextEncodingError",
     "Turn",
     "check_output",
@@ -41,6 +47,8 @@ __all__ = [
     "read_items",
     "read_text",
     "records",
+    "sample_items",
+    "stratum_of",
     "verdicts_to_table",
     "reference_candidate",
     "validate_record",

@@ -13,7 +13,7 @@ import csv
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -173,3 +173,122 @@ def _default_mode() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return 0o666 & ~mask
+
+
+class RecordStream:
+    """Records written as they come, to a .jsonl, .csv or .parquet file checked beforehand.
+
+    For runs too long to hold: JSON lines are flushed after every call to :meth:`write` (a
+    reader sees whole lines only), CSV rows under a fixed header (``fields``), Parquet row groups
+    of ``row_group`` records under a fixed schema. The file is written from the start: a run
+    writes everything it has, and an interrupted one leaves what it wrote. :meth:`close` ends it;
+    a file system that refuses a write is a LocatedError naming the path.
+    """
+
+    def __init__(self, path: str | Path, *, fields: Sequence[str] | None = None,
+                 row_group: int = 10_000, text_columns: Iterable[str] = (),
+                 number_columns: Iterable[str] = (), model: type[BaseModel] | None = None) -> None:
+        self.path = check_output(path)
+        self.suffix = self.path.suffix.lower()
+        self.count = 0
+        self._fields = list(fields or ())
+        self._text_columns = set(text_columns)
+        self._pending: list[dict[str, Any]] = []
+        self._row_group = row_group
+        self._parquet: Any = None
+        self._model = model
+        self._number_columns = set(number_columns)
+        try:
+            self._handle: IO[str] | None = (None if self.suffix == ".parquet" else
+                                            self.path.open("w", encoding="utf-8", newline=""))
+        except OSError as error:
+            raise LocatedError(self.path, f"could not be written ({error.strerror or error})") from None
+        self._csv = None
+        if self.suffix == ".csv" and self._handle is not None:
+            self._csv = csv.DictWriter(self._handle, fieldnames=self._fields, extrasaction="ignore")
+            self._csv.writeheader()
+
+    def write(self, records: Iterable[BaseModel | Mapping[str, Any]]) -> None:
+        try:
+            rows = list(_rows(records))
+            self.count += len(rows)
+            if self._csv is not None:
+                for row in rows:
+                    self._csv.writerow({k: json.dumps(v, ensure_ascii=False) if isinstance(v, list | dict)
+                                        else v for k, v in row.items()})
+            elif self._handle is not None:
+                self._handle.write("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+            else:
+                self._pending.extend(rows)
+                if len(self._pending) >= self._row_group:
+                    self._write_row_group()
+            if self._handle is not None:
+                self._handle.flush()
+        except OSError as error:
+            raise LocatedError(self.path, f"could not be written ({error.strerror or error})") from None
+
+    def _write_row_group(self) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        rows = [{key: json.dumps(value, ensure_ascii=False) if isinstance(value, dict)
+                 else (None if value is None else str(value)) if key in self._text_columns else value
+                 for key, value in row.items()} for row in self._pending]
+        self._pending = []
+        if self._parquet is None:
+            if self._model is not None:
+                schema = arrow_schema(self._model, text_columns=self._text_columns,
+                                      number_columns=self._number_columns)
+            else:
+                inferred = pa.Table.from_pylist(rows).schema
+                schema = pa.schema([field.with_type(pa.string()) if pa.types.is_null(field.type) else field
+                                    for field in inferred])
+            self._parquet = pq.ParquetWriter(str(self.path), schema)
+        table = pa.Table.from_pylist(rows, schema=self._parquet.schema)
+        self._parquet.write_table(table)
+
+    def close(self) -> None:
+        try:
+            if self.suffix == ".parquet":
+                if self._pending or self._parquet is None:
+                    if self._pending:
+                        self._write_row_group()
+                    else:
+                        write_parquet([], self.path)
+                if self._parquet is not None:
+                    self._parquet.close()
+            elif self._handle is not None:
+                self._handle.close()
+        except OSError as error:
+            raise LocatedError(self.path, f"could not be written ({error.strerror or error})") from None
+
+
+def arrow_schema(model: type[BaseModel], *, text_columns: Iterable[str] = (),
+                 number_columns: Iterable[str] = ()) -> Any:
+    """A Parquet schema for rows of ``model``: fixed before the first row, so a column that is
+    empty at first never changes type. A union of a number and a text is text unless named in
+    ``number_columns`` (e.g. ``value`` when every scale is numeric); ``text_columns`` are text.
+    Maps are stored as JSON text, sequences as lists of text."""
+    import types
+    import typing
+
+    import pyarrow as pa
+
+    text, numbers = set(text_columns), set(number_columns)
+    simple = {str: pa.string(), int: pa.int64(), float: pa.float64(), bool: pa.bool_()}
+
+    def arrow(annotation: Any) -> Any:
+        origin = typing.get_origin(annotation)
+        if origin in (typing.Union, types.UnionType):
+            kinds = [arrow(part) for part in typing.get_args(annotation) if part is not type(None)]
+            return kinds[0] if len(set(kinds)) == 1 else pa.string()
+        if origin is typing.Literal:
+            return pa.string()
+        if origin in (tuple, list):
+            return pa.list_(pa.string())
+        if origin is dict or annotation is dict:
+            return pa.string()
+        return simple.get(annotation, pa.string())
+
+    return pa.schema([(name, pa.string() if name in text else pa.int64() if name in numbers
+                       else arrow(field.annotation)) for name, field in model.model_fields.items()])

@@ -112,10 +112,10 @@ def compute_metric(item: Item, criterion: Criterion) -> Verdict:
 
 
 def check_metric_inputs(items: list[Item], criteria: list[Criterion], *,
-                        source: str | Path | None = None) -> None:
+                        source: str | Path | None = None, start: int = 0) -> None:
     """Compute every metric criterion once so bad inputs fail before any model call.
 
-    ``items`` are the file's items in order (a prefix is fine). Raises
+    ``items`` are the file's items in order from item number ``start`` (0: the first). Raises
     :class:`convoscope.items.ItemError` naming ``source`` (the items file), the item's line (its
     entry number for JSON and Parquet files) and the field; without a source, the item id.
     """
@@ -133,5 +133,6 @@ def check_metric_inputs(items: list[Item], criteria: list[Criterion], *,
                 if source is None:
                     raise ItemError(f"item {item.id!r}", None, error.field, error.problem) from None
                 lines = item_lines(source)  # read again only now, to name the line
-                line = lines[index] if index < len(lines) else index + 1
+                at = start + index
+                line = lines[at] if at < len(lines) else at + 1
                 raise ItemError(source, line, error.field, error.problem) from None

@@ -77,6 +77,7 @@ class OpenAIModel:
                  transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.model = model
         self.base_url = base_url.rstrip("/")
+        self._name = f"openai:{model}@{redact_url(self.base_url)}"  # never the URL's credentials
         key = resolve_api_key(self.base_url, api_key=api_key, api_key_env=api_key_env,
                               allow_insecure=allow_insecure)
         try:
@@ -88,11 +89,13 @@ class OpenAIModel:
             raise ModelError(f"{self.name}: {error}") from None
         # Several small connection pools instead of one big one: httpx's pool scans every
         # connection it holds on each request, so its cost per request grows with the pool
-        # (encode/httpx#3215); requests are dealt round-robin over the shards.
+        # (encode/httpx#3215); requests are dealt round-robin over the shards. They share one
+        # TLS context: building one loads the CA bundle (tens of milliseconds each).
+        tls = httpx.create_ssl_context()
         self._clients = [httpx.AsyncClient(
             base_url=self.base_url, headers={"Authorization": f"Bearer {key}"} if key else {},
             timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)), transport=transport,
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64))
+            verify=tls, limits=httpx.Limits(max_connections=None, max_keepalive_connections=64))
             for _ in range(_POOL_SHARDS)]
         self._client = self._clients[0]  # side requests (probes, /props, /tokenize)
         self._next_shard = itertools.count()
@@ -105,7 +108,7 @@ class OpenAIModel:
 
     @property
     def name(self) -> str:
-        return f"openai:{self.model}@{redact_url(self.base_url)}"
+        return self._name
 
     @property
     def in_flight_limit(self) -> AdaptiveLimit:
@@ -158,6 +161,9 @@ class OpenAIModel:
             client = self._clients[next(self._next_shard) % len(self._clients)]
             response = await client.post(path, json=body)
         except httpx.TimeoutException as error:
+            # A server too slow to answer in time is congested, as one that says 429: fewer
+            # requests at once (a llama.cpp server keeps computing the abandoned ones).
+            self._limit.throttled(sent_at)
             raise TransientError(f"no answer within the timeout of {self._policy.timeout:g} s "
                                  f"({type(error).__name__})") from None
         except httpx.RequestError as error:  # connection refused or dropped, broken encoding, ...

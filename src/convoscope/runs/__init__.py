@@ -10,6 +10,7 @@ from convoscope.runs._build import (
     EMBEDDED_DEFAULT,
     OFFLINE_WARNING,
     JudgeSpec,
+    RunOptions,
     as_specs,
     build_judge,
     default_cache_path,
@@ -23,10 +24,12 @@ from convoscope.runs._gate import (
     EXIT_BELOW_GATE,
     GateResult,
     GateRule,
+    GateTally,
     check_gates,
     parse_gate,
     resolve_gates,
 )
+from convoscope.runs._repeats import SelfConsistency, self_consistency
 from convoscope.runs._result import RunResult
 from convoscope.runs._run import (
     DEFAULT_LEASE_S,
@@ -57,9 +60,12 @@ __all__ = [
     "OFFLINE_WARNING",
     "GateResult",
     "GateRule",
+    "GateTally",
     "JudgeSpec",
+    "RunOptions",
     "RunResult",
     "RunSummary",
+    "SelfConsistency",
     "Task",
     "applies",
     "as_specs",
@@ -77,4 +83,5 @@ __all__ = [
     "run_id_for",
     "run_judge",
     "run_sync",
+    "self_consistency",
 ]

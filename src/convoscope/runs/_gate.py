@@ -108,19 +108,42 @@ def _label_names(scale: Any) -> list[str]:
     return [str(value) for value in scale.values()]
 
 
+class GateTally:
+    """Gate rules checked as verdicts stream past (a long run never holds them all)."""
+
+    def __init__(self, rules: Sequence[GateRule]) -> None:
+        self.rules = list(rules)
+        self._sums = [0.0] * len(self.rules)  # the mean's sum, or the label's hits
+        self._counts = [0] * len(self.rules)  # scored verdicts on the rule's criterion
+        self._numbers = [0] * len(self.rules)  # of them, numbers (what a mean is taken of)
+
+    def add(self, verdicts: Iterable[Any]) -> None:
+        for verdict in verdicts:
+            if verdict.value is None:
+                continue
+            for at, rule in enumerate(self.rules):
+                name = verdict.criterion
+                if name != rule.criterion and not name.endswith(f":{rule.criterion}"):
+                    continue
+                self._counts[at] += 1
+                value = verdict.value
+                if rule.label is not None:
+                    target = rule.stored if rule.stored is not None else rule.label
+                    self._sums[at] += value == target or str(value) == str(target)
+                elif isinstance(value, int | float):
+                    self._sums[at] += float(value)
+                    self._numbers[at] += 1
+
+    def results(self) -> list[GateResult]:
+        results = []
+        for at, rule in enumerate(self.rules):
+            base = self._counts[at] if rule.label is not None else self._numbers[at]
+            results.append(GateResult(rule, self._sums[at] / base if base else None, self._counts[at]))
+        return results
+
+
 def check_gates(verdicts: Iterable[Any], rules: Sequence[GateRule]) -> list[GateResult]:
     """The observed mean or share for every rule (rules from :func:`resolve_gates`)."""
-    rows = [v for v in verdicts if v.value is not None]
-    results = []
-    for rule in rules:
-        values = [v.value for v in rows if v.criterion == rule.criterion
-                  or v.criterion.endswith(f":{rule.criterion}")]
-        if rule.label is not None:
-            target = rule.stored if rule.stored is not None else rule.label
-            hits = sum(value == target or str(value) == str(target) for value in values)
-            observed = hits / len(values) if values else None
-        else:
-            numbers = [float(value) for value in values if isinstance(value, int | float)]
-            observed = sum(numbers) / len(numbers) if numbers else None
-        results.append(GateResult(rule, observed, len(values)))
-    return results
+    tally = GateTally(rules)
+    tally.add(verdicts)
+    return tally.results()

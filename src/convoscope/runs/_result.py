@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from convoscope.judges import Verdict
 from convoscope.runs._summary import DEFAULT_MAX_UNSCORED, RunSummary
@@ -68,12 +68,3 @@ class RunResult:
         return (f"RunResult(run_id={self.run_id!r}, verdicts={len(self.verdicts)}, "
                 f"scored={sum(v.value is not None for v in self.verdicts)}, "
                 f"resumed={summary.resumed}, model_calls={summary.model_calls})")
-
-    @classmethod
-    def from_store(cls, store: Any, summary: RunSummary, final_keys: list[str],
-                   member_keys: list[str]) -> RunResult:
-        """Read the run's current verdicts once, in task order."""
-        found = store.verdicts_for(summary.run_id, [*final_keys, *member_keys])
-        final = tuple(found[key] for key in final_keys if key in found)
-        members = tuple(found[key] for key in member_keys if key in found)
-        return cls(summary.run_id, final, summary, members, summary.store)

@@ -1,57 +1,119 @@
 """One writer thread per run: verdicts leave the event loop and are committed in groups.
 
-``put`` only queues a task's verdict rows; the thread commits whatever has queued up (up to
-``batch`` tasks) in one transaction, together with the tasks' lease state, so the event loop never
-waits for the disk and a burst of verdicts costs one commit. :meth:`flush` waits for everything
-queued so far; :meth:`close` flushes and stops (a run calls it in ``finally``, so Ctrl-C loses
-nothing that was judged). A failed commit is retried a few times (a busy SQLite file), then
-raised from the next ``put``/``flush``, so a run never goes on judging into a store it cannot write.
+``put`` hands a task's verdict rows over; the event loop gathers what arrives within a few
+milliseconds (or 64 tasks) into one hand-over, so the writer thread wakes once per group, not once
+per verdict. The thread commits whatever has queued up (up to ``batch`` tasks) in one transaction,
+together with the chunks that are now finished, then passes the committed verdicts to
+``on_commit`` (a stream to ``--out``, a result being collected) in the order they were committed;
+verdicts found already stored (``emit``) go through the same thread, so one thread writes the
+output. :meth:`flush` waits for everything handed over so far; :meth:`close` flushes and stops (a
+run calls it in ``finally``, so Ctrl-C loses nothing that was judged). A failed commit is retried a
+few times (a busy SQLite file), then raised from the next ``put``/``flush``, so a run never goes on
+judging into a store it cannot write.
 """
 
 from __future__ import annotations
 
+import asyncio
 import queue
 import threading
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
 import sqlalchemy as sa
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from convoscope.judges import Verdict
+from convoscope.store._chunks import finish_chunk
 from convoscope.store._store import Store
-from convoscope.store._tasks import settle_tasks
+
+OnCommit = Callable[[list[Verdict], list[Verdict]], None]  # (final verdicts, panel members')
+_HAND_OVER_S = 0.005
+_HAND_OVER_AT = 64
 
 
 @dataclass(frozen=True)
-class _Entry:
-    rows: list[tuple[str, Verdict]]
-    task_key: str
-    finished: bool
+class _Judged:
+    rows: list[tuple[str, Verdict]]  # members first, the final verdict last
+    members: int
+
+
+@dataclass(frozen=True)
+class _Finished:
+    chunk: int
+    outcome: Counter[str]
+
+
+@dataclass(frozen=True)
+class _Found:
+    finals: list[Verdict]
+    members: list[Verdict] = field(default_factory=list)
+
+
+_Entry = _Judged | _Finished | _Found
 
 
 class VerdictWriter:
     """Writes one run's verdicts from a background thread, in grouped transactions."""
 
     def __init__(self, store: Store, run_id: str, *, supersede: Iterable[str] = (),
-                 batch: int = 500) -> None:
+                 on_commit: OnCommit | None = None, batch: int = 500) -> None:
         self.store, self.run_id = store, run_id
         self.supersede = tuple(sorted(supersede))
+        self.on_commit = on_commit
         self.commits = 0
+        self.handovers = 0
         self._batch = batch
-        self._queue: queue.Queue[_Entry | threading.Event | None] = queue.Queue()
+        self._queue: queue.Queue[list[_Entry] | threading.Event | None] = queue.Queue()
+        self._gathered: list[_Entry] = []
+        self._scheduled: asyncio.TimerHandle | None = None
         self._error: BaseException | None = None
         self._closed = False
         self._thread = threading.Thread(target=self._loop, name=f"verdict-writer:{run_id}", daemon=True)
         self._thread.start()
 
-    def put(self, rows: list[tuple[str, Verdict]], task_key: str, *, finished: bool) -> None:
-        """Queue a task's verdicts (members first, the final one last)."""
+    # -- handing over (event loop side) -----------------------------------------------------
+
+    def put(self, rows: list[tuple[str, Verdict]], *, members: int = 0) -> None:
+        """Queue a task's verdicts: ``members`` panel members' first, the final one last."""
+        self._hand(_Judged(rows, members))
+
+    def finish(self, chunk: int, outcome: Counter[str]) -> None:
+        """Mark a chunk finished once everything handed over before is committed."""
+        self._hand(_Finished(chunk, outcome))
+
+    def emit(self, finals: list[Verdict], members: list[Verdict]) -> None:
+        """Pass verdicts that were already stored to ``on_commit``, in turn with the others."""
+        if self.on_commit is not None and (finals or members):
+            self._hand(_Found(finals, members))
+
+    def _hand(self, entry: _Entry) -> None:
         self._raise_if_failed()
-        self._queue.put(_Entry(rows, task_key, finished))
+        self._gathered.append(entry)
+        if len(self._gathered) >= _HAND_OVER_AT:
+            self._hand_over()
+            return
+        if self._scheduled is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # called from plain threads: no loop to gather on
+                self._hand_over()
+                return
+            self._scheduled = loop.call_later(_HAND_OVER_S, self._hand_over)
+
+    def _hand_over(self) -> None:
+        if self._scheduled is not None:
+            self._scheduled.cancel()
+            self._scheduled = None
+        if self._gathered:
+            entries, self._gathered = self._gathered, []
+            self._queue.put(entries)
+            self.handovers += 1
 
     def flush(self) -> None:
-        """Block until everything queued so far is committed."""
+        """Block until everything handed over so far is committed."""
+        self._hand_over()
         if not self._closed and self._thread.is_alive():
             done = threading.Event()
             self._queue.put(done)
@@ -60,6 +122,7 @@ class VerdictWriter:
 
     def close(self) -> None:
         if not self._closed:
+            self._hand_over()
             self._closed = True
             self._queue.put(None)
             self._thread.join()
@@ -68,6 +131,8 @@ class VerdictWriter:
     def _raise_if_failed(self) -> None:
         if self._error is not None:
             raise self._error
+
+    # -- committing (writer thread) ---------------------------------------------------------
 
     def _loop(self) -> None:
         while True:
@@ -78,6 +143,7 @@ class VerdictWriter:
             if entries and self._error is None:
                 try:
                     self._commit(entries)
+                    self._pass_on(entries)
                 except Exception as error:  # surfaced on the event loop's next put/flush
                     self._error = error
             for waiter in waiters:
@@ -85,15 +151,16 @@ class VerdictWriter:
             if stop:
                 return
 
-    def _drain(self, first: _Entry | threading.Event) -> tuple[list[_Entry], list[threading.Event], bool]:
+    def _drain(self, first: list[_Entry] | threading.Event
+               ) -> tuple[list[_Entry], list[threading.Event], bool]:
         entries: list[_Entry] = []
         waiters: list[threading.Event] = []
-        entry: _Entry | threading.Event | None = first
+        entry: list[_Entry] | threading.Event | None = first
         while True:
             if isinstance(entry, threading.Event):
                 waiters.append(entry)
             elif entry is not None:
-                entries.append(entry)
+                entries.extend(entry)
             if len(entries) >= self._batch:
                 return entries, waiters, False
             try:
@@ -104,13 +171,31 @@ class VerdictWriter:
                 return entries, waiters, True
 
     def _commit(self, entries: list[_Entry]) -> None:
-        rows = [row for entry in entries for row in entry.rows]
-        finished = [entry.task_key for entry in entries if entry.finished]
-        failed = [entry.task_key for entry in entries if not entry.finished]
+        rows = [row for entry in entries if isinstance(entry, _Judged) for row in entry.rows]
+        finished = [entry for entry in entries if isinstance(entry, _Finished)]
+        if not rows and not finished:
+            return
         for attempt in Retrying(retry=retry_if_exception_type(sa.exc.OperationalError),
                                 stop=stop_after_attempt(5), wait=wait_exponential(0.2, max=5),
                                 reraise=True):
             with attempt, self.store.engine.begin() as connection:
-                self.store.write(connection, self.run_id, rows, supersede=self.supersede)
-                settle_tasks(connection, self.run_id, finished, failed)
+                if rows:
+                    self.store.write(connection, rows, run_id=self.run_id, supersede=self.supersede)
+                for entry in finished:
+                    finish_chunk(connection, self.run_id, entry.chunk, entry.outcome)
         self.commits += 1
+
+    def _pass_on(self, entries: list[_Entry]) -> None:
+        if self.on_commit is None:
+            return
+        finals: list[Verdict] = []
+        members: list[Verdict] = []
+        for entry in entries:
+            if isinstance(entry, _Judged):
+                members.extend(verdict for _, verdict in entry.rows[:entry.members])
+                finals.append(entry.rows[-1][1])
+            elif isinstance(entry, _Found):
+                finals.extend(entry.finals)
+                members.extend(entry.members)
+        if finals or members:
+            self.on_commit(finals, members)

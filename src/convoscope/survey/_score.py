@@ -13,7 +13,7 @@ from convoscope.criteria import Criterion, ExplanationOption, get_criterion
 from convoscope.errors import ConfigError
 from convoscope.filters import LanguageChoice, detect_many, grader_signals
 from convoscope.items import Item
-from convoscope.judges import RaterKind, Verdict
+from convoscope.judges import Verdict
 from convoscope.models import Model
 from convoscope.runs import JudgeSpec, RunSummary, is_embedded, judge_async
 from convoscope.store import Store
@@ -139,10 +139,10 @@ async def score_survey_async(
     synthesis: dict[str, Verdict] = {}
     for suite, group in _by_rubric(clean, flags, rubrics).items():
         dimensions = [_with_grader_option(get_criterion(f"{suite}/{name}"), specs) for name in DIMENSIONS]
-        summary = (await judge_async(group, dimensions, specs, store=store, cache_path=cache_path,
-                                     concurrency=concurrency, on_progress=on_progress)).summary
-        _count(counts, run_ids, summary)
-        verdicts |= _final_verdicts(store, summary.run_id, len(specs))
+        result = await judge_async(group, dimensions, specs, store=store, cache_path=cache_path,
+                                   concurrency=concurrency, on_progress=on_progress)
+        _count(counts, run_ids, result.summary)
+        verdicts |= _final_verdicts(result.verdicts)
         if aggregation == "llm":
             found, summary = await _synthesise(suite, group, verdicts, specs, store, cache_path,
                                                concurrency, on_progress)
@@ -248,13 +248,10 @@ def _by_rubric(items: Sequence[Item], flags: dict[str, Any], rubrics: Rubrics) -
     return groups
 
 
-def _final_verdicts(store: Store, run_id: str, judges: int) -> dict[tuple[str, str], Verdict]:
-    # A panel stores its members' verdicts beside the pooled one; only the pooled one counts.
-    final: dict[tuple[str, str], Verdict] = {}
-    for verdict in store.verdicts(run_id):
-        if judges == 1 or verdict.rater_kind is RaterKind.PANEL:
-            final[(verdict.item_id, verdict.criterion.replace(":", "/").rsplit("/", 1)[-1])] = verdict
-    return final
+def _final_verdicts(verdicts: Sequence[Verdict]) -> dict[tuple[str, str], Verdict]:
+    """A run's final verdicts (a panel's pooled one, not its members') by item and dimension."""
+    return {(verdict.item_id, verdict.criterion.replace(":", "/").rsplit("/", 1)[-1]): verdict
+            for verdict in verdicts}
 
 
 async def _synthesise(suite: str, items: Sequence[Item], verdicts: dict[tuple[str, str], Verdict],
@@ -262,9 +259,9 @@ async def _synthesise(suite: str, items: Sequence[Item], verdicts: dict[tuple[st
                       concurrency: int, on_progress: Callable[[int], None] | None,
                       ) -> tuple[dict[str, Verdict], RunSummary]:
     """The seed's LLM synthesis, with the first pass's scores in the instructions (``_synthesis``)."""
-    summary = await synthesise(suite, items, verdicts, specs, store, cache_path, concurrency, on_progress)
-    final = _final_verdicts(store, summary.run_id, len(specs))
-    return {item_id: v for (item_id, _), v in final.items()}, summary
+    result = await synthesise(suite, items, verdicts, specs, store, cache_path, concurrency, on_progress)
+    final = _final_verdicts(result.verdicts)
+    return {item_id: v for (item_id, _), v in final.items()}, result.summary
 
 
 def _normalised(name: str, verdict: Verdict | None) -> float | None:

@@ -22,7 +22,7 @@ from typing import Any
 from convoscope.criteria import Criterion, get_criterion
 from convoscope.items import Item, Turn
 from convoscope.judges import Judge, Panel, Verdict
-from convoscope.runs import JudgeSpec, RunSummary, build_judge, run_judge
+from convoscope.runs import JudgeSpec, RunResult, build_judge, run_judge
 from convoscope.store import Store
 from convoscope.survey._fit import DIMENSION_MAXIMA, DIMENSIONS
 
@@ -95,7 +95,7 @@ def with_scores(judge: Judge, notes: Mapping[str, str]) -> Judge:
 
 async def synthesise(suite: str, items: Sequence[Item], verdicts: Mapping[tuple[str, str], Verdict],
                      specs: Sequence[JudgeSpec], store: Store, cache_path: str | Path | None,
-                     concurrency: int, on_progress: Callable[[int], None] | None) -> RunSummary:
+                     concurrency: int, on_progress: Callable[[int], None] | None) -> RunResult:
     """Judge every item on ``<suite>/overall`` with its first-pass scores in the instructions."""
     from convoscope.models import ResponseCache
 
@@ -108,9 +108,8 @@ async def synthesise(suite: str, items: Sequence[Item], verdicts: Mapping[tuple[
         built, models = build_judge(specs, cache=cache, model_options=options)
         try:
             judge = with_scores(built, {item.id: scores_line(item.id, verdicts) for item in items})
-            result = await run_judge(quoted, [overall], judge, store=store, concurrency=concurrency,
-                                     on_progress=on_progress)
-            return result.summary
+            return await run_judge(quoted, [overall], judge, store=store, concurrency=concurrency,
+                                   on_progress=on_progress)
         finally:
             for model in models:
                 await model.aclose()

@@ -1,0 +1,305 @@
+"""The local engine: streams a run's input chunk by chunk, judges with bounded concurrency.
+
+For every chunk, in input order: a chunk the store knows as done (same content) is skipped
+without being parsed or rendered; otherwise the worker claims it (a chunk another live worker
+holds is left to that worker), parses and renders it, registers its task keys, and looks up which
+tasks are already stored (by key, whichever run stored them). Stored verdicts that are final are
+passed on as they are; the rest go to ``concurrency`` workers through a bounded queue, so reading
+never runs more than a few chunks ahead of judging and memory stays flat however long the input.
+A chunk is finished in the store (done, or failed when a verdict is a transient failure) in the
+same transaction as its last verdict. At the end the engine waits for chunks other workers hold,
+and takes over those whose worker died (its lease ran out).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from convoscope.criteria import Criterion
+from convoscope.items import Item
+from convoscope.items._stream import ItemStream, RawChunk
+from convoscope.judges import Judge, Panel, Verdict
+from convoscope.metrics import check_metric_inputs
+from convoscope.models import task_context
+from convoscope.runs._plan import Plan, Task, plan_tasks
+from convoscope.runs._summary import RunSummary
+from convoscope.store import Store, VerdictWriter
+from convoscope.store._chunks import (
+    ChunkState,
+    chunk_keys,
+    chunk_states,
+    claim_chunk,
+    register_tasks,
+    release_leases,
+    renew_leases,
+)
+
+Progress = Callable[[int], None]
+Sink = Callable[[list[Verdict], list[Verdict]], None]
+
+
+@dataclass
+class _Open:
+    """A chunk this worker is judging: tasks not yet handed to the writer, and its outcome."""
+
+    index: int
+    remaining: int
+    outcome: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
+class EngineOptions:
+    concurrency: int = 16
+    lease_s: float = 120.0
+    retry: frozenset[str] = frozenset()
+    again: bool = False  # claim finished chunks again (to retry unscored verdicts on request)
+    on_progress: Progress | None = None
+    sink: Sink | None = None
+    order: dict[tuple[str, str], tuple[int, int]] | None = None  # filled: (item, criterion) -> place
+
+
+class Engine:
+    def __init__(self, store: Store, run_id: str, judge: Judge, criteria: Sequence[Criterion],
+                 summary: RunSummary, stamp: dict[str, Any], options: EngineOptions) -> None:
+        self.store, self.run_id, self.judge, self.criteria = store, run_id, judge, list(criteria)
+        self.summary, self.stamp, self.options = summary, stamp, options
+        self.writer = VerdictWriter(store, run_id, supersede=options.retry, on_commit=options.sink)
+        self.open: dict[int, _Open] = {}
+        self.seen: dict[int, int] = {}  # chunk index -> its number of items
+        self.started = time.time()
+        self.stream_name = "<items>"
+
+    # -- the run ----------------------------------------------------------------------------
+
+    async def run(self, stream: ItemStream) -> None:
+        self.stream_name = stream.name
+        workers = max(1, self.options.concurrency)
+        queue: asyncio.Queue[Task | None] = asyncio.Queue(maxsize=2 * workers)
+        heartbeat = asyncio.ensure_future(self._heartbeat())
+        try:
+            await asyncio.gather(self._feed(stream, queue, workers),
+                                 *(self._work(queue) for _ in range(workers)))
+        finally:
+            heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await heartbeat
+
+    async def _feed(self, stream: ItemStream, queue: asyncio.Queue[Task | None], workers: int) -> None:
+        try:
+            known = await asyncio.to_thread(chunk_states, self.store.engine, self.run_id)
+            held = await self._pass(stream.chunks(), known, queue, None)
+            while held:
+                await asyncio.sleep(min(2.0, self.options.lease_s / 4))
+                held = await self._settle_held(stream, held, queue)
+        except BaseException:
+            # Stopping early (an error, Ctrl-C): the queued tasks are dropped, never judged (a
+            # re-run does them), and every worker is told to stop without waiting for room.
+            while not queue.empty():
+                queue.get_nowait()
+            for _ in range(workers):
+                queue.put_nowait(None)
+            raise
+        for _ in range(workers):
+            await queue.put(None)
+
+    async def _pass(self, chunks: Iterator[RawChunk], known: dict[int, ChunkState],
+                    queue: asyncio.Queue[Task | None], only: set[int] | None) -> set[int]:
+        """One pass over the input; returns the chunks other live workers hold."""
+        held: set[int] = set()
+        while (raw := await asyncio.to_thread(next, chunks, None)) is not None:
+            if only is not None and raw.index not in only:
+                continue
+            self.seen[raw.index] = raw.size
+            state = known.get(raw.index)
+            if state is not None and state.state == "done" and state.fingerprint == raw.fingerprint \
+                    and not self.options.again:
+                await self._found_finished(raw.index, state)
+                continue
+            claim = await asyncio.to_thread(claim_chunk, self.store.engine, self.run_id, raw.index,
+                                            raw.fingerprint, self.summary.worker, self.options.lease_s,
+                                            again=self.options.again)
+            if claim == "held":
+                held.add(raw.index)
+            elif claim == "done":
+                latest = await asyncio.to_thread(chunk_states, self.store.engine, self.run_id)
+                await self._found_finished(raw.index, latest[raw.index])
+            else:
+                await self._judge_chunk(raw, queue)
+        return held
+
+    async def _settle_held(self, stream: ItemStream, held: set[int],
+                           queue: asyncio.Queue[Task | None]) -> set[int]:
+        """Chunks held by others: count those they finished; take over those whose lease ran out."""
+        states = await asyncio.to_thread(chunk_states, self.store.engine, self.run_id)
+        now = time.time()
+        waiting: set[int] = set()
+        expired: set[int] = set()
+        for index in held:
+            state = states[index]
+            if state.state == "done" or (state.finished_at or 0) >= self.started:
+                await self._found_finished(index, state, counted=True)
+            elif state.owner is None or (state.lease_until or 0) < now:
+                expired.add(index)
+            else:
+                waiting.add(index)
+        if expired:
+            waiting |= await self._pass(stream.chunks(), {}, queue, expired)
+        return waiting
+
+    async def _found_finished(self, index: int, state: ChunkState, *, counted: bool = False) -> None:
+        """A chunk finished before (or by another worker): count it, pass its verdicts on."""
+        tasks = sum(count for reason, count in state.outcome.items() if reason != "skipped")
+        self.summary.total_tasks += tasks
+        if counted:
+            self.summary.done_elsewhere += tasks
+        else:
+            self.summary.resumed += tasks
+        self.summary.not_applicable += state.outcome.get("skipped", 0)
+        self._progress(tasks)
+        if self.options.sink is not None:
+            finals, members = await asyncio.to_thread(self._stored_verdicts, [index])
+            if self.options.order is not None:
+                self.options.order.update({(verdict.item_id, verdict.criterion): (index, place)
+                                           for place, verdict in enumerate(finals)})
+            self.writer.emit(finals, members)
+
+    def _stored_verdicts(self, indices: list[int]) -> tuple[list[Verdict], list[Verdict]]:
+        keys = chunk_keys(self.store.engine, self.run_id, indices)
+        found = self.store.verdicts_by_key([key for key, _ in keys])
+        finals = [found[key] for key, member in keys if not member and key in found]
+        members = [found[key] for key, member in keys if member and key in found]
+        return finals, members
+
+    async def _judge_chunk(self, raw: RawChunk, queue: asyncio.Queue[Task | None]) -> None:
+        plan, states, stored = await asyncio.to_thread(self._prepare, raw)
+        todo: list[Task] = []
+        chunk = _Open(raw.index, 0, Counter({"skipped": plan.not_applicable} if plan.not_applicable else {}))
+        self.summary.not_applicable += plan.not_applicable
+        finals: list[Verdict] = []
+        members: list[Verdict] = []
+        for task in plan.tasks:
+            state = states.get(task.key, "missing")
+            if state != "missing" and (state is None or state not in self.options.retry):
+                chunk.outcome[state or "scored"] += 1
+                self.summary.resumed += 1
+                if task.key in stored:
+                    finals.append(stored[task.key])
+                    members.extend(stored[key] for key in task.member_keys if key in stored)
+            else:
+                todo.append(task)
+                self.summary.retried += state != "missing"
+        self.writer.emit(finals, members)
+        self._progress(len(plan.tasks) - len(todo))
+        self.summary.total_tasks += len(plan.tasks)
+        chunk.remaining = len(todo)
+        if not todo:
+            self.writer.finish(raw.index, chunk.outcome)
+            return
+        self.open[raw.index] = chunk
+        for task in todo:
+            await queue.put(task)
+
+    def _prepare(self, raw: RawChunk) -> tuple[Plan, dict[str, str | None], dict[str, Verdict]]:
+        """Parse, check, render and key a chunk; register its keys; read what is stored."""
+        items: list[Item] = raw.items()
+        # Bad timestamps fail before any model call on the chunk, naming the file's line.
+        source = None if self.stream_name.startswith("<") else self.stream_name
+        check_metric_inputs(items, self.criteria, source=source, start=raw.start)
+        plan = plan_tasks(items, self.criteria, self.judge, chunk=raw.index)
+        if self.options.order is not None:
+            self.options.order.update({(task.item.id, task.criterion.name): (task.chunk, task.position)
+                                       for task in plan.tasks})
+        _prefetch(plan)
+        keys = [(key, task.position, True) for task in plan.tasks for key in task.member_keys]
+        keys += [(task.key, task.position, False) for task in plan.tasks]
+        with self.store.engine.begin() as connection:
+            register_tasks(connection, self.run_id, raw.index, keys)
+        if self.options.sink is None:
+            return plan, self.store.task_states(plan.keys), {}
+        stored = self.store.verdicts_by_key([key for key, _, _ in keys])
+        finals = set(plan.keys)
+        states: dict[str, str | None] = {key: verdict.unscored_reason for key, verdict in stored.items()
+                                         if key in finals}
+        return plan, states, stored
+
+    async def _work(self, queue: asyncio.Queue[Task | None]) -> None:
+        while (task := await queue.get()) is not None:
+            with task_context(run_id=self.run_id, item_id=task.item.id, criterion=task.criterion.name,
+                              task_key=task.key, judge=task.judge.rater):  # for tracing spans
+                final, members = await judge_task(task)
+            final = final.model_copy(update=self.stamp)
+            members = [member.model_copy(update=self.stamp) for member in members]
+            self.writer.put([*zip(task.member_keys, members, strict=True), (task.key, final)],
+                            members=len(members))
+            self.summary.count(final, members)
+            chunk = self.open[task.chunk]
+            chunk.outcome[final.unscored_reason or "scored"] += 1
+            chunk.remaining -= 1
+            if chunk.remaining == 0:
+                self.writer.finish(chunk.index, chunk.outcome)
+                del self.open[chunk.index]
+            self._progress(1)
+
+    def _progress(self, count: int) -> None:
+        if self.options.on_progress and count:
+            self.options.on_progress(count)
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(self.options.lease_s / 3)
+            await asyncio.to_thread(renew_leases, self.store.engine, self.run_id, self.summary.worker,
+                                    self.options.lease_s)
+
+    # -- the end ----------------------------------------------------------------------------
+
+    def outstanding(self) -> Counter[str]:
+        """The run's unscored verdicts by reason over the chunks of this input, read from the
+        store (``missing``: tasks with no verdict yet, in chunks that are not finished)."""
+        states = chunk_states(self.store.engine, self.run_id)
+        counts: Counter[str] = Counter()
+        for index, size in self.seen.items():
+            state = states.get(index)
+            if state is None or state.state == "pending":
+                mine = self.open.get(index)
+                counts["missing"] += mine.remaining if mine is not None else size * len(self.criteria)
+                continue
+            counts.update({reason: n for reason, n in state.outcome.items()
+                           if reason not in ("scored", "skipped")})
+        return counts
+
+    def close(self) -> None:
+        """Commit everything judged (also on Ctrl-C) and give back the leases still held."""
+        try:
+            self.writer.close()
+        finally:
+            release_leases(self.store.engine, self.run_id, self.summary.worker)
+
+
+def _prefetch(plan: Plan) -> None:
+    """Let cached models key and look up a chunk's requests at once, off the event loop."""
+    wanted: dict[int, tuple[Any, list[Any]]] = {}
+    for task in plan.tasks:
+        judges = task.judge.members if isinstance(task.judge, Panel) else (task.judge,)
+        for judge, request in zip(judges, task.requests, strict=False):
+            model = getattr(judge, "model", None)
+            if request is not None and callable(getattr(model, "prefetch", None)):
+                wanted.setdefault(id(model), (model, []))[1].append(request)
+    for model, requests in wanted.values():
+        model.prefetch(requests)
+
+
+async def judge_task(task: Task) -> tuple[Verdict, list[Verdict]]:
+    """The final verdict of one task, and its panel members' verdicts."""
+    judge = task.judge
+    if isinstance(judge, Panel):
+        return await judge.judge_all(task.item, task.criterion, requests=task.requests)
+    request = task.requests[0] if task.requests else None
+    if request is not None:
+        return await judge(task.item, task.criterion, request=request), []  # type: ignore[call-arg]
+    return await judge(task.item, task.criterion), []

@@ -1,0 +1,129 @@
+"""A run's input in chunks, each judged by one worker at a time: several processes share a run.
+
+Every worker reads the same input in the same chunks (``run_chunks``). Before it renders a chunk,
+a worker *claims* it: the claim succeeds when the chunk is new, or unfinished and not held by a
+live lease (a worker renews its leases while it works; one that dies — kill -9, a lost machine —
+stops renewing, and its chunks are claimable again once the lease has run out). A chunk another
+live worker holds is skipped without being rendered, so no worker plans what others judge, and
+nothing proportional to the whole input is kept. A chunk ends ``done`` (every task has a verdict
+that is not a transient failure) or ``failed`` (some task's verdict is a model_error: the next run
+claims it again); ``outcome`` keeps its counts, so any worker can tell what the whole run did.
+A chunk whose content changed (another ``fingerprint``) starts again as pending.
+
+On PostgreSQL a claim locks its row (``SELECT … FOR UPDATE``); SQLite's single writer makes the
+same transaction atomic.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Literal
+
+import sqlalchemy as sa
+
+from convoscope.store._schema import run_chunks, run_tasks
+
+Claim = Literal["claimed", "done", "held"]
+
+
+@dataclass(frozen=True)
+class ChunkState:
+    """What the store knows about one chunk of a run."""
+
+    chunk: int
+    fingerprint: str
+    state: str
+    owner: str | None
+    lease_until: float | None
+    finished_at: float | None
+    outcome: Counter[str]
+
+
+def chunk_states(engine: sa.Engine, run_id: str) -> dict[int, ChunkState]:
+    """Every chunk of the run the store has seen, by index."""
+    with engine.connect() as connection:
+        rows = connection.execute(sa.select(run_chunks).where(run_chunks.c.run_id == run_id))
+        return {row.chunk: ChunkState(row.chunk, row.fingerprint, row.state, row.owner, row.lease_until,
+                                      row.finished_at, Counter(json.loads(row.outcome or "{}")))
+                for row in rows}
+
+
+def claim_chunk(engine: sa.Engine, run_id: str, chunk: int, fingerprint: str, worker: str,
+                lease_s: float, *, again: bool = False) -> Claim:
+    """Lease ``chunk`` to ``worker`` unless it is done (and ``again`` is not asked) or held by
+    another worker whose lease is still running."""
+    from convoscope.store._store import insert_for
+
+    now = time.time()
+    with engine.begin() as connection:
+        connection.execute(insert_for(engine, run_chunks).values(
+            run_id=run_id, chunk=chunk, fingerprint=fingerprint, state="pending"
+        ).on_conflict_do_nothing(index_elements=["run_id", "chunk"]))
+        row = connection.execute(sa.select(run_chunks).where(
+            run_chunks.c.run_id == run_id, run_chunks.c.chunk == chunk).with_for_update()).one()
+        changed = row.fingerprint != fingerprint
+        if row.state == "done" and not changed and not again:
+            return "done"
+        if row.owner not in (None, worker) and (row.lease_until or 0) > now:
+            return "held"
+        connection.execute(run_chunks.update().where(
+            run_chunks.c.run_id == run_id, run_chunks.c.chunk == chunk
+        ).values(owner=worker, lease_until=now + lease_s, fingerprint=fingerprint,
+                 state="pending" if changed or again else row.state))
+    return "claimed"
+
+
+def register_tasks(connection: sa.Connection, run_id: str, chunk: int,
+                   keys: list[tuple[str, int, bool]]) -> None:
+    """Record the keys a chunk asks for: (task key, position in the run, panel member?)."""
+    from convoscope.store._store import insert_for
+
+    if keys:
+        rows = [{"run_id": run_id, "task_key": key, "chunk": chunk, "position": position,
+                 "member": member} for key, position, member in keys]
+        for start in range(0, len(rows), 500):
+            connection.execute(insert_for(connection, run_tasks).on_conflict_do_nothing(
+                index_elements=["run_id", "task_key"]), rows[start:start + 500])
+
+
+def finish_chunk(connection: sa.Connection, run_id: str, chunk: int, outcome: Counter[str]) -> None:
+    """In the verdicts' transaction: the chunk is done, or failed when a task's verdict is a
+    transient failure (a model_error)."""
+    state = "failed" if outcome.get("model_error") else "done"
+    connection.execute(run_chunks.update().where(
+        run_chunks.c.run_id == run_id, run_chunks.c.chunk == chunk
+    ).values(state=state, owner=None, lease_until=None, finished_at=time.time(),
+             outcome=json.dumps(dict(outcome), sort_keys=True)))
+
+
+def renew_leases(engine: sa.Engine, run_id: str, worker: str, lease_s: float) -> None:
+    """Extend every lease this worker holds (its heartbeat)."""
+    with engine.begin() as connection:
+        connection.execute(run_chunks.update().where(
+            run_chunks.c.run_id == run_id, run_chunks.c.owner == worker
+        ).values(lease_until=time.time() + lease_s))
+
+
+def release_leases(engine: sa.Engine, run_id: str, worker: str) -> None:
+    """Give back every lease this worker still holds (it stops early, e.g. Ctrl-C)."""
+    with engine.begin() as connection:
+        connection.execute(run_chunks.update().where(
+            run_chunks.c.run_id == run_id, run_chunks.c.owner == worker
+        ).values(owner=None, lease_until=None))
+
+
+def chunk_keys(engine: sa.Engine, run_id: str, chunks: list[int]) -> list[tuple[str, bool]]:
+    """The keys registered for some chunks of a run, in run order: (task key, member?)."""
+    found: list[tuple[str, bool]] = []
+    with engine.connect() as connection:
+        for start in range(0, len(chunks), 500):
+            query = (sa.select(run_tasks.c.task_key, run_tasks.c.member)
+                     .where(run_tasks.c.run_id == run_id, run_tasks.c.chunk.in_(chunks[start:start + 500]))
+                     .order_by(run_tasks.c.chunk, run_tasks.c.position))
+            found.extend((key, bool(member)) for key, member in connection.execute(query))
+    return found
+
+

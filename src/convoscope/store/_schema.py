@@ -1,0 +1,187 @@
+"""The store's tables and their numbered migrations.
+
+A judged task is identified by what it asks (its key: the rendered request and the judge), not by
+the run that asked it: ``verdicts`` holds one row per ``(scope, task_key)``, where judges write in
+the shared scope ``""`` and a human campaign in its own scope (its run id), so the same key in two
+campaigns never collides. ``run_id`` on a verdict records which run produced it. A run is a record
+of what was asked: ``runs`` (its spec), ``run_tasks`` (the keys it asked for, in input order) and
+``run_chunks`` (its input in chunks, each leased by one worker at a time while it is judged).
+
+Migrations run under a lock, so workers started together on a new database never race:
+PostgreSQL takes a transaction-level advisory lock; SQLite takes its write lock first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import sqlalchemy as sa
+
+SHARED = ""  # the scope of judged tasks: every run that asks the same thing shares the verdict
+
+metadata = sa.MetaData()
+runs = sa.Table(
+    "runs", metadata,
+    sa.Column("run_id", sa.String(64), primary_key=True),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("finished_at", sa.Float),
+    sa.Column("spec", sa.Text, nullable=False),
+    sa.Column("summary", sa.Text),
+)
+
+
+def _verdict_columns() -> list[Any]:
+    return [
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("scope", sa.String(255), nullable=False, server_default=SHARED),
+        sa.Column("task_key", sa.String(64), nullable=False),
+        sa.Column("run_id", sa.String(255)),
+        sa.Column("item_id", sa.Text, nullable=False),
+        sa.Column("criterion", sa.Text, nullable=False),
+        sa.Column("rater", sa.Text, nullable=False),
+        sa.Column("value", sa.Text),
+        sa.Column("unscored_reason", sa.String(32)),
+        sa.Column("data", sa.Text, nullable=False),
+        sa.Column("created_at", sa.Float, nullable=False),
+        sa.Column("attempts", sa.Integer, nullable=False, server_default="1"),
+        sa.UniqueConstraint("scope", "task_key", name="uq_verdicts_scope_key"),
+        sa.Index("ix_verdicts_producer", "run_id"),
+    ]
+
+
+verdicts = sa.Table("verdicts", metadata, *_verdict_columns())
+schema_version = sa.Table(
+    "schema_version", metadata, sa.Column("version", sa.Integer, nullable=False)
+)
+# The keys a run asked for, in input order (``position``); ``member``: a panel member's own
+# verdict rather than the final (pooled) one of an item and criterion.
+run_tasks = sa.Table(
+    "run_tasks", metadata,
+    sa.Column("run_id", sa.String(64), primary_key=True),
+    sa.Column("task_key", sa.String(64), primary_key=True),
+    sa.Column("chunk", sa.Integer, nullable=False),
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("member", sa.Boolean, nullable=False, default=False),
+    sa.Index("ix_run_tasks_order", "run_id", "chunk", "position"),
+)
+# A run's input in chunks: who holds each (a lease with a heartbeat), and how it ended.
+# ``state``: pending (never finished), done (every task has a verdict that is not a transient
+# failure), failed (finished with transient failures: the next run judges it again).
+run_chunks = sa.Table(
+    "run_chunks", metadata,
+    sa.Column("run_id", sa.String(64), primary_key=True),
+    sa.Column("chunk", sa.Integer, primary_key=True),
+    sa.Column("fingerprint", sa.String(64), nullable=False),
+    sa.Column("owner", sa.String(128)),
+    sa.Column("lease_until", sa.Float),
+    sa.Column("state", sa.String(16), nullable=False, server_default="pending"),
+    sa.Column("finished_at", sa.Float),
+    sa.Column("outcome", sa.Text),
+)
+
+
+def _v1(connection: sa.Connection) -> None:
+    """The first schema (runs and verdicts keyed by run); later migrations reshape it."""
+    old = sa.MetaData()
+    sa.Table(
+        "runs", old,
+        sa.Column("run_id", sa.String(64), primary_key=True),
+        sa.Column("created_at", sa.Float, nullable=False),
+        sa.Column("finished_at", sa.Float),
+        sa.Column("spec", sa.Text, nullable=False),
+        sa.Column("summary", sa.Text),
+    )
+    sa.Table(
+        "verdicts", old,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("run_id", sa.String(64), nullable=False, index=True),
+        sa.Column("task_key", sa.String(64), nullable=False),
+        sa.Column("item_id", sa.Text, nullable=False),
+        sa.Column("criterion", sa.Text, nullable=False),
+        sa.Column("rater", sa.Text, nullable=False),
+        sa.Column("value", sa.Text),
+        sa.Column("unscored_reason", sa.String(32)),
+        sa.Column("data", sa.Text, nullable=False),
+        sa.Column("created_at", sa.Float, nullable=False),
+        sa.UniqueConstraint("run_id", "task_key", name="uq_verdict_task"),
+    )
+    old.create_all(connection)
+
+
+def _v2(connection: sa.Connection) -> None:
+    """Task leases of the first several-workers design (dropped again by :func:`_v4`)."""
+    old = sa.MetaData()
+    sa.Table("tasks", old, sa.Column("run_id", sa.String(64), primary_key=True),
+             sa.Column("task_key", sa.String(64), primary_key=True), sa.Column("owner", sa.String(64)),
+             sa.Column("lease_until", sa.Float), sa.Column("done", sa.Boolean, nullable=False, default=False))
+    old.create_all(connection)
+
+
+def _v3(connection: sa.Connection) -> None:
+    """How many times a task was tried (a transient failure is superseded by the next try)."""
+    columns = {column["name"] for column in sa.inspect(connection).get_columns("verdicts")}
+    if "attempts" not in columns:
+        connection.execute(sa.text("ALTER TABLE verdicts ADD COLUMN attempts INTEGER NOT NULL DEFAULT 1"))
+
+
+def _v4(connection: sa.Connection) -> None:
+    """Verdicts keyed by what was asked, not by the run (see the module docstring).
+
+    Judge verdicts move to the shared scope; where two runs stored the same key, the verdict
+    that is not a transient failure wins, then the latest. Campaign answers (run ids
+    ``campaign:…``) keep their run as their scope. Each old run keeps its keys in ``run_tasks``."""
+    staging = sa.MetaData()
+    target = sa.Table("verdicts_v4", staging, *_verdict_columns())  # index names move with a rename
+    staging.create_all(connection)
+    old = sa.table("verdicts", *(sa.column(name) for name in (
+        "id", "run_id", "task_key", "item_id", "criterion", "rater", "value", "unscored_reason", "data",
+        "created_at", "attempts")))
+    scope = sa.case((old.c.run_id.like("campaign:%"), old.c.run_id), else_=sa.literal(SHARED))
+    copied = ("task_key", "run_id", "item_id", "criterion", "rater", "value", "unscored_reason", "data",
+              "created_at", "attempts")
+    failed = old.c.unscored_reason == "model_error"
+    for wanted in (sa.or_(old.c.unscored_reason.is_(None), ~failed), failed):
+        # Lasting verdicts first, each key's latest first; ON CONFLICT keeps the first one.
+        query = sa.select(scope, *(old.c[name] for name in copied)).where(wanted).order_by(old.c.id.desc())
+        insert = _insert_for(connection, target).from_select(["scope", *copied], query)
+        connection.execute(insert.on_conflict_do_nothing(index_elements=["scope", "task_key"]))
+    keys = (sa.select(old.c.run_id, old.c.task_key, sa.literal(0), sa.func.min(old.c.id), sa.false())
+            .where(~old.c.run_id.like("campaign:%")).group_by(old.c.run_id, old.c.task_key))
+    run_tasks.create(connection)
+    connection.execute(run_tasks.insert().from_select(
+        ["run_id", "task_key", "chunk", "position", "member"], keys))
+    connection.execute(sa.text("DROP TABLE verdicts"))
+    connection.execute(sa.text("ALTER TABLE verdicts_v4 RENAME TO verdicts"))
+    connection.execute(sa.text("DROP TABLE IF EXISTS tasks"))
+    run_chunks.create(connection)
+
+
+def _insert_for(connection: sa.Connection, table: sa.Table) -> Any:
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
+    return dialect.insert(table)
+
+
+# Each migration takes the schema from version i to i + 1. Append, never edit.
+MIGRATIONS: list[Callable[[sa.Connection], None]] = [_v1, _v2, _v3, _v4]
+_LOCK_ID = 0x636F6E76  # "conv": the advisory lock PostgreSQL workers take while migrating
+
+
+def migrate(engine: sa.Engine) -> None:
+    """Bring the schema to the latest version; safe when several processes start at once."""
+    with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            connection.execute(sa.text("SELECT pg_advisory_xact_lock(:id)"), {"id": _LOCK_ID})
+        connection.execute(sa.text("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"))
+        if connection.dialect.name == "sqlite":
+            # A write first: the transaction holds SQLite's write lock from here on, so a second
+            # process waits here and then finds the schema up to date.
+            connection.execute(sa.text("UPDATE schema_version SET version = version"))
+        current = connection.execute(sa.select(sa.func.max(schema_version.c.version))).scalar() or 0
+        for version in range(current, len(MIGRATIONS)):
+            MIGRATIONS[version](connection)
+        if current < len(MIGRATIONS):
+            connection.execute(schema_version.delete())
+            connection.execute(schema_version.insert().values(version=len(MIGRATIONS)))
