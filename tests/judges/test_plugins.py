@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from patience import PATIENT_S
 
 import convoscope as cs
 from convoscope.errors import ConfigError
@@ -78,7 +79,7 @@ def test_an_installed_judge_suite_and_backend_are_found_by_name(acme, tmp_path):
 def _convoscope(args, acme_site, cwd):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(acme_site), str(ROOT / "src")])}
     return subprocess.run([sys.executable, "-m", "convoscope", *args], capture_output=True, text=True,
-                          env=env, cwd=cwd, timeout=300)
+                          env=env, cwd=cwd, timeout=PATIENT_S)
 
 
 def _summary_row(stdout: str, name: str) -> str:
