@@ -273,12 +273,13 @@ async def _judge(items: Any, criteria: Sequence[Criterion], judge: Any, store: S
     joint = [criterion for criterion in criteria if criterion.judged_by_model] if options.one_call else []
     try:
         specs = _specs(judge, options)
+        model_options = options.model_options(extra)
         built, models = build_judge(specs, pool=options.pool, ties=options.ties, quorum=options.quorum,
-                                    cache=cache, model_options=options.model_options(extra),
+                                    cache=cache, model_options=model_options,
                                     max_tokens=options.max_tokens, one_call=joint, repeats=options.repeats,
                                     temperature=options.temperature)
         try:
-            with run_span(options.otel, judge=built.rater,
+            with run_span(model_options.get("trace"), judge=built.rater,
                           criteria=[criterion.name for criterion in criteria]) as span:
                 result = await run_judge(_as_stream(items), criteria, built, store=opened,
                                          concurrency=options.concurrency,
