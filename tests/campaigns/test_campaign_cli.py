@@ -57,7 +57,8 @@ def test_missing_web_extra_hint_names_the_extra(tmp_path: Path, monkeypatch: pyt
     without the web extra: starlette cannot be imported, so neither can the web app."""
     from convoscope.cli import cli
 
-    for name in [name for name in sys.modules if name.partition(".web")[0] == "convoscope" and ".web" in name]:
+    web = [name for name in sys.modules if name == "convoscope.web" or name.startswith("convoscope.web.")]
+    for name in web:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "starlette", None)  # importing it now raises ImportError
     result = CliRunner().invoke(cli, ["campaign", "serve", str(write_campaign(tmp_path / "study"))])
