@@ -172,6 +172,8 @@ async def judge_async(
     try:
         # The endpoint's in-flight limit follows the run's concurrency unless set on its own.
         options = {"max_concurrency": max(1, concurrency), **(model_options or {})}
+        if options.get("batch"):
+            options.setdefault("ledger", opened)  # the batch ledger lives in the store
         built, models = build_judge(as_specs(judge), pool=pool, ties=ties, quorum=quorum, cache=cache,
                                     model_options=options, max_tokens=max_tokens, one_call=joint)
         try:
