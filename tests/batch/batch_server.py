@@ -12,7 +12,8 @@ Anthropic Message Batches: ``POST /v1/messages/batches`` (at most ``max_requests
 ``DELETE /v1/messages/batches/{id}`` (once ended).
 
 Scripting: ``fail_ids`` (custom ids answered with an error), ``expire_next`` (the next batch
-expires unprocessed), ``hold`` (batches stay in progress until released). ``submitted`` records
+expires unprocessed), ``hold`` (batches stay in progress until released), ``refuse_delete``
+(file deletions fail). ``submitted`` records
 every batch created: (id, endpoint, custom ids).
 """
 
@@ -44,6 +45,7 @@ class BatchServer:
         self.fail_ids: set[str] = set()
         self.expire_next = False
         self.hold = False
+        self.refuse_delete = False
         self.uploads = 0
         self.max_requests, self.max_bytes = OPENAI_MAX_REQUESTS, OPENAI_MAX_BYTES
         self._ids = itertools.count(1)
@@ -86,6 +88,8 @@ class BatchServer:
 
     async def _delete_file(self, request: Request) -> JSONResponse:
         file_id = request.path_params["file_id"]
+        if self.refuse_delete:
+            return JSONResponse({"error": {"message": "scripted failure"}}, status_code=500)
         if self.files.pop(file_id, None) is None:
             return JSONResponse({"error": {"message": "no such file"}}, status_code=404)
         return JSONResponse({"id": file_id, "object": "file", "deleted": True})

@@ -64,11 +64,22 @@ def test_a_second_machine_collects_from_the_shared_ledger_and_files_are_deleted(
     assert first.exit_code == 3, first.output
     batch_server.wait_idle()
     # Another machine: its own (empty) response cache, the same store.
+    batch_server.refuse_delete = True  # the provider fails the deletions this time …
     second, rows = judge(batch_server, llama_server[1], tmp_path, cache="machine-b.cache.db")
     assert second.exit_code in (0, 4), second.output
     assert len(rows) == 3 and all(row["unscored_reason"] != "model_error" for row in rows)
     assert batch_server.uploads == 1 and len(batch_server.submitted_ids()) == 3  # paid once
+    assert len(batch_server.files) == 2  # input and output still there
+    batch_server.refuse_delete = False  # … and cleanup deletes them later
+    store = ["--store", str(tmp_path / "run.db")]
+    status = CliRunner().invoke(cli, ["batch", "status", "--all", *store], env={"COLUMNS": "250"})
+    assert "collected (completed)" in status.output and "files not deleted" in status.output, status.output
+    cleanup = CliRunner().invoke(cli, ["batch", "cleanup", "--older-than", "0", *store])
+    assert cleanup.exit_code == 0 and "files of 1 batch" in cleanup.output, cleanup.output
     assert batch_server.files == {}  # the input, output (and error) files are deleted
+    assert "dropped 1" in cleanup.output  # the ledger forgets the batch (its answers stay)
+    third, rows = judge(batch_server, llama_server[1], tmp_path, cache="machine-c.cache.db")
+    assert third.exit_code == second.exit_code and len(rows) == 3 and batch_server.uploads == 1
 
 
 def test_chat_and_completion_requests_go_in_batches_of_their_own_endpoint(batch_server, llama_server,

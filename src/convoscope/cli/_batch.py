@@ -152,8 +152,8 @@ def _export(to: Path, response_format: str, **options: Any) -> None:
         for job in jobs:
             console.print(f"  {escape(str(job.input_file_id))}: {job.requests} requests ({job.endpoint})")
         console.print(f"Exported {sum(job.requests for job in jobs)} requests in {len(jobs)} file(s) to "
-                      f"{escape(str(to))}. Run them (e.g. vLLM's run_batch), then bring the result files "
-                      "back with: convoscope batch import … --results DIR")
+                      f"{escape(str(to))}. Their tasks stay outstanding until the results come back: run "
+                      "the files (e.g. vLLM's run_batch), then: convoscope batch import … --results DIR")
     raise SystemExit(code)
 
 

@@ -107,7 +107,6 @@ class BatchModel:
         self._collected = False
         self.collected = self.failed = self.submitted = 0  # counts for the run summary
         self.job_ids: list[str] = []
-        self.problems: list[str] = []  # batches that could not be asked about (they stay open)
 
     @property
     def name(self) -> str:
@@ -150,27 +149,26 @@ class BatchModel:
             # runs out), so this run finds the answers the other one is writing.
             await asyncio.sleep(0.5)
             latest = await asyncio.to_thread(self.ledger.job, job.job_id)
-            if latest is None or latest.state == "collected":
-                return
+            if latest is None or latest.state in ("collected", "submitting"):
+                return  # collected by the other; or still being sent (its requests wait)
             job = latest
         try:
             job = await refresh(self.ledger, self.service, job)
             if job.state in ENDED_STATES:
                 await self._harvest(job)
-        except ModelError as error:
-            self.problems.append(f"batch job {job.job_id}: {error}")
+        except ModelError as error:  # the job stays open; `convoscope batch status` shows why
             await asyncio.to_thread(self.ledger.update, job.job_id, detail=str(error)[:500])
         finally:
             await asyncio.to_thread(self.ledger.release, job.job_id, self.worker)
 
     async def _harvest(self, job: BatchJob) -> None:
         """An ended job's answers into the ledger; the job collected; its files deleted."""
+        before = await asyncio.to_thread(self.ledger.counts, job.job_id)
         async for group in _grouped(self.service.results(job), 500):
             await self.record(job.job_id, group)
         unanswered = f"batch {job.remote_id} ended {job.provider_status} without an answer"
         if job.detail:
             unanswered += f": {job.detail}"
-        before = await asyncio.to_thread(self.ledger.counts, job.job_id)
         finished = await asyncio.to_thread(self.ledger.finish, job.job_id, unanswered=unanswered)
         self.collected += finished.answered - before.get("answered", 0)
         self.failed += finished.failed - before.get("failed", 0)

@@ -232,13 +232,14 @@ class BatchLedger:
         so each request is answered once. Returns how many rows changed."""
         now = time.time()
         changed = 0
-        waiting = ("batched",) if job_id is not None else ("batched", "pending", "failed")
+        # (no IN list: an executemany takes no expanding parameters)
+        waiting = (batch_requests.c.state == "batched" if job_id is not None
+                   else batch_requests.c.state != "answered")
         with self.engine.begin() as connection:
             for state, values in (("answered", answers), ("failed", problems)):
                 column = "answer" if state == "answered" else "problem"
                 statement = batch_requests.update().where(
-                    batch_requests.c.request_key == sa.bindparam("b_key"),
-                    batch_requests.c.state.in_(waiting),
+                    batch_requests.c.request_key == sa.bindparam("b_key"), waiting,
                     *([batch_requests.c.job_id == job_id] if job_id is not None else [])
                 ).values({"state": state, "updated_at": now, column: sa.bindparam("b_value"),
                           **({"request": None} if state == "answered" else {})})
