@@ -35,11 +35,10 @@ from typing import Any, NamedTuple
 from convoscope.models._base import GenerateRequest, Generation, ModelError
 from convoscope.models._batch_api import (
     CHAT,
-    AnthropicBatches,
     BatchService,
     FileBatches,
-    OpenAIBatches,
     Outcome,
+    batch_service,
     completion_body,
 )
 from convoscope.models._cache import cache_key
@@ -353,19 +352,13 @@ def batch_model(live: Any, batch: str | BatchFiles, *, ledger: Any, api_key: str
     if cache is not None:
         adopt_json_ledger(book, Path(str(getattr(cache, "path", cache)) + ".batches.json"), live.name,
                           live.base_url)
-    service: BatchService
     if isinstance(batch, BatchFiles):
         if batch.response_format not in RESPONSE_FORMATS:
             raise ModelError(f"response format {batch.response_format!r}: use one of "
                              f"{', '.join(RESPONSE_FORMATS)}")
-        service = FileBatches(batch.directory, live.base_url)
-        return BatchModel(live, service, book, response_format=batch.response_format)
-    if batch == "anthropic":
-        headers = {"x-api-key": api_key or "", "anthropic-version": "2023-06-01"}
-        service = AnthropicBatches(live.base_url, headers)
-    else:
-        service = OpenAIBatches(live.base_url, {"Authorization": f"Bearer {api_key}"} if api_key else {})
-    return BatchModel(live, service, book)
+        return BatchModel(live, FileBatches(batch.directory, live.base_url), book,
+                          response_format=batch.response_format)
+    return BatchModel(live, batch_service(batch, live.base_url, api_key), book)
 
 
 def adopt_json_ledger(ledger: BatchLedger, path: Path, model: str, base_url: str) -> None:

@@ -18,14 +18,7 @@ from typing import Any
 from convoscope.errors import LocatedError
 from convoscope.models._base import ModelError
 from convoscope.models._batch import LEASE_S, BatchFiles, BatchModel, batch_model, delete_files, refresh
-from convoscope.models._batch_api import (
-    AnthropicBatches,
-    BatchService,
-    FileBatches,
-    OpenAIBatches,
-    Outcome,
-    openai_outcome,
-)
+from convoscope.models._batch_api import BatchService, FileBatches, Outcome, batch_service, openai_outcome
 from convoscope.models._keys import resolve_api_key
 from convoscope.store._batches import OPEN_STATES, BatchJob, BatchLedger
 
@@ -45,9 +38,7 @@ def service_for(job: BatchJob, keys: KeyOptions) -> BatchService:
     if job.provider == "files":
         return FileBatches(Path(job.input_file_id).parent if job.input_file_id else None, job.base_url)
     key = resolve_api_key(job.base_url, api_key_env=keys.api_key_env, allow_insecure=keys.allow_insecure)
-    if job.provider == "anthropic":
-        return AnthropicBatches(job.base_url, {"x-api-key": key or "", "anthropic-version": "2023-06-01"})
-    return OpenAIBatches(job.base_url, {"Authorization": f"Bearer {key}"} if key else {})
+    return batch_service(job.provider, job.base_url, key)
 
 
 async def _each(ledger: BatchLedger, jobs: Sequence[BatchJob], keys: KeyOptions, work: Any) -> list[BatchJob]:
@@ -100,7 +91,8 @@ async def cancel_batches(ledger: BatchLedger, job_ids: Sequence[str] = (), *,
 
     async def cancel(service: BatchService, job: BatchJob) -> BatchJob:
         if job.provider == "files":
-            await asyncio.to_thread(ledger.abandon, job.job_id, "cancelled: its requests are deferred again")
+            await asyncio.to_thread(ledger.abandon, job.job_id, "its requests are deferred again",
+                                    status="cancelled")
             return job
         job = await refresh(ledger, service, job)
         if job.state not in OPEN_STATES:

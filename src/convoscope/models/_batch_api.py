@@ -236,6 +236,13 @@ class FileBatches(BatchService):
         return target.name if target is not None and target.exists() else None
 
 
+def batch_service(provider: str, base_url: str, api_key: str | None) -> BatchService:
+    """The HTTP batch service of ``provider`` (openai, anthropic) at ``base_url``."""
+    if provider == "anthropic":
+        return AnthropicBatches(base_url, {"x-api-key": api_key or "", "anthropic-version": "2023-06-01"})
+    return OpenAIBatches(base_url, {"Authorization": f"Bearer {api_key}"} if api_key else {})
+
+
 def openai_outcome(row: dict[str, Any]) -> tuple[str, Outcome]:
     """One line of an OpenAI-batch output or error file (the format vLLM's ``run_batch`` writes
     too): the answer body when the request succeeded, else what went wrong."""

@@ -101,7 +101,7 @@ class BatchLedger:
 
         now = time.time()
         rows = [{"request_key": key, "model": model, "state": "pending", "request": body, "updated_at": now}
-                for key, body in requests.items()]
+                for key, body in sorted(requests.items())]  # one lock order for every worker
         with self.engine.begin() as connection:
             for start in range(0, len(rows), _GROUP):
                 connection.execute(insert_for(connection, batch_requests).on_conflict_do_nothing(
@@ -115,6 +115,7 @@ class BatchLedger:
         the job and the keys taken (None when every key was taken already)."""
         now = time.time()
         job_id = f"cb-{uuid.uuid4().hex[:20]}"
+        keys = sorted(keys)  # every worker locks rows in one order: no deadlock on PostgreSQL
         with self.engine.begin() as connection:
             connection.execute(batch_jobs.insert().values(
                 job_id=job_id, provider=provider, base_url=base_url, model=model, endpoint=endpoint,
@@ -213,15 +214,16 @@ class BatchLedger:
             connection.execute(batch_jobs.update().where(batch_jobs.c.job_id == job_id)
                                .values(updated_at=time.time(), **values))
 
-    def abandon(self, job_id: str, detail: str) -> None:
-        """A job that never reached the provider: its requests are pending again, the job failed."""
+    def abandon(self, job_id: str, detail: str, *, status: str = "not submitted") -> None:
+        """A job whose requests will not be answered through it (never sent, or an exported
+        file cancelled): they are pending again, and the job is closed with ``status``."""
         now = time.time()
         with self.engine.begin() as connection:
             connection.execute(batch_requests.update().where(
                 batch_requests.c.job_id == job_id, batch_requests.c.state == "batched"
             ).values(state="pending", job_id=None, updated_at=now))
             connection.execute(batch_jobs.update().where(batch_jobs.c.job_id == job_id).values(
-                state="collected", provider_status="not submitted", detail=detail, owner=None,
+                state="collected", provider_status=status, detail=detail, owner=None,
                 lease_until=None, updated_at=now, ended_at=now, collected_at=now))
 
     # -- answers --------------------------------------------------------------------------------
@@ -243,7 +245,7 @@ class BatchLedger:
                     *([batch_requests.c.job_id == job_id] if job_id is not None else [])
                 ).values({"state": state, "updated_at": now, column: sa.bindparam("b_value"),
                           **({"request": None} if state == "answered" else {})})
-                rows = [{"b_key": key, "b_value": value} for key, value in values.items()]
+                rows = [{"b_key": key, "b_value": value} for key, value in sorted(values.items())]
                 for start in range(0, len(rows), _GROUP):
                     result = connection.execute(statement, rows[start:start + _GROUP])
                     changed += max(result.rowcount, 0)
