@@ -28,6 +28,7 @@ from typing import Any
 
 import httpx
 import uvicorn
+from patience import PATIENT_S
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
@@ -71,7 +72,7 @@ class BatchServer:
 
     async def _live(self, request: Request) -> JSONResponse:
         """The live route at the same base URL (capability probes use it), passed upstream."""
-        async with httpx.AsyncClient(timeout=300) as client:
+        async with httpx.AsyncClient(timeout=PATIENT_S) as client:
             answer = await client.post(self.upstream + "/chat/completions", json=await request.json())
         return JSONResponse(answer.json(), status_code=answer.status_code)
 
@@ -141,7 +142,7 @@ class BatchServer:
             batch["status"] = "expired"
             return
         output, errors = [], []
-        with httpx.Client(timeout=300) as client:
+        with httpx.Client(timeout=PATIENT_S) as client:
             for line in batch["lines"]:
                 if batch["cancel"]:
                     break
@@ -206,7 +207,7 @@ class BatchServer:
         batch = self.batches[batch_id]
         while self.hold and not batch["cancel"]:
             time.sleep(0.05)
-        with httpx.Client(timeout=300) as client:
+        with httpx.Client(timeout=PATIENT_S) as client:
             for entry in batch["requests"]:
                 if batch["cancel"]:
                     batch["results"].append({"custom_id": entry["custom_id"], "result": {"type": "canceled"}})
@@ -265,8 +266,9 @@ class BatchServer:
         """Every custom id sent in any batch, repeats included (a repeat is a request paid twice)."""
         return [custom_id for _, _, ids in self.submitted for custom_id in ids]
 
-    def wait_idle(self, timeout: float = 600) -> None:
-        """Until every batch has finished processing."""
+    def wait_idle(self, timeout: float = PATIENT_S) -> None:
+        """Until every batch has finished processing (as long as a loaded machine may need: the
+        upstream is a real model; the timeout only stops a test that hangs for good)."""
         deadline = time.monotonic() + timeout
         running = ("in_progress", "cancelling", "canceling")
         while any(b.get("status") in running or b.get("processing_status") in running

@@ -16,6 +16,8 @@ from click.testing import CliRunner
 
 from convoscope.cli import cli
 from convoscope.cli._app import _register
+from convoscope.store import Store
+from convoscope.store._batches import BatchLedger
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 from patience import PATIENT_ARGS, PATIENT_S  # noqa: E402
@@ -83,11 +85,25 @@ def test_export_run_elsewhere_import_gives_the_verdicts_of_the_live_run(llama_se
         rows = [json.loads(line) for line in (tmp_path / name).read_text().splitlines()]
         return sorted(({field: row[field] for field in COMPARED} for row in rows), key=lambda r: r["item_id"])
 
-    assert verdicts("offline.jsonl") == verdicts("live.jsonl")
+    offline_rows, live_rows = verdicts("offline.jsonl"), verdicts("live.jsonl")
+    # llama.cpp reuses the KV cache of the previous prompt's prefix, which moves log-probabilities
+    # in their last digits between two runs of one request: those are compared to 1e-3.
+    for row in live_rows:
+        if row["distribution"] is not None:
+            row["distribution"] = {k: pytest.approx(v, abs=1e-3) for k, v in row["distribution"].items()}
+        if row["expected_value"] is not None:
+            row["expected_value"] = pytest.approx(row["expected_value"], abs=1e-2)
+    assert offline_rows == live_rows
     third = invoke("batch", "import", *offline, "--results", str(results))
     assert "3 already imported" in third.output and third.exit_code == live.exit_code  # exactly once
+    store = Store(tmp_path / "offline.db")
+    try:
+        (job,) = BatchLedger(store.engine).jobs()
+    finally:
+        store.close()
+    assert (job.state, job.provider_status, job.answered) == ("collected", "imported", 3)
     status = invoke("batch", "status", "--all", "--store", str(tmp_path / "offline.db"))
-    assert "collected (imported)" in status.output, status.output
+    assert "imported" in status.output and job.job_id[:12] in status.output, status.output
 
 
 def test_a_result_line_the_ledger_does_not_know_is_a_located_error(tmp_path):

@@ -22,6 +22,7 @@ answers and live answers share one cache.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -35,6 +36,7 @@ from typing import Any, NamedTuple
 from convoscope.models._base import GenerateRequest, Generation, ModelError
 from convoscope.models._batch_api import (
     CHAT,
+    COMPLETIONS,
     BatchService,
     FileBatches,
     Outcome,
@@ -42,12 +44,15 @@ from convoscope.models._batch_api import (
     completion_body,
 )
 from convoscope.models._cache import cache_key
+from convoscope.models._capabilities import Capabilities
 from convoscope.models._keys import redact_url
 from convoscope.store._batches import ENDED_STATES, OPEN_STATES, BatchJob, BatchLedger
 
 DEFERRED = "deferred to a batch"
 BATCH_DISCOUNT = 0.5  # both providers bill batch requests at half the list price
-LEASE_S = 900.0  # a worker submitting or collecting a job holds it this long without renewing
+# A worker submitting, collecting or cancelling a job holds it by a lease it renews every
+# LEASE_S / 4 (see holding); a worker killed meanwhile loses the job LEASE_S after its last renewal.
+LEASE_S = 120.0
 
 
 class BatchLimits(NamedTuple):
@@ -67,7 +72,7 @@ LIMITS: dict[str, BatchLimits] = {
     # Exported files follow OpenAI's format, so they take its limits (vLLM's run_batch reads them).
     "files": BatchLimits(50_000, 200_000_000),
 }
-RESPONSE_FORMATS = {"json_schema": "json_schema", "json_object": "json_object_schema", "none": "none"}
+RESPONSE_FORMATS = ("json_schema", "json_object", "none")
 
 
 @dataclass(frozen=True)
@@ -100,7 +105,7 @@ class BatchModel:
         self.provider = service.provider
         self.discount = 1.0 if self.provider == "files" else BATCH_DISCOUNT
         self.worker = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-        self._shape = None if response_format is None else (RESPONSE_FORMATS[response_format], True)
+        self._shape = None if response_format is None else Capabilities(response_format, True)
         self._parts: dict[str, _Part] = {}
         self._lock = asyncio.Lock()
         self._collected = False
@@ -152,9 +157,10 @@ class BatchModel:
                 return  # collected by the other; or still being sent (its requests wait)
             job = latest
         try:
-            job = await refresh(self.ledger, self.service, job)
-            if job.state in ENDED_STATES:
-                await self._harvest(job)
+            async with holding(self.ledger, job.job_id, self.worker):
+                job = await refresh(self.ledger, self.service, job)
+                if job.state in ENDED_STATES:
+                    await self._harvest(job)
         except ModelError as error:  # the job stays open; `convoscope batch status` shows why
             await asyncio.to_thread(self.ledger.update, job.job_id, detail=str(error)[:500])
         finally:
@@ -186,16 +192,20 @@ class BatchModel:
             if isinstance(outcome, str):
                 problems[key] = outcome
                 continue
-            request = GenerateRequest.model_validate_json(requests[key])
+            text, structured = requests[key]
+            request = GenerateRequest.model_validate_json(text)
             try:
-                answers[key] = self._generation(outcome, request).model_dump_json()
+                answers[key] = self._generation(outcome, request, structured).model_dump_json()
             except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
                 problems[key] = f"an answer the backend cannot read ({type(error).__name__}: {error})"
         return await asyncio.to_thread(self.ledger.answer, job_id, answers, problems)
 
-    def _generation(self, body: dict[str, Any], request: GenerateRequest) -> Generation:
-        generation = self.live._generation(body, request, {"seed": request.seed,
-                                                           "temperature": request.temperature}, 0.0)
+    def _generation(self, body: dict[str, Any], request: GenerateRequest,
+                    structured: str | None) -> Generation:
+        sent: dict[str, Any] = {"seed": request.seed, "temperature": request.temperature}
+        if structured not in (None, "none"):  # what the job's bodies asked for, recorded on the answer
+            sent["response_format"] = {"type": structured}
+        generation = self.live._generation(body, request, sent, 0.0)
         cost = None if generation.cost is None else generation.cost * self.discount
         return generation.model_copy(update={"cost": cost})
 
@@ -206,10 +216,10 @@ class BatchModel:
         endpoint takes, found out once on its live route (exported files: the form given)."""
         if request.messages is None:
             return completion_body(self.live.model, request)
-        if self._shape is None:
-            self._shape = await self.live._probed() if self.provider == "openai" else ("none", False)
-        structured, logprobs = self._shape
-        return self.live._chat_body(request, structured, logprobs)
+        if self._shape is None:  # Anthropic's batches keep the schema in the prompt (messages_params)
+            self._shape = await self.live.capabilities() if self.provider == "openai" else Capabilities(
+                "none", False)
+        return self.live._chat_body(request, self._shape)
 
     async def _defer(self, key: str, request: GenerateRequest) -> None:
         endpoint = self.service.endpoint(request)
@@ -239,7 +249,8 @@ class BatchModel:
         opened = await asyncio.to_thread(
             self.ledger.open_job, provider=self.provider, base_url=redact_url(self.service.base_url),
             model=self.name, endpoint=endpoint, keys=list(part.lines), size=part.size,
-            worker=self.worker, lease_s=LEASE_S)
+            worker=self.worker, lease_s=LEASE_S,
+            structured=None if self._shape is None or endpoint == COMPLETIONS else self._shape.structured)
         if opened is None:
             return  # another worker has sent every one of them
         job, taken = opened
@@ -248,7 +259,8 @@ class BatchModel:
         content = start + separator.join(part.lines[key] for key in taken) + end
         if separator == b"\n":
             content += b"\n"
-        await send(self.ledger, self.service, job, content)
+        async with holding(self.ledger, job.job_id, self.worker):
+            await send(self.ledger, self.service, job, content)
         self.submitted += len(taken)
         self.job_ids.append(job.job_id)
 
@@ -308,6 +320,24 @@ async def refresh(ledger: BatchLedger, service: BatchService, job: BatchJob) -> 
         status["ended_at"] = time.time()
     await asyncio.to_thread(ledger.update, job.job_id, **status)
     return replace(job, **status)
+
+
+@contextlib.asynccontextmanager
+async def holding(ledger: BatchLedger, job_id: str, worker: str) -> AsyncIterator[None]:
+    """While the body runs, renew ``worker``'s lease on the job every LEASE_S / 4, so a long
+    upload or download keeps it and a killed worker's job is free LEASE_S after it died."""
+    async def renew() -> None:
+        while True:
+            await asyncio.sleep(LEASE_S / 4)
+            await asyncio.to_thread(ledger.renew, job_id, worker, LEASE_S)
+
+    renewing = asyncio.create_task(renew())
+    try:
+        yield
+    finally:
+        renewing.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await renewing
 
 
 async def delete_files(ledger: BatchLedger, service: BatchService, job: BatchJob) -> bool:

@@ -17,7 +17,15 @@ from typing import Any
 
 from convoscope.errors import LocatedError
 from convoscope.models._base import ModelError
-from convoscope.models._batch import LEASE_S, BatchFiles, BatchModel, batch_model, delete_files, refresh
+from convoscope.models._batch import (
+    LEASE_S,
+    BatchFiles,
+    BatchModel,
+    batch_model,
+    delete_files,
+    holding,
+    refresh,
+)
 from convoscope.models._batch_api import BatchService, FileBatches, Outcome, batch_service, openai_outcome
 from convoscope.models._keys import resolve_api_key
 from convoscope.store._batches import OPEN_STATES, BatchJob, BatchLedger
@@ -51,7 +59,8 @@ async def _each(ledger: BatchLedger, jobs: Sequence[BatchJob], keys: KeyOptions,
             continue
         service = service_for(job, keys)
         try:
-            done.append(await work(service, job))
+            async with holding(ledger, job.job_id, worker):
+                done.append(await work(service, job))
         except ModelError as error:
             await asyncio.to_thread(ledger.update, job.job_id, detail=str(error)[:500])
             done.append(job)

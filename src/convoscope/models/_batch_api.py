@@ -23,6 +23,7 @@ from typing import Any
 
 import httpx
 
+from convoscope.models._anthropic import chat_completion, messages_params
 from convoscope.models._base import GenerateRequest, ModelError
 from convoscope.store._batches import BatchJob
 
@@ -166,7 +167,7 @@ class AnthropicBatches(BatchService):
         return MESSAGES
 
     def line(self, key: str, request: GenerateRequest, body: dict[str, Any]) -> bytes:
-        params = anthropic_params(str(body.get("model")), request)
+        params = messages_params(str(body.get("model")), request)
         return json.dumps({"custom_id": key, "params": params}, ensure_ascii=False,
                           separators=(",", ":")).encode()
 
@@ -188,7 +189,7 @@ class AnthropicBatches(BatchService):
             async for row in self._lines(job.output_file_id):
                 result = row.get("result") or {}
                 if result.get("type") == "succeeded":
-                    yield str(row["custom_id"]), from_anthropic(result["message"])
+                    yield str(row["custom_id"]), chat_completion(result["message"])
                 else:
                     problem = json.dumps(result.get("error"))[:200]
                     yield str(row["custom_id"]), f"{result.get('type')}: {problem}"
@@ -289,30 +290,3 @@ def completion_body(model: str, request: GenerateRequest) -> dict[str, Any]:
     if request.seed is not None:
         body["seed"] = request.seed
     return body
-
-
-def anthropic_params(model: str, request: GenerateRequest) -> dict[str, Any]:
-    """A Messages API request: the system message apart, no log-probabilities, no seed (the
-    Messages API takes neither), the JSON schema stays in the prompt."""
-    if request.messages is None:
-        raise ModelError("Anthropic batches take chat requests only; use chat mode for this judge")
-    system = "\n\n".join(m.content for m in request.messages if m.role == "system")
-    params: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens,
-                              "temperature": request.temperature,
-                              "messages": [m.model_dump() for m in request.messages if m.role != "system"]}
-    if system:
-        params["system"] = system
-    if request.stop:
-        params["stop_sequences"] = list(request.stop)
-    return params
-
-
-def from_anthropic(message: dict[str, Any]) -> dict[str, Any]:
-    """An Anthropic message in the OpenAI shape the live backend reads."""
-    text = "".join(block.get("text", "") for block in message.get("content", [])
-                   if block.get("type") == "text")
-    usage = message.get("usage") or {}
-    return {"model": message.get("model"), "choices": [{"message": {"content": text},
-                                                        "finish_reason": message.get("stop_reason")}],
-            "usage": {"prompt_tokens": usage.get("input_tokens", 0),
-                      "completion_tokens": usage.get("output_tokens", 0)}}

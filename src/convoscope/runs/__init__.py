@@ -10,6 +10,7 @@ from convoscope.runs._build import (
     EMBEDDED_DEFAULT,
     OFFLINE_WARNING,
     JudgeSpec,
+    RunOptions,
     as_specs,
     build_judge,
     default_cache_path,
@@ -28,6 +29,7 @@ from convoscope.runs._gate import (
     parse_gate,
     resolve_gates,
 )
+from convoscope.runs._repeats import SelfConsistency, self_consistency
 from convoscope.runs._result import RunResult
 from convoscope.runs._run import (
     DEFAULT_LEASE_S,
@@ -60,8 +62,10 @@ __all__ = [
     "GateRule",
     "GateTally",
     "JudgeSpec",
+    "RunOptions",
     "RunResult",
     "RunSummary",
+    "SelfConsistency",
     "Task",
     "applies",
     "as_specs",
@@ -79,4 +83,5 @@ __all__ = [
     "run_id_for",
     "run_judge",
     "run_sync",
+    "self_consistency",
 ]

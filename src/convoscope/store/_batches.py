@@ -46,6 +46,7 @@ class BatchJob:
     state: str
     requests: int
     bytes: int
+    structured: str | None = None
     remote_id: str | None = None
     input_file_id: str | None = None
     output_file_id: str | None = None
@@ -110,17 +111,19 @@ class BatchLedger:
     # -- jobs -----------------------------------------------------------------------------------
 
     def open_job(self, *, provider: str, base_url: str, model: str, endpoint: str, keys: Sequence[str],
-                 size: int, worker: str, lease_s: float) -> tuple[BatchJob, list[str]] | None:
+                 size: int, worker: str, lease_s: float, structured: str | None = None
+                 ) -> tuple[BatchJob, list[str]] | None:
         """Take those of ``keys`` nobody else has taken into a new job held by ``worker``; returns
-        the job and the keys taken (None when every key was taken already)."""
+        the job and the keys taken (None when every key was taken already). ``structured``: the
+        structured-output form the job's chat bodies ask for (recorded on its answers)."""
         now = time.time()
         job_id = f"cb-{uuid.uuid4().hex[:20]}"
         keys = sorted(keys)  # every worker locks rows in one order: no deadlock on PostgreSQL
         with self.engine.begin() as connection:
             connection.execute(batch_jobs.insert().values(
                 job_id=job_id, provider=provider, base_url=base_url, model=model, endpoint=endpoint,
-                state="submitting", requests=0, bytes=size, owner=worker, lease_until=now + lease_s,
-                created_at=now, updated_at=now))
+                structured=structured, state="submitting", requests=0, bytes=size, owner=worker,
+                lease_until=now + lease_s, created_at=now, updated_at=now))
             for start in range(0, len(keys), _GROUP):
                 connection.execute(batch_requests.update().where(
                     batch_requests.c.request_key.in_(keys[start:start + _GROUP]),
@@ -164,20 +167,23 @@ class BatchLedger:
                 batch_requests.c.job_id == job_id, batch_requests.c.state == "batched"))]
 
     def waiting_requests(self, keys: Sequence[str], job_id: str | None = None, *,
-                         model: str | None = None) -> dict[str, str]:
-        """Key -> request JSON of those of ``keys`` (of ``model``) still waiting for an answer:
-        batched in ``job_id``, or (``job_id`` None) batched anywhere, pending or failed."""
-        found: dict[str, str] = {}
+                         model: str | None = None) -> dict[str, tuple[str, str | None]]:
+        """Key -> (request JSON, the structured-output form its job asked for) of those of
+        ``keys`` (of ``model``) still waiting for an answer: batched in ``job_id``, or (``job_id``
+        None) batched anywhere, pending or failed."""
+        found: dict[str, tuple[str, str | None]] = {}
         waiting = batch_requests.c.state.in_(("batched",) if job_id is not None else
                                              ("batched", "pending", "failed"))
         with self.engine.connect() as connection:
             for start in range(0, len(keys), _GROUP):
-                query = sa.select(batch_requests.c.request_key, batch_requests.c.request).where(
+                query = sa.select(batch_requests.c.request_key, batch_requests.c.request,
+                                  batch_jobs.c.structured).select_from(batch_requests.outerjoin(
+                                      batch_jobs, batch_jobs.c.job_id == batch_requests.c.job_id)).where(
                     batch_requests.c.request_key.in_(keys[start:start + _GROUP]), waiting,
                     batch_requests.c.request.is_not(None),
                     *([batch_requests.c.job_id == job_id] if job_id is not None else []),
                     *([batch_requests.c.model == model] if model is not None else []))
-                found.update((key, body) for key, body in connection.execute(query))
+                found.update((key, (body, form)) for key, body, form in connection.execute(query))
         return found
 
     def known(self, keys: Sequence[str]) -> set[str]:
@@ -201,6 +207,13 @@ class BatchLedger:
             owner = connection.execute(sa.select(batch_jobs.c.owner).where(
                 batch_jobs.c.job_id == job_id)).scalar()
         return bool(owner == worker)
+
+    def renew(self, job_id: str, worker: str, lease_s: float) -> None:
+        """Extend ``worker``'s lease on a job it still holds (a no-op once it is let go)."""
+        with self.engine.begin() as connection:
+            connection.execute(batch_jobs.update().where(
+                batch_jobs.c.job_id == job_id, batch_jobs.c.owner == worker
+            ).values(lease_until=time.time() + lease_s))
 
     def release(self, job_id: str, worker: str) -> None:
         with self.engine.begin() as connection:

@@ -93,6 +93,7 @@ batch_jobs = sa.Table(
     sa.Column("base_url", sa.Text, nullable=False),
     sa.Column("model", sa.Text, nullable=False),
     sa.Column("endpoint", sa.String(64), nullable=False),
+    sa.Column("structured", sa.String(16)),  # the structured-output form its chat bodies asked for
     sa.Column("remote_id", sa.String(255)),
     sa.Column("input_file_id", sa.Text),
     sa.Column("output_file_id", sa.Text),
