@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from convoscope.models import GenerateRequest, Message, ModelError, ResponseCache, cache_key, open_model
-from convoscope.store import Store
 from convoscope.store._batches import BatchLedger
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -31,13 +30,6 @@ def _requests(n, tokens=4):
 def batch_server(llama_server):
     with BatchServer(upstream=llama_server[0]) as server:
         yield server
-
-
-@pytest.fixture
-def store(tmp_path):
-    opened = Store(tmp_path / "run.db")
-    yield opened
-    opened.close()
 
 
 def _model(server, alias, store, cache_path, provider="openai"):
@@ -168,6 +160,9 @@ def test_batch_mode_needs_a_store_and_an_openai_spec(tmp_path):
         open_model("openai:m@http://127.0.0.1:9/v1", batch="openai")
     with pytest.raises(ModelError, match="needs an openai:MODEL@BASE_URL"):
         open_model("embedded", cache=tmp_path / "c.db", batch="openai")
+    with pytest.raises(ModelError, match="its batches are --batch anthropic"):
+        open_model("anthropic:claude-x@http://127.0.0.1:9/v1", cache=tmp_path / "c.db", batch="openai",
+                   ledger=tmp_path / "s.db")
     with pytest.raises(ModelError, match="unknown batch API"):
         open_model("openai:m@http://127.0.0.1:9/v1", cache=tmp_path / "c.db", batch="gemini")
 

@@ -17,13 +17,11 @@ import httpx
 import pytest
 
 from convoscope.models import GenerateRequest, ModelError, ResponseCache, cache_key, open_model
-from convoscope.store import Store
 from convoscope.store._batches import BatchLedger
 from convoscope.store._schema import batch_jobs
 
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[1]))
-from batch_server import BatchServer  # noqa: E402
 from patience import PATIENT  # noqa: E402
 
 REQUEST = GenerateRequest(prompt="The number after 1 is", max_tokens=2)
@@ -31,16 +29,9 @@ DEAD = "dead-host:1:000000"
 
 
 @pytest.fixture
-def server():
-    with BatchServer(upstream="http://127.0.0.1:9/v1") as started:  # never called: see fail_ids
-        yield started
-
-
-@pytest.fixture
-def store(tmp_path):
-    opened = Store(tmp_path / "run.db")
-    yield opened
-    opened.close()
+def server(modelless_server):
+    modelless_server.fail_ids = set()  # each test scripts its errors
+    return modelless_server
 
 
 def _model(server, store, tmp_path):

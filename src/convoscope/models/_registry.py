@@ -130,6 +130,8 @@ def _batched(live: Model, cache: Any, batch: Any, ledger: Any, options: dict[str
 
     if not isinstance(live, OpenAIModel):
         raise ModelError(f"batch mode needs an openai:MODEL@BASE_URL judge, not {live.name}")
+    if live.provider == "anthropic" and batch != "anthropic":
+        raise ModelError(f"{live.name} speaks Anthropic's Messages API: its batches are --batch anthropic")
     key = resolve_api_key(live.base_url, api_key=options.get("api_key"),
                           api_key_env=options.get("api_key_env"),
                           allow_insecure=bool(options.get("allow_insecure")))
