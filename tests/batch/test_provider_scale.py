@@ -16,6 +16,8 @@ from click.testing import CliRunner
 
 from convoscope.cli import cli
 from convoscope.cli._app import _register
+from convoscope.store import Store
+from convoscope.store._batches import BatchLedger
 
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[1]))
@@ -108,11 +110,19 @@ def test_chat_and_completion_requests_go_in_batches_of_their_own_endpoint(batch_
     assert len(second.member_verdicts) == 4
 
 
-def test_batch_cancel_cancels_the_open_batches(batch_server, llama_server, tmp_path):
-    batch_server.hold = True
-    first, _ = judge(batch_server, llama_server[1], tmp_path, limit=2)
+def test_batch_cancel_cancels_the_open_batches(modelless_server, tmp_path):
+    """No model needed: the batch is held until cancelled, and completion mode defers without
+    asking the endpoint anything first."""
+    modelless_server.hold = True
+    first, _ = judge(modelless_server, "m", tmp_path, "--mode", "completion", limit=2)
     assert first.exit_code == 3, first.output
     result = CliRunner().invoke(cli, ["batch", "cancel", "--all", "--store", str(tmp_path / "run.db")])
     assert result.exit_code == 0, result.output
-    batch_server.wait_idle()
-    assert [batch["status"] for batch in batch_server.batches.values()] == ["cancelled"]
+    modelless_server.wait_idle()
+    assert [batch["status"] for batch in modelless_server.batches.values()] == ["cancelled"]
+    store = Store(tmp_path / "run.db")
+    try:
+        (job,) = BatchLedger(store.engine).jobs()
+    finally:
+        store.close()
+    assert job.cancel_requested_at is not None and job.provider_status in ("cancelling", "cancelled")

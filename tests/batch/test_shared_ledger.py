@@ -31,10 +31,11 @@ def batch_server(llama_server):
         yield server
 
 
-def _start(server, alias, items, store, cache, out):
+def _start(server, alias, items, store, cache, out, *extra):
     args = [sys.executable, "-m", "convoscope", "judge", str(items), "--criterion", "survey/relevance",
             "--judge", f"openai:{alias}@{server.base_url}", "--batch", "openai", "--max-tokens", "16",
-            "--chunk-size", "1", "--store", store, "--cache", str(cache), "--out", str(out), *PATIENT_ARGS]
+            "--chunk-size", "1", "--store", store, "--cache", str(cache), "--out", str(out), *PATIENT_ARGS,
+            *extra]
     return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "COLUMNS": "200"})
 
@@ -81,14 +82,17 @@ def test_two_processes_one_run_one_set_of_batches(batch_server, llama_server, tm
         assert batch_server.files == {}
 
 
-def test_two_runs_deferring_the_same_requests_at_once_send_them_once(batch_server, llama_server, tmp_path):
+def test_two_runs_deferring_the_same_requests_at_once_send_them_once(modelless_server, tmp_path):
     """Two runs (two item files with the same content: two run ids, the same task keys) in two
-    processes defer the same requests at the same time: each request goes out in one batch."""
-    batch_server.hold = True  # no answers needed: only what was sent counts
+    processes defer the same requests at the same time: each request goes out in one batch. No
+    model is needed: the batches are held (only what is sent counts), and completion mode asks
+    the endpoint nothing before it defers (no capability probe)."""
+    modelless_server.hold = True
     store = str(tmp_path / "run.db")
-    processes = [_start(batch_server, llama_server[1], _items(tmp_path, f"items-{n}.jsonl"), store,
-                        tmp_path / f"m{n}.cache.db", tmp_path / f"m{n}.jsonl") for n in (1, 2)]
+    processes = [_start(modelless_server, "m", _items(tmp_path, f"items-{n}.jsonl"), store,
+                        tmp_path / f"m{n}.cache.db", tmp_path / f"m{n}.jsonl", "--mode", "completion")
+                 for n in (1, 2)]
     codes, errors = _together(processes)
     assert codes == [3, 3], errors
-    sent = Counter(batch_server.submitted_ids())
+    sent = Counter(modelless_server.submitted_ids())
     assert len(sent) == N_ITEMS and set(sent.values()) == {1}, sent
