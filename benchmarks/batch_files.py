@@ -8,6 +8,7 @@ vLLM's run_batch writes: this measures convoscope's side (render, ledger, files,
 model. Run by hand::
 
     python benchmarks/batch_files.py --items 60000
+    python benchmarks/batch_files.py --items 60000 --export-only
     python benchmarks/batch_files.py --items 60000 --store postgresql://postgres@127.0.0.1:5432/postgres
 """
 
@@ -66,6 +67,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=60_000)
     parser.add_argument("--store", help="a PostgreSQL URL (default: a SQLite file)")
+    parser.add_argument("--export-only", action="store_true", help="stop after the export")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
@@ -81,6 +83,8 @@ def main() -> None:
         print(f"items {options.items}, store {'postgresql' if options.store else 'sqlite'}")
         print(f"export : exit {code}, {wall:7.1f} s wall, {cpu:7.1f} s CPU, peak RSS {rss:6.0f} MB; "
               f"{len(files)} files of {sizes} requests, {megabytes:.1f} MB")
+        if options.export_only:
+            return
         lines = write_results(work / "batches", work / "results")
         rows = ["batch", "import", *common, "--results", str(work / "results"),
                 "--out", str(work / "v.jsonl")]

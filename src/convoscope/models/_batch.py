@@ -29,7 +29,7 @@ import socket
 import time
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -43,6 +43,7 @@ from convoscope.models._batch_api import (
     batch_service,
     completion_body,
 )
+from convoscope.models._batch_gather import RECORD_EVERY, Gathering
 from convoscope.models._cache import cache_key
 from convoscope.models._capabilities import Capabilities
 from convoscope.models._keys import redact_url
@@ -86,15 +87,6 @@ class BatchFiles:
     response_format: str = "json_schema"
 
 
-@dataclass
-class _Part:
-    """Deferred requests of one endpoint not yet submitted."""
-
-    lines: dict[str, bytes] = field(default_factory=dict)
-    requests: dict[str, GenerateRequest] = field(default_factory=dict)
-    size: int = 0
-
-
 class BatchModel:
     """Defers requests to a batch service (see the module docstring). ``live``: the
     OpenAI-compatible model whose name, bodies and answer parsing the batch uses."""
@@ -106,7 +98,7 @@ class BatchModel:
         self.discount = 1.0 if self.provider == "files" else BATCH_DISCOUNT
         self.worker = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self._shape = None if response_format is None else Capabilities(response_format, True)
-        self._parts: dict[str, _Part] = {}
+        self._parts: dict[str, Gathering] = {}
         self._lock = asyncio.Lock()
         self._collected = False
         self.collected = self.failed = self.submitted = 0  # counts for the run summary
@@ -230,35 +222,37 @@ class BatchModel:
             raise ModelError(f"{self.name}: a request of {len(line)} bytes is larger than a whole batch "
                              f"may be ({max_bytes} bytes)")
         async with self._lock:
-            part = self._parts.setdefault(endpoint, _Part())
-            if key in part.lines:
+            part = self._parts.get(endpoint)
+            if part is not None and key in part:
                 return
-            if len(part.lines) + 1 > max_requests or part.size + len(line) + 1 + overhead > max_bytes:
+            if part is not None and (len(part) + 1 > max_requests
+                                     or part.size + len(line) + 1 + overhead > max_bytes):
+                del self._parts[endpoint]
                 await self._submit(endpoint, part)  # full: it goes now
-                part = self._parts[endpoint] = _Part()
-            part.lines[key] = line
-            part.requests[key] = request
-            part.size += len(line) + 1
+            part = self._parts.setdefault(endpoint, Gathering())
+            part.add(key, line, request.model_dump_json())
+            recorded = part.unrecorded(at_least=RECORD_EVERY)
+            if recorded:
+                await asyncio.to_thread(self.ledger.defer, self.name, recorded)
 
-    async def _submit(self, endpoint: str, part: _Part) -> None:
+    async def _submit(self, endpoint: str, part: Gathering) -> None:
         """Record the part's requests, take those nobody else took into a job, send it."""
-        requests = {key: request.model_dump_json() for key, request in part.requests.items()}
-        await asyncio.to_thread(self.ledger.defer, self.name, requests)
-        if not self.service.sends:
-            return  # an import run sends nothing: the requests wait, pending, for the next export
-        opened = await asyncio.to_thread(
-            self.ledger.open_job, provider=self.provider, base_url=redact_url(self.service.base_url),
-            model=self.name, endpoint=endpoint, keys=list(part.lines), size=part.size,
-            worker=self.worker, lease_s=LEASE_S,
-            structured=None if self._shape is None or endpoint == COMPLETIONS else self._shape.structured)
-        if opened is None:
-            return  # another worker has sent every one of them
-        job, taken = opened
-        start, end = self.service.wrapper
-        separator = self.service.separator
-        content = start + separator.join(part.lines[key] for key in taken) + end
-        if separator == b"\n":
-            content += b"\n"
+        try:
+            await asyncio.to_thread(self.ledger.defer, self.name, part.unrecorded())
+            if not self.service.sends:
+                return  # an import run sends nothing: the requests wait, pending, for the next export
+            opened = await asyncio.to_thread(
+                self.ledger.open_job, provider=self.provider, base_url=redact_url(self.service.base_url),
+                model=self.name, endpoint=endpoint, keys=part.keys, size=part.size, worker=self.worker,
+                lease_s=LEASE_S,
+                structured=None if self._shape is None or endpoint == COMPLETIONS else self._shape.structured)
+            if opened is None:
+                return  # another worker has sent every one of them
+            job, taken = opened
+            content = await asyncio.to_thread(part.content, taken, self.service.wrapper,
+                                              self.service.separator)
+        finally:
+            part.close()
         async with holding(self.ledger, job.job_id, self.worker):
             await send(self.ledger, self.service, job, content)
         self.submitted += len(taken)
@@ -267,10 +261,9 @@ class BatchModel:
     async def aclose(self) -> None:
         try:
             async with self._lock:
-                for endpoint, part in list(self._parts.items()):
-                    if part.lines:
-                        await self._submit(endpoint, part)
-                self._parts.clear()
+                while self._parts:
+                    endpoint, part = self._parts.popitem()
+                    await self._submit(endpoint, part)
         finally:
             await self.service.aclose()
             await self.live.aclose()
