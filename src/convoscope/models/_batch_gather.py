@@ -46,15 +46,17 @@ class Gathering:
         return taken
 
     def content(self, keys: Sequence[str], wrapper: tuple[bytes, bytes], separator: bytes) -> bytes:
-        """The batch's body with the lines of ``keys``, in the service's framing."""
+        """The batch's body with the lines of ``keys``, in the service's framing: built by one
+        join (the lines read in file order), so a batch is in memory twice at most, never more."""
         self._spool.flush()
-        lines = []
-        for key in keys:
-            offset, length = self._where[key]
+        pieces = [wrapper[0]]
+        for offset, length in sorted(self._where[key] for key in keys):
             self._spool.seek(offset)
-            lines.append(self._spool.read(length))
-        content = wrapper[0] + separator.join(lines) + wrapper[1]
-        return content + b"\n" if separator == b"\n" else content
+            pieces += (self._spool.read(length), separator)
+        pieces[-1] = wrapper[1]  # the last separator gives way to the closing framing
+        if separator == b"\n":
+            pieces.append(b"\n")
+        return b"".join(pieces)
 
     def close(self) -> None:
         self._spool.close()
