@@ -47,7 +47,7 @@ def run_batch(input_file: Path, output_file: Path, base_url: str) -> None:
 
 def test_export_run_elsewhere_import_gives_the_verdicts_of_the_live_run(llama_server, tmp_path):
     base_url, alias = llama_server
-    common = ["examples/survey_items.jsonl", "--criterion", "survey/relevance", "--limit", "3",
+    common = ["examples/survey_items.jsonl", "--criterion", "survey/relevance", "--limit", "2",
               "--judge", f"openai:{alias}@{base_url}", "--max-tokens", "24", *PATIENT_ARGS]
 
     def invoke(*args):
@@ -63,7 +63,7 @@ def test_export_run_elsewhere_import_gives_the_verdicts_of_the_live_run(llama_se
     assert exported.exit_code == 3, exported.output
     (batch_file,) = (tmp_path / "batches").glob("*.jsonl")
     lines = [json.loads(line) for line in batch_file.read_text().splitlines()]
-    assert len(lines) == 3 and {line["url"] for line in lines} == {"/v1/chat/completions"}
+    assert len(lines) == 2 and {line["url"] for line in lines} == {"/v1/chat/completions"}
     again = invoke("batch", "export", *offline, "--to", str(tmp_path / "batches"))
     assert again.exit_code == 3 and len(list((tmp_path / "batches").glob("*.jsonl"))) == 1  # nothing twice
 
@@ -74,7 +74,7 @@ def test_export_run_elsewhere_import_gives_the_verdicts_of_the_live_run(llama_se
     (results / "part-1.jsonl").write_text("".join(answers[:1]))
     first = invoke("batch", "import", *offline, "--results", str(results / "part-1.jsonl"),
                    "--out", str(tmp_path / "offline-1.jsonl"))
-    assert first.exit_code == 3, first.output  # two answers still to come: resumable
+    assert first.exit_code == 3, first.output  # one answer still to come: resumable
     (results / "part-2.jsonl").write_text("".join(answers[1:]))
     second = invoke("batch", "import", *offline, "--results", str(results), "--out",
                     str(tmp_path / "offline.jsonl"))
@@ -95,13 +95,13 @@ def test_export_run_elsewhere_import_gives_the_verdicts_of_the_live_run(llama_se
             row["expected_value"] = pytest.approx(row["expected_value"], abs=1e-2)
     assert offline_rows == live_rows
     third = invoke("batch", "import", *offline, "--results", str(results))
-    assert "3 already imported" in third.output and third.exit_code == live.exit_code  # exactly once
+    assert "2 already imported" in third.output and third.exit_code == live.exit_code  # exactly once
     store = Store(tmp_path / "offline.db")
     try:
         (job,) = BatchLedger(store.engine).jobs()
     finally:
         store.close()
-    assert (job.state, job.provider_status, job.answered) == ("collected", "imported", 3)
+    assert (job.state, job.provider_status, job.answered) == ("collected", "imported", 2)
     status = invoke("batch", "status", "--all", "--store", str(tmp_path / "offline.db"))
     assert "imported" in status.output and job.job_id[:12] in status.output, status.output
 

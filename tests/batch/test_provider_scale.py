@@ -34,7 +34,7 @@ def batch_server(llama_server):
         yield server
 
 
-def judge(server, alias, tmp_path, *extra, cache="a.cache.db", limit=3):
+def judge(server, alias, tmp_path, *extra, cache="a.cache.db", limit=2):
     out = tmp_path / "verdicts.jsonl"
     args = ["judge", "examples/survey_items.jsonl", "--criterion", "survey/relevance", "--limit", str(limit),
             "--judge", f"openai:{alias}@{server.base_url}", "--batch", "openai", "--max-tokens", "24",
@@ -47,16 +47,16 @@ def judge(server, alias, tmp_path, *extra, cache="a.cache.db", limit=3):
 
 def test_a_run_larger_than_the_provider_limit_is_split_into_batches(batch_server, llama_server, tmp_path,
                                                                      monkeypatch):
-    # The server enforces the documented rule at a small scale: 2 requests per batch file.
-    batch_server.max_requests = 2
-    monkeypatch.setattr("convoscope.models._batch.LIMITS", {"openai": (2, 200_000_000)}, raising=False)
+    # The server enforces the documented rule at a small scale: 1 request per batch file.
+    batch_server.max_requests = 1
+    monkeypatch.setattr("convoscope.models._batch.LIMITS", {"openai": (1, 200_000_000)}, raising=False)
     first, _ = judge(batch_server, llama_server[1], tmp_path)
     assert first.exit_code == 3, first.output
-    assert [len(ids) for _, _, ids in batch_server.submitted] == [2, 1]
+    assert [len(ids) for _, _, ids in batch_server.submitted] == [1, 1]
     batch_server.wait_idle()
     second, rows = judge(batch_server, llama_server[1], tmp_path)
     assert second.exit_code in (0, 4), second.output
-    assert len(rows) == 3 and all(row["unscored_reason"] != "model_error" for row in rows)
+    assert len(rows) == 2 and all(row["unscored_reason"] != "model_error" for row in rows)
     assert Counter(batch_server.submitted_ids()).most_common(1)[0][1] == 1  # nothing sent twice
 
 
@@ -69,8 +69,8 @@ def test_a_second_machine_collects_from_the_shared_ledger_and_files_are_deleted(
     batch_server.refuse_delete = True  # the provider fails the deletions this time …
     second, rows = judge(batch_server, llama_server[1], tmp_path, cache="machine-b.cache.db")
     assert second.exit_code in (0, 4), second.output
-    assert len(rows) == 3 and all(row["unscored_reason"] != "model_error" for row in rows)
-    assert batch_server.uploads == 1 and len(batch_server.submitted_ids()) == 3  # paid once
+    assert len(rows) == 2 and all(row["unscored_reason"] != "model_error" for row in rows)
+    assert batch_server.uploads == 1 and len(batch_server.submitted_ids()) == 2  # paid once
     assert len(batch_server.files) == 2  # input and output still there
     batch_server.refuse_delete = False  # … and cleanup deletes them later
     store = ["--store", str(tmp_path / "run.db")]
@@ -81,7 +81,7 @@ def test_a_second_machine_collects_from_the_shared_ledger_and_files_are_deleted(
     assert batch_server.files == {}  # the input, output (and error) files are deleted
     assert "dropped 1" in cleanup.output  # the ledger forgets the batch (its answers stay)
     third, rows = judge(batch_server, llama_server[1], tmp_path, cache="machine-c.cache.db")
-    assert third.exit_code == second.exit_code and len(rows) == 3 and batch_server.uploads == 1
+    assert third.exit_code == second.exit_code and len(rows) == 2 and batch_server.uploads == 1
 
 
 def test_chat_and_completion_requests_go_in_batches_of_their_own_endpoint(batch_server, llama_server,
@@ -94,7 +94,7 @@ def test_chat_and_completion_requests_go_in_batches_of_their_own_endpoint(batch_
 
     spec = f"openai:{llama_server[1]}@{batch_server.base_url}"
     panel = [JudgeSpec(spec, mode="chat"), JudgeSpec(spec, mode="completion")]
-    items = read_items(Path("examples/survey_items.jsonl"))[:2]
+    items = read_items(Path("examples/survey_items.jsonl"))[:1]
     criteria = select_criteria(names=["survey/relevance"])
 
     def run():
@@ -107,7 +107,7 @@ def test_chat_and_completion_requests_go_in_batches_of_their_own_endpoint(batch_
     assert endpoints == ["/v1/chat/completions", "/v1/completions"]
     second = run()
     assert all(v.unscored_reason != "model_error" for v in second.member_verdicts), second.member_verdicts
-    assert len(second.member_verdicts) == 4
+    assert len(second.member_verdicts) == 2
 
 
 def test_batch_cancel_cancels_the_open_batches(modelless_server, tmp_path):
