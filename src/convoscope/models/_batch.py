@@ -31,7 +31,7 @@ import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import IO, Any, NamedTuple
 
 from convoscope.models._base import GenerateRequest, Generation, ModelError
 from convoscope.models._batch_api import (
@@ -249,12 +249,14 @@ class BatchModel:
             if opened is None:
                 return  # another worker has sent every one of them
             job, taken = opened
-            content = await asyncio.to_thread(part.content, taken, self.service.wrapper,
-                                              self.service.separator)
+            body = await asyncio.to_thread(part.body, taken, self.service.wrapper, self.service.separator)
         finally:
             part.close()
-        async with holding(self.ledger, job.job_id, self.worker):
-            await send(self.ledger, self.service, job, content)
+        try:
+            async with holding(self.ledger, job.job_id, self.worker):
+                await send(self.ledger, self.service, job, body)
+        finally:
+            body.close()
         self.submitted += len(taken)
         self.job_ids.append(job.job_id)
 
@@ -271,15 +273,16 @@ class BatchModel:
 
 # -- one job: shared by runs and by the batch commands ---------------------------------------------
 
-async def send(ledger: BatchLedger, service: BatchService, job: BatchJob, content: bytes) -> BatchJob:
-    """Upload and create a job's batch; a failure before the batch exists gives its requests back."""
+async def send(ledger: BatchLedger, service: BatchService, job: BatchJob, body: IO[bytes]) -> BatchJob:
+    """Upload and create a job's batch (``body``: its content, a file read from the start); a
+    failure before the batch exists gives its requests back."""
     file_id: str | None = None
     try:
-        file_id = await service.upload(job, content)
+        file_id = await service.upload(job, body)
         if file_id is not None:
             await asyncio.to_thread(ledger.update, job.job_id, input_file_id=file_id)
         job = replace(job, input_file_id=file_id)
-        remote = await service.create(job, file_id, content)
+        remote = await service.create(job, file_id, body)
     except ModelError as error:
         await asyncio.to_thread(ledger.abandon, job.job_id, str(error)[:500])
         if file_id is not None and service.provider == "openai":

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import httpx
 
@@ -57,11 +58,11 @@ class BatchService:
         return json.dumps({"custom_id": key, "method": "POST", "url": self.endpoint(request), "body": body},
                           ensure_ascii=False, separators=(",", ":")).encode()
 
-    async def upload(self, job: BatchJob, content: bytes) -> str | None:
-        """Put the batch's content where the service reads it; returns its file id (if any)."""
+    async def upload(self, job: BatchJob, body: IO[bytes]) -> str | None:
+        """Put the batch's body where the service reads it; returns its file id (if any)."""
         return None
 
-    async def create(self, job: BatchJob, input_file_id: str | None, content: bytes) -> str:
+    async def create(self, job: BatchJob, input_file_id: str | None, body: IO[bytes]) -> str:
         raise NotImplementedError
 
     async def status(self, job: BatchJob) -> dict[str, Any]:
@@ -121,12 +122,13 @@ class BatchService:
 class OpenAIBatches(BatchService):
     provider = "openai"
 
-    async def upload(self, job: BatchJob, content: bytes) -> str | None:
-        uploaded = await self._json("POST", "/files", files={"file": (f"{job.job_id}.jsonl", content)},
+    async def upload(self, job: BatchJob, body: IO[bytes]) -> str | None:
+        # httpx sends a file object in chunks: the batch (up to 200 MB) is never whole in memory
+        uploaded = await self._json("POST", "/files", files={"file": (f"{job.job_id}.jsonl", body)},
                                     data={"purpose": "batch"})
         return str(uploaded["id"])
 
-    async def create(self, job: BatchJob, input_file_id: str | None, content: bytes) -> str:
+    async def create(self, job: BatchJob, input_file_id: str | None, body: IO[bytes]) -> str:
         created = await self._json("POST", "/batches", json={
             "input_file_id": input_file_id, "endpoint": job.endpoint, "completion_window": "24h",
             "metadata": {"convoscope_job": job.job_id}})
@@ -171,8 +173,8 @@ class AnthropicBatches(BatchService):
         return json.dumps({"custom_id": key, "params": params}, ensure_ascii=False,
                           separators=(",", ":")).encode()
 
-    async def create(self, job: BatchJob, input_file_id: str | None, content: bytes) -> str:
-        created = await self._json("POST", "/messages/batches", content=content,
+    async def create(self, job: BatchJob, input_file_id: str | None, body: IO[bytes]) -> str:
+        created = await self._json("POST", "/messages/batches", content=body.read(),
                                    headers={"content-type": "application/json"})
         return str(created["id"])
 
@@ -212,18 +214,18 @@ class FileBatches(BatchService):
         self.directory = None if directory is None else Path(directory)
         self.sends = self.directory is not None
 
-    async def upload(self, job: BatchJob, content: bytes) -> str | None:
+    async def upload(self, job: BatchJob, body: IO[bytes]) -> str | None:
         if self.directory is None:
             raise ModelError("this run exports no batch files")
         self.directory.mkdir(parents=True, exist_ok=True)
         target = self.directory / f"{job.job_id}.jsonl"
         handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=target.name, suffix=".tmp")
         with os.fdopen(handle, "wb") as out:
-            out.write(content)
+            shutil.copyfileobj(body, out)
         os.replace(temporary, target)
         return str(target.resolve())
 
-    async def create(self, job: BatchJob, input_file_id: str | None, content: bytes) -> str:
+    async def create(self, job: BatchJob, input_file_id: str | None, body: IO[bytes]) -> str:
         return Path(input_file_id or job.job_id).name
 
     async def status(self, job: BatchJob) -> dict[str, Any]:

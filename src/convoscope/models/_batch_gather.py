@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Sequence
+from typing import IO
 
 RECORD_EVERY = 500  # requests handed to the ledger together while a batch gathers
 
@@ -45,18 +46,19 @@ class Gathering:
         taken, self._unrecorded = self._unrecorded, {}
         return taken
 
-    def content(self, keys: Sequence[str], wrapper: tuple[bytes, bytes], separator: bytes) -> bytes:
-        """The batch's body with the lines of ``keys``, in the service's framing: built by one
-        join (the lines read in file order), so a batch is in memory twice at most, never more."""
+    def body(self, keys: Sequence[str], wrapper: tuple[bytes, bytes], separator: bytes) -> IO[bytes]:
+        """The batch's body with the lines of ``keys``, in the service's framing, in a temporary
+        file read from the start (the caller closes it): written line by line, never whole in
+        memory, so it can be uploaded as a stream."""
         self._spool.flush()
-        pieces = [wrapper[0]]
-        for offset, length in sorted(self._where[key] for key in keys):
+        out = tempfile.TemporaryFile(prefix="convoscope-batch-body-")
+        out.write(wrapper[0])
+        for n, (offset, length) in enumerate(sorted(self._where[key] for key in keys)):
             self._spool.seek(offset)
-            pieces += (self._spool.read(length), separator)
-        pieces[-1] = wrapper[1]  # the last separator gives way to the closing framing
-        if separator == b"\n":
-            pieces.append(b"\n")
-        return b"".join(pieces)
+            out.write(separator + self._spool.read(length) if n else self._spool.read(length))
+        out.write(wrapper[1] + (b"\n" if separator == b"\n" else b""))
+        out.seek(0)
+        return out
 
     def close(self) -> None:
         self._spool.close()
