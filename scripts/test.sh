@@ -21,4 +21,6 @@ if ! command -v chromium >/dev/null || ! fc-list 2>/dev/null | grep -qi nanum; t
   fi
 fi
 echo "test.sh: installed in $(( $(date +%s) - started )) s; running the suite" >&2
-python3 -m pytest -q -p no:cacheprovider "$@"
+# Two workers (the CI machine has 2 cores); a test file stays on one worker, so its module-scoped
+# servers start once. Pass -n 0 to run in one process.
+python3 -m pytest -q -p no:cacheprovider -n 2 --dist loadfile "$@"

@@ -11,6 +11,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from patience import PATIENT_S
 from scipy import stats
 
 import convoscope as cs
@@ -317,7 +318,7 @@ def test_latex_table_fits_a_column_of_a_two_column_article(tmp_path, layout):
                 "\\usepackage{booktabs,graphicx,amssymb}\n\\begin{document}\n" + table + "\\end{document}\n")
     (tmp_path / "paper.tex").write_text(document, encoding="utf-8")
     done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+                          cwd=tmp_path, capture_output=True, text=True, timeout=PATIENT_S)
     log = (tmp_path / "paper.log").read_text(encoding="latin-1")
     assert done.returncode == 0, log[-2000:]
     assert "Overfull \\hbox" not in log, re.findall(r"Overfull \\hbox.*", log)

@@ -53,9 +53,15 @@ def test_commands_that_read_never_create_an_empty_store(tmp_path: Path) -> None:
 
 
 def test_missing_web_extra_hint_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Observed: the hint printed `pip install 'convoscope'` (Rich read `[web]` as markup)."""
-    monkeypatch.setitem(sys.modules, "convoscope.web", None)  # importing it now raises ImportError
-    result = CliRunner().invoke(campaign_group, ["serve", str(write_campaign(tmp_path / "study"))])
+    """Observed: the hint printed `pip install 'convoscope'` (Rich read `[web]` as markup). As
+    without the web extra: starlette cannot be imported, so neither can the web app."""
+    from convoscope.cli import cli
+
+    web = [name for name in sys.modules if name == "convoscope.web" or name.startswith("convoscope.web.")]
+    for name in web:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "starlette", None)  # importing it now raises ImportError
+    result = CliRunner().invoke(cli, ["campaign", "serve", str(write_campaign(tmp_path / "study"))])
     assert result.exit_code == 2 and "pip install 'convoscope[web]'" in result.output
 
 

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from patience import PATIENT_S
 
 import convoscope as cs
 from convoscope.errors import ConfigError
@@ -78,7 +79,7 @@ def test_an_installed_judge_suite_and_backend_are_found_by_name(acme, tmp_path):
 def _convoscope(args, acme_site, cwd):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(acme_site), str(ROOT / "src")])}
     return subprocess.run([sys.executable, "-m", "convoscope", *args], capture_output=True, text=True,
-                          env=env, cwd=cwd, timeout=300)
+                          env=env, cwd=cwd, timeout=PATIENT_S)
 
 
 def _summary_row(stdout: str, name: str) -> str:
@@ -111,7 +112,10 @@ def test_the_cli_judges_with_an_installed_package_beside_a_model_backend(acme_si
                                   "python:acme-thanks", "--store", str(tmp_path / "run.db"),
                                   "--max-unscored", "1"], acme_site, tmp_path)
     assert by_entry_point.returncode == 0, by_entry_point.stderr
-    assert _summary_row(by_entry_point.stdout, "scored") == "2"
+    # The same judge by its entry-point name asks what the panel's member asked: a task is what it
+    # asks, so its three verdicts are found in the store, not judged again.
+    assert _summary_row(by_entry_point.stdout, "resumed (already done)") == "3"
+    assert _summary_row(by_entry_point.stdout, "verdicts (this run)") == "0"
 
 
 def test_a_missing_python_judge_is_a_one_line_error_before_any_work(acme_site, tmp_path):

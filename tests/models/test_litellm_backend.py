@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from patience import PATIENT, PATIENT_S
 
 from convoscope import Criterion
 from convoscope.models import GenerateRequest, Message, ModelError, open_model
@@ -31,7 +32,7 @@ def _spec(llama_server):
 
 
 async def test_a_chat_call_through_litellm_returns_text_usage_and_the_served_model(llama_server):
-    model = open_model(_spec(llama_server), timeout=60)
+    model = open_model(_spec(llama_server), **PATIENT)
     try:
         generation = await model.generate(GenerateRequest(
             messages=(Message(role="user", content="Say hello."),), max_tokens=8))
@@ -119,7 +120,7 @@ def test_a_chat_run_through_litellm_scores_without_banner_or_unclosed_sessions(l
         [sys.executable, "-m", "convoscope", "judge", str(items), "--criteria-file", str(criteria),
          "--judge", _spec(llama_server), "--mode", "chat", "--max-tokens", "30", "--timeout", "600",
          "--deadline", "1200", "--store", str(tmp_path / "run.db")],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=1800)
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=PATIENT_S)
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
     assert "Give Feedback" not in output and "Unclosed client session" not in output

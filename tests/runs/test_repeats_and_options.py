@@ -111,3 +111,23 @@ def test_repeats_from_the_cli_on_the_embedded_judge(tmp_path):
     assert len(rows) == 3 * 3 + 3 and {row["temperature"] for row in rows if "~r" in row["rater"]} == {0.7}
     (found,) = self_consistency([cs.Verdict.model_validate(row) for row in rows if "~r" in row["rater"]])
     assert "self-consistency" in result.output and f"agreement {found.agreement:.3f}" in result.output
+
+
+def test_the_meta_evaluation_shows_self_consistency_beside_agreement_with_people():
+    """Before: each repeat became a judge row of its own (``model:j~r1``, ``~r2`` ...) and the
+    judge's noise was nowhere; now the pooled verdict is the judge's row and the repeats give
+    its self-consistency."""
+    values = {"a": (3, 3, 2), "b": (1, 1, 1), "c": (2, 3, 3), "d": (0, 1, 1), "e": (3, 3, 3)}
+    people = {"a": 3, "b": 1, "c": 2, "d": 0, "e": 3}
+    repeats = [cs.Verdict(item_id=item, criterion="effort", rater=f"model:j~r{k + 1}", value=found[k])
+               for item, found in values.items() for k in range(3)]
+    pooled = [cs.Verdict(item_id=item, criterion="effort", rater="panel:majority×3(model:j)",
+                         value=max(set(found), key=found.count)) for item, found in values.items()]
+    humans = [cs.Verdict(item_id=item, criterion="effort", rater=f"human:{who}", value=value + shift)
+              for item, value in people.items() for who, shift in (("p1", 0), ("p2", 0))]
+    study = cs.metaeval_study([*repeats, *pooled], humans, compare=True, n_resamples=200)
+    assert {row.judge for row in study.rows} == {"panel:majority×3(model:j)"}
+    assert study.self_consistency == tuple(self_consistency(repeats))
+    (found,) = study.to_pandas("self_consistency").to_dict("records")
+    assert found["judge"] == "model:j" and found["repeats"] == 3 and found["items"] == 5
+    assert found["agreement"] == pytest.approx((2 / 3 + 1 + 2 / 3 + 2 / 3 + 1) / 5)

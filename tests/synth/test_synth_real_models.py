@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
+from patience import PATIENT_S
 
 from convoscope.cli import cli
 from convoscope.cli._app import _register
@@ -108,7 +109,7 @@ def test_kill_9_mid_run_then_resume(tmp_path):
     process.wait()
     first = [item.id for item in written(out)]
     assert 1 <= len(first) < 3
-    finished = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    finished = subprocess.run(command, capture_output=True, text=True, timeout=PATIENT_S)
     assert finished.returncode == 0, finished.stderr
     ids = [json.loads(line)["id"] for path in (out, default_filtered_path(out)) if path.exists()
            for line in path.read_text().splitlines()]

@@ -17,8 +17,13 @@ def _p(test: Any) -> float | None:
 
 def flat_records(study: Any, part: str) -> list[dict[str, Any]]:
     parts = {"rows": _rows, "comparisons": _comparisons, "systems": _systems,
-             "system_comparisons": _system_comparisons, "rankings": _rankings, "per_set": _per_set}
+             "system_comparisons": _system_comparisons, "rankings": _rankings, "per_set": _per_set,
+             "self_consistency": _self_consistency}
     return parts[part](study)
+
+
+def _self_consistency(study: Any) -> list[dict[str, Any]]:
+    return [found.as_dict() for found in study.self_consistency]
 
 
 def _rows(study: Any) -> list[dict[str, Any]]:

@@ -46,12 +46,15 @@ def read_frame(path: str | Path, *, columns: ColumnMap | None = None) -> Any:
 
 def _read_csv(path: Path, delimiter: str, columns: ColumnMap) -> Any:
     """pyarrow's CSV reader with the id columns dictionary-encoded as they are parsed, so they
-    arrive as pandas Categoricals without hashing a million strings a second time."""
-    import pyarrow as pa
-    from pyarrow import csv
-
+    arrive as pandas Categoricals without hashing a million strings a second time. Without the
+    ``parquet`` extra (a default install), pandas' own reader does the same, more slowly."""
     ids = ITEM_ID_NAMES if columns.id in ITEM_ID_NAMES else (columns.id,)
     names = (*ids, columns.rater, columns.criterion, columns.system, columns.language)
+    try:
+        import pyarrow as pa
+        from pyarrow import csv
+    except ImportError:
+        return _read_csv_pandas(path, delimiter, names)
     categories = pa.dictionary(pa.int32(), pa.string())
     options = csv.ConvertOptions(column_types={name: categories for name in names}, null_values=_MISSING_TEXT,
                                  strings_can_be_null=True)
@@ -62,6 +65,18 @@ def _read_csv(path: Path, delimiter: str, columns: ColumnMap) -> Any:
     except (pa.ArrowInvalid, UnicodeDecodeError) as error:
         raise LocatedError(path, f"cannot read as {kind}: {error}") from None
     return table.to_pandas()
+
+
+def _read_csv_pandas(path: Path, delimiter: str, names: tuple[str, ...]) -> Any:
+    import pandas as pd
+
+    kind = "TSV" if delimiter == "\t" else "CSV"
+    try:
+        header = pd.read_csv(path, sep=delimiter, nrows=0).columns
+        return pd.read_csv(path, sep=delimiter, keep_default_na=False, na_values=_MISSING_TEXT,
+                           dtype={name: "category" for name in names if name in header})
+    except (ValueError, UnicodeDecodeError) as error:  # pandas' ParserError is a ValueError
+        raise LocatedError(path, f"cannot read as {kind}: {error}") from None
 
 
 def _standard(frame: Any, path: Path, columns: ColumnMap, first_line: int) -> Any:

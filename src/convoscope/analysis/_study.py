@@ -38,7 +38,8 @@ from convoscope.errors import ConfigError
 View = Literal["turn", "dialogue"]
 HumanSets = Literal["pooled", "each"]
 TABLE_WRITERS = {".csv": to_csv, ".md": to_markdown, ".tex": to_latex}
-PARTS = ("rows", "comparisons", "systems", "system_comparisons", "rankings", "per_set")
+PARTS = ("rows", "comparisons", "systems", "system_comparisons", "rankings", "per_set",
+         "self_consistency")
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,9 @@ class MetaevalStudy:
     rankings: tuple[SystemRanking, ...] = ()
     alpha: float = 0.05
     correction: str = "holm"
+    # Judges asked several times (``--repeats``): how far each agrees with itself per criterion
+    # (convoscope.runs.SelfConsistency). Its agreement with people is in ``rows``, pooled.
+    self_consistency: tuple[Any, ...] = ()
 
     @property
     def computed(self) -> bool:
@@ -98,7 +102,7 @@ class MetaevalStudy:
     def to_pandas(self, part: str = "rows") -> Any:
         """One part of the study as a DataFrame: ``rows`` (the criterion x judge table, every
         number and p-value), ``comparisons``, ``systems``, ``system_comparisons``, ``rankings``
-        or ``per_set``."""
+        ``per_set`` or ``self_consistency``."""
         import pandas as pd
 
         from convoscope.analysis._flat import flat_records
@@ -114,7 +118,8 @@ class MetaevalStudy:
                 "systems": [s.as_dict() for s in self.systems],
                 "system_comparisons": [c.as_dict() for c in self.system_comparisons],
                 "rankings": [r.as_dict() for r in self.rankings],
-                "per_set": [p.as_dict() for p in self.per_set]}
+                "per_set": [p.as_dict() for p in self.per_set],
+                "self_consistency": [c.as_dict() for c in self.self_consistency]}
 
 
 def metaeval_study(
@@ -157,6 +162,7 @@ def metaeval_study(
     if correction not in CORRECTIONS:
         raise ConfigError(f"correction must be one of {', '.join(CORRECTIONS)}, not {correction!r}")
     judges, humans = _prepare(judge_ratings, human_ratings, definitions)
+    judges, consistency = _repeats_apart(judges)
     if view == "dialogue":
         judges = dialogue_level(judges, dialogue_of=dialogue_pattern)
         humans = None if humans is None else dialogue_level(humans, dialogue_of=dialogue_pattern)
@@ -174,7 +180,22 @@ def metaeval_study(
                                 positive=options.get("positive") or 1) if human_sets == "each" else []
     return MetaevalStudy(tuple(rows), tuple(comparisons), tuple(parts[0]), tuple(per_set),
                          tuple(judges), None if humans is None else tuple(humans), tuple(parts[1]),
-                         tuple(parts[2]), alpha, correction)
+                         tuple(parts[2]), alpha, correction, tuple(consistency))
+
+
+def _repeats_apart(judges: list[Any]) -> tuple[list[Any], list[Any]]:
+    """A judge asked several times (raters ``<judge>~rK``) is compared with people by its pooled
+    verdict; its repeats give its self-consistency instead of a row each. Repeats whose pooled
+    verdicts are absent (a file of members only) stay as rows."""
+    from convoscope.runs._repeats import base_rater, self_consistency
+
+    repeats = [r for r in judges if base_rater(str(r.rater))[1] is not None]
+    if not repeats:
+        return judges, []
+    pooled = {str(r.criterion) for r in judges
+              if base_rater(str(r.rater))[1] is None and not is_human(r.rater)}
+    kept = [r for r in judges if base_rater(str(r.rater))[1] is None or str(r.criterion) not in pooled]
+    return kept, self_consistency(repeats)
 
 
 def _system_parts(judges: list[Any], humans: list[Any] | None, criteria: list[str] | None,

@@ -345,6 +345,8 @@ def _print_study(console: Console, study: Any, options: dict[str, Any]) -> None:
         console.print(table)
     if study.per_set:
         console.print(render.per_set_table(study.per_set))
+    if study.self_consistency:
+        console.print(render.self_consistency_table(study.self_consistency))
     for row in study.rows:
         for note in row.notes:
             console.print(Text(f"{row.judge} on {row.criterion}: {note}", style="dim"))

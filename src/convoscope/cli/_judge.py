@@ -220,6 +220,7 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
         if domain:
             criteria = [criterion.model_copy(update={"domain": domain}) for criterion in criteria]
         rules = resolve_gates([parse_gate(text) for text in gates], criteria)
+        _check_first_chunk(stream, criteria)
         specs = judge_specs(judges, mode=options.mode, personas=options.personas)
         writer = _verdict_stream(out, criteria, inputs=(items_path, *criteria_files, store_target))
         store = Store(store_target)
@@ -283,6 +284,19 @@ def _item_stream(path: Path, columns: ColumnMap, encoding: str, limit: int | Non
         items = read_items(path, columns=columns, encoding=encoding)[: limit or None]
         return ItemStream(with_reference_candidates(items), chunk_size=chunk_size)
     return ItemStream(path, columns=columns, encoding=encoding, limit=limit, chunk_size=chunk_size)
+
+
+def _check_first_chunk(stream: ItemStream, criteria: list[Criterion]) -> None:
+    """Computed criteria (latency, ...) on the first chunk, before the store or any model is
+    touched: a bad timestamp there is one line naming file, line and field. Later chunks are
+    checked as the run reaches them."""
+    from convoscope.metrics import check_metric_inputs
+
+    if all(criterion.judged_by_model for criterion in criteria):
+        return
+    first = next(iter(stream.chunks()), None)
+    if first is not None:
+        check_metric_inputs(first.items(), criteria, source=stream.name, start=first.start)
 
 
 def _sampled(console: Console, stream: ItemStream, size: int, stratify_by: str | None,

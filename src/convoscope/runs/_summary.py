@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from convoscope.judges import RaterKind, Verdict
+from convoscope.models import UsageTotals
 
 # Exit statuses of ``convoscope judge`` (and :meth:`RunSummary.exit_code`).
 EXIT_OK = 0  # every task has a verdict that is not a transient failure
@@ -44,12 +45,7 @@ class RunSummary:
     unscored: Counter[str] = field(default_factory=Counter)
     outstanding: Counter[str] = field(default_factory=Counter)
     members: dict[str, Counter[str]] = field(default_factory=dict)
-    model_calls: int = 0
-    failed_calls: int = 0  # calls that ended in a model_error after every retry
-    cache_hits: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost: float = 0.0
+    usage: UsageTotals = field(default_factory=UsageTotals)  # model calls, counted as everywhere
     wall_time_s: float = 0.0
     notes: list[str] = field(default_factory=list)  # e.g. an endpoint that took no structured output
     # With repeated judgements: per judge and criterion, how far the judge agrees with itself
@@ -68,13 +64,34 @@ class RunSummary:
         for verdict in members or [final]:
             if verdict.rater_kind in (RaterKind.METRIC, RaterKind.PYTHON) or verdict.shared_call:
                 continue  # computed from the log or by Python code, or answered by another call
-            self.cache_hits += verdict.cached
-            failed = verdict.unscored_reason == "model_error"
-            self.failed_calls += failed
-            self.model_calls += not verdict.cached and not failed
-            self.prompt_tokens += 0 if verdict.cached else verdict.prompt_tokens
-            self.completion_tokens += 0 if verdict.cached else verdict.completion_tokens
-            self.cost += 0.0 if verdict.cached else verdict.cost or 0.0
+            self.usage.record(cached=verdict.cached, failed=verdict.unscored_reason == "model_error",
+                              prompt_tokens=verdict.prompt_tokens,
+                              completion_tokens=verdict.completion_tokens, cost=verdict.cost)
+
+    @property
+    def model_calls(self) -> int:
+        return self.usage.calls
+
+    @property
+    def failed_calls(self) -> int:
+        """Calls that ended in a model_error after every retry."""
+        return self.usage.errors
+
+    @property
+    def cache_hits(self) -> int:
+        return self.usage.cache_hits
+
+    @property
+    def prompt_tokens(self) -> int:
+        return self.usage.prompt_tokens
+
+    @property
+    def completion_tokens(self) -> int:
+        return self.usage.completion_tokens
+
+    @property
+    def cost(self) -> float:
+        return self.usage.cost
 
     @property
     def unscored_fraction(self) -> float:
@@ -92,6 +109,10 @@ class RunSummary:
 
     def as_dict(self) -> dict[str, Any]:
         data = dict(self.__dict__)
+        usage = data.pop("usage")
+        data.update(model_calls=usage.calls, failed_calls=usage.errors, cache_hits=usage.cache_hits,
+                    prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+                    cost=usage.cost)
         data["unscored"] = dict(self.unscored)
         data["outstanding"] = dict(self.outstanding)
         data["members"] = {rater: dict(tally) for rater, tally in self.members.items()}

@@ -170,6 +170,4 @@ async def judge_by_checks(model: Model, turns: Sequence[Turn], candidate: str,
 
 def merge_usage(totals: UsageTotals, usage: UsageTotals) -> None:
     """Add ``usage`` into ``totals`` (calls, cache hits, tokens, errors, cost)."""
-    for name in ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "errors"):
-        setattr(totals, name, getattr(totals, name) + getattr(usage, name))
-    totals.cost += usage.cost
+    totals.merge(usage)
