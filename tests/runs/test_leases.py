@@ -20,6 +20,7 @@ from short_rubric import CRITERIA
 
 from convoscope.store import Store
 from convoscope.store._chunks import chunk_states, claim_chunk, finish_chunk
+from convoscope.store._schema import MIGRATIONS
 
 
 def test_three_workers_never_claim_the_same_chunk(tmp_path):
@@ -93,7 +94,7 @@ def test_workers_started_together_on_a_new_database_all_start(tmp_path, kind):
             assert [worker.returncode for worker in workers] == [0] * 4, [err[-800:] for _, err in results]
         with Store(target).engine.connect() as connection:
             version = connection.execute(sa.text("select version from schema_version")).fetchall()
-        assert version == [(4,)]
+        assert version == [(len(MIGRATIONS),)]
 
 
 N_ITEMS = 12

@@ -51,7 +51,8 @@ def test_a_schema_3_store_is_migrated_without_losing_anything(tmp_path):
     assert sorted(v.item_id for v in store.verdicts("run-b")) == ["i1", "i2", "i3"]
     with store.engine.connect() as connection:
         assert connection.exec_driver_sql("select count(*) from verdicts").scalar() == 4
-        assert connection.exec_driver_sql("select version from schema_version").fetchall() == [(4,)]
+        versions = connection.exec_driver_sql("select version from schema_version").fetchall()
+        assert versions == [(len(MIGRATIONS),)]
         tables = set(sa.inspect(connection).get_table_names())
     assert "tasks" not in tables and {"run_tasks", "run_chunks"} <= tables
     store.close()

@@ -234,7 +234,7 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
         if writer is not None:
             console.print(f"Wrote {writer.count} verdicts to {escape(str(out))}")
         _print_summary(console, result)
-        if options.batch and result.summary.cost:
+        if isinstance(options.batch, str) and result.summary.cost:  # a provider batch, not files
             cost = result.summary.cost
             console.print(f"Batch answers are billed at half the list price: {cost:.4f} "
                           f"instead of {2 * cost:.4f}.")

@@ -1,86 +1,108 @@
-"""Provider batch APIs: half the price, answers within a day, through the same resumable run.
+"""Batch APIs: half the price, answers within a day, through the same resumable run.
 
 ``--batch`` wraps the judge's model in a :class:`BatchModel`. A run then goes like this:
 
-1. Every request the response cache cannot answer is *deferred*: the model records it and
-   raises :class:`ModelError`, so the verdict is a transient ``model_error`` — never "done".
-2. When the run ends (``aclose``), the deferred requests are submitted as one batch (OpenAI
-   Batch API: upload a JSONL file, create the batch; Anthropic Message Batches: one POST). The
-   batch is written to a ledger beside the response cache, so the process may exit.
-3. The next run (same command, any process) first asks the provider about every open batch.
-   Finished answers go into the response cache under the request's cache key; requests that
-   failed or expired inside the batch leave the ledger and are deferred again, so they are
-   resubmitted. Then the run replays from the cache: each answered task gets its verdict.
+1. Every request no answer covers is *deferred*: the model raises :class:`ModelError`, so the
+   verdict is a transient ``model_error`` — never "done". Deferred requests gather in one batch
+   per endpoint (chat and completion requests never share a batch); a batch that reaches the
+   provider's limit (:data:`LIMITS`) is submitted at once, the rest when the run ends.
+2. Each batch is recorded in the ledger in the verdict store (:mod:`convoscope.store._batches`)
+   before it is sent, so every machine sharing the store sees it and no request goes out twice.
+3. The next run (same command, any process, any machine) first asks the provider about every
+   open batch of its model. Finished answers go into the ledger under the request's cache key,
+   the batch's files are deleted, and requests that failed or expired inside a batch are deferred
+   again. Then the run replays: each answered task gets its verdict.
 
-The model's name equals the live backend's, so batch answers and live answers share one cache.
+``FileBatches`` writes the batches as OpenAI-batch JSONL files instead (``convoscope batch
+export``), whose results come back through ``convoscope batch import``: a model run offline on
+one's own cluster gives the same run. The model's name equals the live backend's, so batch
+answers and live answers share one cache.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
-import tempfile
+import socket
 import time
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, NamedTuple
 
-import httpx
-
-from convoscope.models._anthropic import chat_completion, messages_params
 from convoscope.models._base import GenerateRequest, Generation, ModelError
-from convoscope.models._cache import ResponseCache, cache_key
+from convoscope.models._batch_api import (
+    CHAT,
+    COMPLETIONS,
+    BatchService,
+    FileBatches,
+    Outcome,
+    batch_service,
+    completion_body,
+)
+from convoscope.models._batch_gather import RECORD_EVERY, Gathering
+from convoscope.models._cache import cache_key
+from convoscope.models._capabilities import Capabilities
+from convoscope.models._keys import redact_url
+from convoscope.store._batches import ENDED_STATES, OPEN_STATES, BatchJob, BatchLedger
 
-Provider = Literal["openai", "anthropic"]
 DEFERRED = "deferred to a batch"
 BATCH_DISCOUNT = 0.5  # both providers bill batch requests at half the list price
+# A worker submitting, collecting or cancelling a job holds it by a lease it renews every
+# LEASE_S / 4 (see holding); a worker killed meanwhile loses the job LEASE_S after its last renewal.
+LEASE_S = 120.0
 
 
-class BatchLedger:
-    """Open batches and the cache keys (with requests) each one carries, in a JSON file."""
+class BatchLimits(NamedTuple):
+    max_requests: int
+    max_bytes: int
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.batches: dict[str, dict[str, Any]] = {}
-        if self.path.exists():
-            self.batches = json.loads(self.path.read_text(encoding="utf-8"))
 
-    def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=self.path.name, suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(self.batches, out)
-        os.replace(temporary, self.path)
+# Each provider's documented limits per batch; MB read as 10**6 bytes, the smaller reading.
+LIMITS: dict[str, BatchLimits] = {
+    # OpenAI Batch API reference, "Create batch", input_file_id: "The file can contain up to
+    # 50,000 requests, and can be up to 200 MB in size"; endpoint: "The endpoint to be used for
+    # all requests in the batch" (one endpoint per batch).
+    "openai": BatchLimits(50_000, 200_000_000),
+    # Anthropic, "Batch processing", batch limitations: "A Message Batch is limited to either
+    # 100,000 Message requests or 256 MB in size, whichever is reached first."
+    "anthropic": BatchLimits(100_000, 256_000_000),
+    # Exported files follow OpenAI's format, so they take its limits (vLLM's run_batch reads them).
+    "files": BatchLimits(50_000, 200_000_000),
+}
+RESPONSE_FORMATS = ("json_schema", "json_object", "none")
 
-    def open_keys(self) -> dict[str, str]:
-        """cache key -> id of the open batch that carries it."""
-        return {key: batch_id for batch_id, batch in self.batches.items() for key in batch["requests"]}
+
+@dataclass(frozen=True)
+class BatchFiles:
+    """Batches written as OpenAI-batch JSONL files in ``directory`` rather than sent to a provider
+    (None: write none, as ``convoscope batch import`` runs). ``response_format``: how chat bodies
+    ask for structured output — ``json_schema`` (OpenAI's form, which vLLM reads),
+    ``json_object`` (with the schema beside it, as llama.cpp reads it) or ``none``."""
+
+    directory: str | Path | None
+    response_format: str = "json_schema"
 
 
 class BatchModel:
-    """Defers requests to a provider's batch API (see the module docstring).
+    """Defers requests to a batch service (see the module docstring). ``live``: the
+    OpenAI-compatible model whose name, bodies and answer parsing the batch uses."""
 
-    ``live`` is the OpenAI-compatible model whose name, endpoint and request bodies the batch
-    uses (for ``provider="anthropic"`` only its name and key; bodies follow the Messages API).
-    """
-
-    def __init__(self, live: Any, *, cache: ResponseCache, provider: Provider = "openai",
-                 base_url: str | None = None, api_key: str | None = None,
-                 completion_window: str = "24h", transport: httpx.AsyncBaseTransport | None = None) -> None:
-        self.live, self.cache, self.provider = live, cache, provider
-        self.base_url = (base_url or getattr(live, "base_url", None) or "https://api.openai.com/v1").rstrip("/")
-        self.ledger = BatchLedger(Path(str(cache.path) + ".batches.json"))
-        self.completion_window = completion_window
-        headers = ({"x-api-key": api_key or "", "anthropic-version": "2023-06-01"}
-                   if provider == "anthropic" else {"Authorization": f"Bearer {api_key}"} if api_key else {})
-        self._client = httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=120,
-                                         transport=transport)
-        self._pending: dict[str, GenerateRequest] = {}
-        self._collected = False
+    def __init__(self, live: Any, service: BatchService, ledger: BatchLedger, *,
+                 response_format: str | None = None) -> None:
+        self.live, self.service, self.ledger = live, service, ledger
+        self.provider = service.provider
+        self.discount = 1.0 if self.provider == "files" else BATCH_DISCOUNT
+        self.worker = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        self._shape = None if response_format is None else Capabilities(response_format, True)
+        self._parts: dict[str, Gathering] = {}
         self._lock = asyncio.Lock()
+        self._collected = False
         self.collected = self.failed = self.submitted = 0  # counts for the run summary
-        self.failures: dict[str, str] = {}  # cache key -> what the batch said about it
-        self.batch_ids: list[str] = []
+        self.job_ids: list[str] = []
 
     @property
     def name(self) -> str:
@@ -89,179 +111,291 @@ class BatchModel:
     async def generate(self, request: GenerateRequest) -> Generation:
         await self.collect()
         key = cache_key(self.name, request)
-        answered = self.cache.get(key)
-        if answered is not None:
-            return answered
-        waiting = self.ledger.open_keys().get(key)
-        if waiting is not None:
-            raise ModelError(f"{self.name}: waiting for batch {waiting}; run again later to collect it")
-        self._pending[key] = request
-        previous = self.failures.get(key)
-        again = f" (the last batch answered it with an error: {previous})" if previous else ""
-        raise ModelError(f"{self.name}: {DEFERRED}{again}; it is submitted when this run ends — run the "
-                         "same command again later to collect the answers")
+        known = await asyncio.to_thread(self.ledger.lookup, key)
+        if known is not None and known.state == "answered" and known.answer:
+            return Generation.model_validate_json(known.answer)
+        if known is not None and known.state == "batched":
+            raise ModelError(f"{self.name}: waiting for batch job {known.job_id}; run the same command "
+                             "again later to collect it (convoscope batch status shows where it stands)")
+        await self._defer(key, request)
+        problem = known.problem if known is not None else None
+        again = f" (the last batch answered it with an error: {problem})" if problem else ""
+        raise ModelError(f"{self.name}: {DEFERRED}{again}; it is submitted by this run — run the same "
+                         "command again later to collect the answers")
 
-    # -- collecting --------------------------------------------------------------------------
+    # -- collecting ---------------------------------------------------------------------------
 
     async def collect(self) -> None:
-        """Once per process: fetch every finished open batch into the cache."""
+        """Once per process: ask about every open job of this model and collect the finished."""
         if self._collected:
             return
         async with self._lock:
             if self._collected:
                 return
-            for batch_id in list(self.ledger.batches):
-                await self._collect_one(batch_id)
-            self.ledger.save()
-            self.cache.flush()
+            if self.provider != "files":  # exported files come back through an import
+                jobs = await asyncio.to_thread(self.ledger.jobs, states=(*OPEN_STATES, *ENDED_STATES),
+                                               model=self.name, provider=self.provider)
+                for job in jobs:
+                    await self._collect_job(job)
             self._collected = True
 
-    async def _collect_one(self, batch_id: str) -> None:
-        batch = self.ledger.batches[batch_id]
-        status, results = await (self._anthropic_results(batch_id) if self.provider == "anthropic"
-                                 else self._openai_results(batch_id))
-        if status == "running":
-            return
-        requests = batch["requests"]
-        for key, outcome in results.items():
+    async def _collect_job(self, job: BatchJob) -> None:
+        while not await asyncio.to_thread(self.ledger.hold, job.job_id, self.worker, LEASE_S):
+            # Another worker is submitting or collecting it: wait until it lets go (or its lease
+            # runs out), so this run finds the answers the other one is writing.
+            await asyncio.sleep(0.5)
+            latest = await asyncio.to_thread(self.ledger.job, job.job_id)
+            if latest is None or latest.state in ("collected", "submitting"):
+                return  # collected by the other; or still being sent (its requests wait)
+            job = latest
+        try:
+            async with holding(self.ledger, job.job_id, self.worker):
+                job = await refresh(self.ledger, self.service, job)
+                if job.state in ENDED_STATES:
+                    await self._harvest(job)
+        except ModelError as error:  # the job stays open; `convoscope batch status` shows why
+            await asyncio.to_thread(self.ledger.update, job.job_id, detail=str(error)[:500])
+        finally:
+            await asyncio.to_thread(self.ledger.release, job.job_id, self.worker)
+
+    async def _harvest(self, job: BatchJob) -> None:
+        """An ended job's answers into the ledger; the job collected; its files deleted."""
+        before = await asyncio.to_thread(self.ledger.counts, job.job_id)
+        async for group in _grouped(self.service.results(job), 500):
+            await self.record(job.job_id, group)
+        unanswered = f"batch {job.remote_id} ended {job.provider_status} without an answer"
+        if job.detail:
+            unanswered += f": {job.detail}"
+        finished = await asyncio.to_thread(self.ledger.finish, job.job_id, unanswered=unanswered)
+        self.collected += finished.answered - before.get("answered", 0)
+        self.failed += finished.failed - before.get("failed", 0)
+        await delete_files(self.ledger, self.service, finished)
+
+    async def record(self, job_id: str | None, outcomes: list[tuple[str, Outcome]]) -> int:
+        """Answers (bodies) and failures of some requests into the ledger; returns how many
+        rows changed. ``job_id`` None: any waiting request (an import)."""
+        keys = [key for key, _ in outcomes]
+        requests = await asyncio.to_thread(self.ledger.waiting_requests, keys, job_id, model=self.name)
+        answers: dict[str, str] = {}
+        problems: dict[str, str] = {}
+        for key, outcome in outcomes:
             if key not in requests:
+                continue  # answered already, or not this job's
+            if isinstance(outcome, str):
+                problems[key] = outcome
                 continue
-            request = GenerateRequest.model_validate(requests[key])
-            if isinstance(outcome, dict):
-                self.cache.put(key, self._generation(outcome, request))
-                self.collected += 1
-            else:
-                self.failures[key] = outcome
-                self.failed += 1
-        for key in requests:
-            if key not in results:
-                self.failures[key] = f"batch {batch_id} ended {status} without an answer"
-                self.failed += 1
-        del self.ledger.batches[batch_id]  # whatever did not come back is deferred again next run
+            text, structured = requests[key]
+            request = GenerateRequest.model_validate_json(text)
+            try:
+                answers[key] = self._generation(outcome, request, structured).model_dump_json()
+            except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
+                problems[key] = f"an answer the backend cannot read ({type(error).__name__}: {error})"
+        return await asyncio.to_thread(self.ledger.answer, job_id, answers, problems)
 
-    async def _openai_results(self, batch_id: str) -> tuple[str, dict[str, Any]]:
-        info = await self._json("GET", f"/batches/{batch_id}")
-        status = info.get("status")
-        if status in ("validating", "in_progress", "finalizing", "cancelling"):
-            return "running", {}
-        results: dict[str, Any] = {}
-        for file_field in ("output_file_id", "error_file_id"):
-            if info.get(file_field):
-                for line in (await self._text(f"/files/{info[file_field]}/content")).splitlines():
-                    if line.strip():
-                        row = json.loads(line)
-                        response = row.get("response") or {}
-                        ok = response.get("status_code") == 200 and not row.get("error")
-                        results[row["custom_id"]] = response.get("body") if ok else _problem(row)
-        return status or "failed", results
-
-    async def _anthropic_results(self, batch_id: str) -> tuple[str, dict[str, Any]]:
-        info = await self._json("GET", f"/messages/batches/{batch_id}")
-        if info.get("processing_status") != "ended":
-            return "running", {}
-        results: dict[str, Any] = {}
-        text = await self._text(info["results_url"]) if info.get("results_url") else ""
-        for line in text.splitlines():
-            if line.strip():
-                row = json.loads(line)
-                result = row.get("result") or {}
-                problem = f"{result.get('type')}: {json.dumps(result.get('error'))[:200]}"
-                results[row["custom_id"]] = (chat_completion(result["message"])
-                                             if result.get("type") == "succeeded" else problem)
-        return "ended", results
-
-    def _generation(self, body: dict[str, Any], request: GenerateRequest) -> Generation:
-        generation = self.live._generation(body, request, {"seed": request.seed,
-                                                           "temperature": request.temperature}, 0.0)
-        cost = None if generation.cost is None else generation.cost * BATCH_DISCOUNT
+    def _generation(self, body: dict[str, Any], request: GenerateRequest,
+                    structured: str | None) -> Generation:
+        sent: dict[str, Any] = {"seed": request.seed, "temperature": request.temperature}
+        if structured not in (None, "none"):  # what the job's bodies asked for, recorded on the answer
+            sent["response_format"] = {"type": structured}
+        generation = self.live._generation(body, request, sent, 0.0)
+        cost = None if generation.cost is None else generation.cost * self.discount
         return generation.model_copy(update={"cost": cost})
 
-    # -- submitting --------------------------------------------------------------------------
+    # -- submitting ---------------------------------------------------------------------------
+
+    async def _body(self, request: GenerateRequest) -> dict[str, Any]:
+        """The live backend's request body. Chat bodies ask for structured output in the form the
+        endpoint takes, found out once on its live route (exported files: the form given)."""
+        if request.messages is None:
+            return completion_body(self.live.model, request)
+        if self._shape is None:  # Anthropic's batches keep the schema in the prompt (messages_params)
+            self._shape = await self.live.capabilities() if self.provider == "openai" else Capabilities(
+                "none", False)
+        return self.live._chat_body(request, self._shape)
+
+    async def _defer(self, key: str, request: GenerateRequest) -> None:
+        endpoint = self.service.endpoint(request)
+        line = self.service.line(key, request, await self._body(request))
+        max_requests, max_bytes = LIMITS[self.provider]
+        overhead = sum(len(part) for part in self.service.wrapper) + 1
+        if len(line) + overhead > max_bytes:
+            raise ModelError(f"{self.name}: a request of {len(line)} bytes is larger than a whole batch "
+                             f"may be ({max_bytes} bytes)")
+        async with self._lock:
+            part = self._parts.get(endpoint)
+            if part is not None and key in part:
+                return
+            if part is not None and (len(part) + 1 > max_requests
+                                     or part.size + len(line) + 1 + overhead > max_bytes):
+                del self._parts[endpoint]
+                await self._submit(endpoint, part)  # full: it goes now
+            part = self._parts.setdefault(endpoint, Gathering())
+            part.add(key, line, request.model_dump_json())
+            recorded = part.unrecorded(at_least=RECORD_EVERY)
+            if recorded:
+                await asyncio.to_thread(self.ledger.defer, self.name, recorded)
+
+    async def _submit(self, endpoint: str, part: Gathering) -> None:
+        """Record the part's requests, take those nobody else took into a job, send it."""
+        try:
+            await asyncio.to_thread(self.ledger.defer, self.name, part.unrecorded())
+            if not self.service.sends:
+                return  # an import run sends nothing: the requests wait, pending, for the next export
+            opened = await asyncio.to_thread(
+                self.ledger.open_job, provider=self.provider, base_url=redact_url(self.service.base_url),
+                model=self.name, endpoint=endpoint, keys=part.keys, size=part.size, worker=self.worker,
+                lease_s=LEASE_S,
+                structured=None if self._shape is None or endpoint == COMPLETIONS else self._shape.structured)
+            if opened is None:
+                return  # another worker has sent every one of them
+            job, taken = opened
+            body = await asyncio.to_thread(part.body, taken, self.service.wrapper, self.service.separator)
+        finally:
+            part.close()
+        try:
+            async with holding(self.ledger, job.job_id, self.worker):
+                await send(self.ledger, self.service, job, body)
+        finally:
+            body.close()
+        self.submitted += len(taken)
+        self.job_ids.append(job.job_id)
 
     async def aclose(self) -> None:
         try:
-            if self._pending:
-                await self.submit()
+            async with self._lock:
+                while self._parts:
+                    endpoint, part = self._parts.popitem()
+                    await self._submit(endpoint, part)
         finally:
-            await self._client.aclose()
+            await self.service.aclose()
             await self.live.aclose()
 
-    async def submit(self) -> str:
-        """Submit every deferred request as one batch; returns its id."""
-        requests = dict(self._pending)
-        batch_id = await (self._submit_anthropic(requests) if self.provider == "anthropic"
-                          else self._submit_openai(requests))
-        carried = {key: request.model_dump(mode="json") for key, request in requests.items()}
-        self.ledger.batches[batch_id] = {"provider": self.provider, "submitted_at": time.time(),
-                                         "requests": carried}
-        self.ledger.save()
-        self._pending.clear()
-        self.submitted += len(requests)
-        self.batch_ids.append(batch_id)
-        return batch_id
 
-    async def _submit_openai(self, requests: dict[str, GenerateRequest]) -> str:
-        # The endpoint's structured-output form and log-probabilities, found out once on the live
-        # route (the same base URL serves both), as for live requests.
-        capabilities = await self.live.capabilities()
-        lines = []
-        for key, request in requests.items():
-            if request.messages is not None:
-                url, body = "/v1/chat/completions", self.live._chat_body(request, capabilities)
-            else:
-                url, body = "/v1/completions", _completion_body(self.live.model, request)
-            lines.append(json.dumps({"custom_id": key, "method": "POST", "url": url, "body": body}))
-        content = ("\n".join(lines) + "\n").encode()
-        uploaded = await self._json("POST", "/files", files={"file": ("batch.jsonl", content)},
-                                    data={"purpose": "batch"})
-        endpoint = "/v1/chat/completions" if all(r.messages is not None for r in requests.values()) \
-            else "/v1/completions"
-        created = await self._json("POST", "/batches", json={
-            "input_file_id": uploaded["id"], "endpoint": endpoint,
-            "completion_window": self.completion_window})
-        return str(created["id"])
+# -- one job: shared by runs and by the batch commands ---------------------------------------------
 
-    async def _submit_anthropic(self, requests: dict[str, GenerateRequest]) -> str:
-        entries = [{"custom_id": key, "params": messages_params(self.live.model, request)}
-                   for key, request in requests.items()]
-        created = await self._json("POST", "/messages/batches", json={"requests": entries})
-        return str(created["id"])
-
-    async def _json(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
-        response = await self._call(method, path, **kwargs)
-        try:
-            data = response.json()
-        except ValueError:
-            raise ModelError(f"{self.name}: the batch API sent no JSON for {method} {path}") from None
-        if not isinstance(data, dict):
-            raise ModelError(f"{self.name}: the batch API sent {type(data).__name__} for {method} {path}")
-        return data
-
-    async def _text(self, path: str) -> str:
-        return (await self._call("GET", path)).text
-
-    async def _call(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        try:
-            response = await self._client.request(method, path, **kwargs)
-        except httpx.HTTPError as error:
-            raise ModelError(f"{self.name}: the batch API at {self.base_url} failed: {error}") from None
-        if response.status_code >= 400:
-            raise ModelError(f"{self.name}: the batch API answered HTTP {response.status_code} to "
-                             f"{method} {path}: {response.text[:200]}")
-        return response
+async def send(ledger: BatchLedger, service: BatchService, job: BatchJob, body: IO[bytes]) -> BatchJob:
+    """Upload and create a job's batch (``body``: its content, a file read from the start); a
+    failure before the batch exists gives its requests back."""
+    file_id: str | None = None
+    try:
+        file_id = await service.upload(job, body)
+        if file_id is not None:
+            await asyncio.to_thread(ledger.update, job.job_id, input_file_id=file_id)
+        job = replace(job, input_file_id=file_id)
+        remote = await service.create(job, file_id, body)
+    except ModelError as error:
+        await asyncio.to_thread(ledger.abandon, job.job_id, str(error)[:500])
+        if file_id is not None and service.provider == "openai":
+            await _quietly(service.delete(job))
+        raise
+    fields: dict[str, Any] = {"remote_id": remote, "state": "submitted", "submitted_at": time.time(),
+                              "owner": None, "lease_until": None}
+    await asyncio.to_thread(ledger.update, job.job_id, **fields)
+    return replace(job, **fields)
 
 
-def _problem(row: dict[str, Any]) -> str:
-    response = row.get("response") or {}
-    detail = row.get("error") or (response.get("body") or {}).get("error") or response.get("body")
-    return f"HTTP {response.get('status_code')}: {json.dumps(detail)[:200]}"
+async def refresh(ledger: BatchLedger, service: BatchService, job: BatchJob) -> BatchJob:
+    """Ask the service where an open job stands and record it. A job whose submission was
+    interrupted (its worker's lease ran out) is found at the service or given back."""
+    if job.state == "submitting":
+        remote = await service.find(job)
+        if remote is None:
+            await asyncio.to_thread(ledger.abandon, job.job_id, "the submission was interrupted before the "
+                                    "batch was created; its requests are deferred again")
+            if job.input_file_id and service.provider == "openai":
+                await _quietly(service.delete(job))
+            refreshed = await asyncio.to_thread(ledger.job, job.job_id)
+            return refreshed or job
+        fields: dict[str, Any] = {"remote_id": remote, "state": "submitted", "submitted_at": time.time()}
+        await asyncio.to_thread(ledger.update, job.job_id, **fields)
+        job = replace(job, **fields)
+    if job.state not in OPEN_STATES:
+        return job
+    status = await service.status(job)
+    if status["state"] in ENDED_STATES:
+        status["ended_at"] = time.time()
+    await asyncio.to_thread(ledger.update, job.job_id, **status)
+    return replace(job, **status)
 
 
-def _completion_body(model: str, request: GenerateRequest) -> dict[str, Any]:
-    body: dict[str, Any] = {"model": model, "prompt": request.prompt, "max_tokens": request.max_tokens,
-                            "temperature": request.temperature, **request.sampling()}
-    if request.next_token_candidates:
-        body.update(max_tokens=1, logprobs=20, temperature=0.0)
-    if request.seed is not None:
-        body["seed"] = request.seed
-    return body
+@contextlib.asynccontextmanager
+async def holding(ledger: BatchLedger, job_id: str, worker: str) -> AsyncIterator[None]:
+    """While the body runs, renew ``worker``'s lease on the job every LEASE_S / 4, so a long
+    upload or download keeps it and a killed worker's job is free LEASE_S after it died."""
+    async def renew() -> None:
+        while True:
+            await asyncio.sleep(LEASE_S / 4)
+            await asyncio.to_thread(ledger.renew, job_id, worker, LEASE_S)
+
+    renewing = asyncio.create_task(renew())
+    try:
+        yield
+    finally:
+        renewing.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await renewing
+
+
+async def delete_files(ledger: BatchLedger, service: BatchService, job: BatchJob) -> bool:
+    """Delete what a collected job left at the service; a failure is noted (cleanup retries)."""
+    try:
+        await service.delete(job)
+    except ModelError as error:
+        await asyncio.to_thread(ledger.update, job.job_id, detail=f"files not deleted: {error}"[:500])
+        return False
+    await asyncio.to_thread(ledger.update, job.job_id, files_deleted_at=time.time())
+    return True
+
+
+async def _quietly(work: Any) -> None:
+    try:
+        await work
+    except ModelError:
+        pass  # best effort: `convoscope batch cleanup` finds what is left
+
+
+async def _grouped(rows: AsyncIterator[tuple[str, Outcome]], size: int
+                   ) -> AsyncIterator[list[tuple[str, Outcome]]]:
+    group: list[tuple[str, Outcome]] = []
+    async for row in rows:
+        group.append(row)
+        if len(group) >= size:
+            yield group
+            group = []
+    if group:
+        yield group
+
+
+def batch_model(live: Any, batch: str | BatchFiles, *, ledger: Any, api_key: str | None = None,
+                cache: Any = None) -> BatchModel:
+    """A :class:`BatchModel` for ``batch`` (``"openai"``, ``"anthropic"`` or :class:`BatchFiles`)
+    at the live model's base URL, its ledger in ``ledger`` (a Store, a BatchLedger or an engine)."""
+    if isinstance(batch, str) and batch not in ("openai", "anthropic"):
+        raise ModelError(f"unknown batch API {batch!r}: use openai or anthropic")
+    if ledger is None:
+        raise ModelError("batch mode keeps its ledger in the verdict store: give a store (ledger=)")
+    book = ledger if isinstance(ledger, BatchLedger) else BatchLedger(getattr(ledger, "engine", ledger))
+    if cache is not None:
+        adopt_json_ledger(book, Path(str(getattr(cache, "path", cache)) + ".batches.json"), live.name,
+                          live.base_url)
+    if isinstance(batch, BatchFiles):
+        if batch.response_format not in RESPONSE_FORMATS:
+            raise ModelError(f"response format {batch.response_format!r}: use one of "
+                             f"{', '.join(RESPONSE_FORMATS)}")
+        return BatchModel(live, FileBatches(batch.directory, live.base_url), book,
+                          response_format=batch.response_format)
+    return BatchModel(live, batch_service(batch, live.base_url, api_key), book)
+
+
+def adopt_json_ledger(ledger: BatchLedger, path: Path, model: str, base_url: str) -> None:
+    """Batches recorded by earlier versions in a JSON file beside the response cache move into
+    the store's ledger (the file is renamed ``….adopted``), so they are collected, not paid again."""
+    if not path.exists():
+        return
+    batches: dict[str, dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+    for remote_id, batch in batches.items():
+        requests = {key: json.dumps(request) for key, request in batch.get("requests", {}).items()}
+        ledger.adopt(provider=str(batch.get("provider", "openai")), base_url=redact_url(base_url),
+                     model=model, endpoint=CHAT, remote_id=remote_id, requests=requests,
+                     submitted_at=float(batch.get("submitted_at", time.time())))
+    path.rename(path.with_name(path.name + ".adopted"))

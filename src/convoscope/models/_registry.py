@@ -91,30 +91,28 @@ register_backend("gemini", _gemini)
 register_backend("litellm", _litellm)
 
 
-def open_model(spec: str, *, cache: Any = None, batch: str | None = None, trace: Any = False,
+def open_model(spec: str, *, cache: Any = None, batch: Any = None, ledger: Any = None, trace: Any = False,
                **options: Any) -> Model:
     """The one way to build a model: ``spec`` as for :func:`model_from_spec`, wrapped in a
     response cache when ``cache`` is given (a :class:`ResponseCache` or a path to one).
 
     ``cache=None`` means no cache; an empty cache is still a cache (``is not None``, never truth).
-    ``batch="openai"`` or ``"anthropic"`` sends what the cache cannot answer through that
-    provider's batch API at the spec's base URL (see :mod:`._batch`; needs a cache and an
-    ``openai:`` spec, whose name the answers are cached under). ``trace=True`` puts every call
-    in an OpenTelemetry span (:mod:`._otel`), cache hits included; ``trace=<TracerProvider>``
-    sends them to that provider instead of the global one."""
+    ``batch="openai"`` or ``"anthropic"`` sends what no answer covers through that provider's
+    batch API at the spec's base URL, a :class:`~._batch.BatchFiles` writes batch files instead
+    (see :mod:`._batch`; needs an ``openai:`` spec and ``ledger``, the verdict store that keeps
+    the batches). ``trace=True`` puts every call in an OpenTelemetry span (:mod:`._otel`), cache
+    hits included; ``trace=<TracerProvider>`` sends them to that provider instead of the global one."""
     from pathlib import Path
 
     from convoscope.models._cache import CachedModel, ResponseCache
 
     model = model_from_spec(spec, **options)
+    if batch:
+        model = _batched(model, cache, batch, ledger, options)
     if cache is None:
-        if batch:
-            raise ModelError("batch mode keeps the answers in the response cache: give a cache")
         return _traced(model, trace) if trace else model
     if isinstance(cache, str | Path):
         cache = ResponseCache(cache)
-    if batch:
-        model = _batched(model, cache, batch, options)
     cached = CachedModel(model, cache)
     return _traced(cached, trace) if trace else cached
 
@@ -125,19 +123,19 @@ def _traced(model: Model, trace: Any) -> Model:
     return TracedModel(model, tracer_provider=None if trace is True else trace)
 
 
-def _batched(live: Model, cache: Any, provider: str, options: dict[str, Any]) -> Model:
-    from convoscope.models._batch import BatchModel
+def _batched(live: Model, cache: Any, batch: Any, ledger: Any, options: dict[str, Any]) -> Model:
+    from convoscope.models._batch import batch_model
     from convoscope.models._keys import resolve_api_key
     from convoscope.models._openai import OpenAIModel
 
-    if provider not in ("openai", "anthropic"):
-        raise ModelError(f"unknown batch API {provider!r}: use openai or anthropic")
     if not isinstance(live, OpenAIModel):
         raise ModelError(f"batch mode needs an openai:MODEL@BASE_URL judge, not {live.name}")
+    if live.provider == "anthropic" and batch != "anthropic":
+        raise ModelError(f"{live.name} speaks Anthropic's Messages API: its batches are --batch anthropic")
     key = resolve_api_key(live.base_url, api_key=options.get("api_key"),
                           api_key_env=options.get("api_key_env"),
                           allow_insecure=bool(options.get("allow_insecure")))
-    return BatchModel(live, cache=cache, provider=provider, api_key=key)  # type: ignore[arg-type]
+    return batch_model(live, batch, ledger=ledger, api_key=key, cache=cache)
 
 
 def model_from_spec(spec: str, **options: Any) -> Model:

@@ -8,7 +8,7 @@ import functools
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
 from convoscope.criteria import Criterion
 from convoscope.errors import ConfigError
@@ -20,6 +20,9 @@ from convoscope.runs._repeats import DEFAULT_REPEAT_TEMPERATURE
 from convoscope.runs._result import RunResult
 from convoscope.runs._run import DEFAULT_LEASE_S, run_judge
 from convoscope.store import DEFAULT_STORE, Store
+
+if TYPE_CHECKING:
+    from convoscope.models._batch import BatchFiles
 
 EMBEDDED_DEFAULT = "embedded"
 BESIDE_STORE = "beside-store"  # the default response cache: <store>.cache.db next to a SQLite store
@@ -182,7 +185,7 @@ class RunOptions:
     api_key_env: tuple[str, ...] = ()
     allow_insecure_key: bool = False
     context_length: int | None = None
-    batch: str | None = None
+    batch: str | BatchFiles | None = None
     otel: bool = False
 
     def model_options(self, extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -228,7 +231,7 @@ async def judge_async(
     api_key_env: Sequence[str] = (),
     allow_insecure_key: bool = False,
     context_length: int | None = None,
-    batch: str | None = None,
+    batch: str | BatchFiles | None = None,
     otel: bool = False,
     on_progress: Progress | None = None,
     on_verdicts: Sink | None = None,
@@ -252,9 +255,11 @@ async def judge_async(
     defaults (see :class:`RunOptions` and ``convoscope judge --help``): ``cache_path`` (the response
     cache; default beside the store, None: none), ``lease_s``, the endpoint's ``timeout``,
     ``deadline``, ``max_retries``, ``rpm``, ``tpm``, ``api_key_env``, ``allow_insecure_key``,
-    ``context_length``, ``batch`` (``openai`` or ``anthropic``), ``otel``. ``model_options`` add
-    backend settings beyond those. ``on_verdicts(finals, members)`` sees verdicts as they are
-    committed; ``collect=False`` keeps them out of the result (the summary still counts them)."""
+    ``context_length``, ``batch`` (``openai`` or ``anthropic``; a
+    :class:`~convoscope.models._batch.BatchFiles` writes batch files instead: docs/batch.md),
+    ``otel``. ``model_options`` add backend settings beyond those. ``on_verdicts(finals,
+    members)`` sees verdicts as they are committed; ``collect=False`` keeps them out of the
+    result (the summary still counts them)."""
     options = RunOptions(
         mode=mode, personas=tuple(personas), pool=pool, ties=ties, quorum=quorum, repeats=repeats,
         temperature=temperature, max_tokens=max_tokens, one_call=one_call, concurrency=concurrency,
@@ -274,6 +279,8 @@ async def _judge(items: Any, criteria: Sequence[Criterion], judge: Any, store: S
     try:
         specs = _specs(judge, options)
         model_options = options.model_options(extra)
+        if model_options.get("batch"):
+            model_options.setdefault("ledger", opened)  # the batch ledger lives in the store
         built, models = build_judge(specs, pool=options.pool, ties=options.ties, quorum=options.quorum,
                                     cache=cache, model_options=model_options,
                                     max_tokens=options.max_tokens, one_call=joint, repeats=options.repeats,

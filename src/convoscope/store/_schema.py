@@ -6,6 +6,8 @@ the shared scope ``""`` and a human campaign in its own scope (its run id), so t
 campaigns never collides. ``run_id`` on a verdict records which run produced it. A run is a record
 of what was asked: ``runs`` (its spec), ``run_tasks`` (the keys it asked for, in input order) and
 ``run_chunks`` (its input in chunks, each leased by one worker at a time while it is judged).
+The batch ledger (``batch_jobs``, ``batch_requests``: see :mod:`convoscope.store._batches`) keeps
+provider batches and exported batch files where every machine sharing the store sees them.
 
 Migrations run under a lock, so workers started together on a new database never race:
 PostgreSQL takes a transaction-level advisory lock; SQLite takes its write lock first.
@@ -78,6 +80,58 @@ run_chunks = sa.Table(
     sa.Column("state", sa.String(16), nullable=False, server_default="pending"),
     sa.Column("finished_at", sa.Float),
     sa.Column("outcome", sa.Text),
+)
+
+# The batch ledger (see convoscope.store._batches). A job is one batch at a provider (or one
+# exported file); ``state``: submitting, submitted, in_progress, completed, failed, expired,
+# cancelled (the provider's ending, not yet collected), collected. ``owner``/``lease_until``:
+# the worker submitting or collecting it.
+batch_jobs = sa.Table(
+    "batch_jobs", metadata,
+    sa.Column("job_id", sa.String(64), primary_key=True),
+    sa.Column("provider", sa.String(16), nullable=False),
+    sa.Column("base_url", sa.Text, nullable=False),
+    sa.Column("model", sa.Text, nullable=False),
+    sa.Column("endpoint", sa.String(64), nullable=False),
+    sa.Column("structured", sa.String(16)),  # the structured-output form its chat bodies asked for
+    sa.Column("remote_id", sa.String(255)),
+    sa.Column("input_file_id", sa.Text),
+    sa.Column("output_file_id", sa.Text),
+    sa.Column("error_file_id", sa.Text),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("provider_status", sa.String(32)),
+    sa.Column("requests", sa.Integer, nullable=False),
+    sa.Column("bytes", sa.Integer, nullable=False),
+    sa.Column("answered", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("failed", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("owner", sa.String(128)),
+    sa.Column("lease_until", sa.Float),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("submitted_at", sa.Float),
+    sa.Column("updated_at", sa.Float, nullable=False),
+    sa.Column("ended_at", sa.Float),
+    sa.Column("collected_at", sa.Float),
+    sa.Column("cancel_requested_at", sa.Float),
+    sa.Column("files_deleted_at", sa.Float),
+    sa.Column("detail", sa.Text),
+    sa.Index("ix_batch_jobs_state", "state"),
+)
+# One row per request sent (or to be sent) through a batch, by its response-cache key.
+# ``state``: pending (deferred, in no batch), batched (in job ``job_id``), answered (``answer``
+# holds the Generation; the request is dropped), failed (the batch answered with ``problem``;
+# the next run sends it again).
+batch_requests = sa.Table(
+    "batch_requests", metadata,
+    sa.Column("request_key", sa.String(64), primary_key=True),
+    sa.Column("model", sa.Text, nullable=False),
+    sa.Column("job_id", sa.String(64)),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("request", sa.Text),
+    sa.Column("answer", sa.Text),
+    sa.Column("problem", sa.Text),
+    sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("updated_at", sa.Float, nullable=False),
+    sa.Index("ix_batch_requests_job", "job_id"),
 )
 
 
@@ -157,6 +211,12 @@ def _v4(connection: sa.Connection) -> None:
     run_chunks.create(connection)
 
 
+def _v5(connection: sa.Connection) -> None:
+    """The batch ledger in the store (it was a JSON file beside one machine's response cache)."""
+    batch_jobs.create(connection, checkfirst=True)
+    batch_requests.create(connection, checkfirst=True)
+
+
 def _insert_for(connection: sa.Connection, table: sa.Table) -> Any:
     from sqlalchemy.dialects import postgresql, sqlite
 
@@ -165,7 +225,7 @@ def _insert_for(connection: sa.Connection, table: sa.Table) -> Any:
 
 
 # Each migration takes the schema from version i to i + 1. Append, never edit.
-MIGRATIONS: list[Callable[[sa.Connection], None]] = [_v1, _v2, _v3, _v4]
+MIGRATIONS: list[Callable[[sa.Connection], None]] = [_v1, _v2, _v3, _v4, _v5]
 _LOCK_ID = 0x636F6E76  # "conv": the advisory lock PostgreSQL workers take while migrating
 
 
