@@ -38,8 +38,8 @@ from convoscope.runs import (
     GateTally,
     RunResult,
     is_embedded,
-    judge_async,
     judge_specs,
+    judge_workers_async,
     parse_gate,
     resolve_gates,
     run_sync,
@@ -92,9 +92,9 @@ Examples:
               show_default=True, help="Majority tie rule: lowest scale value, highest, or none.")
 @click.option("--quorum", type=int, default=1, show_default=True,
               help="Scored panel members needed for a pooled verdict.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the run's verdicts here (.jsonl, .csv or .parquet); checked before the run, "
-              "written atomically.")
+@click.option("--out", type=click.Path(path_type=Path),
+              help="Write the run's verdicts here (.jsonl, .csv or .parquet; with --engine ray a "
+              "directory of Parquet files); checked before the run, written atomically.")
 @click.option("--encoding", default="utf-8", show_default=True,
               help="Text encoding of a CSV / JSON items file, e.g. cp949 or latin-1.")
 @click.option("--store", "store_target", default=DEFAULT_STORE, show_default=True,
@@ -149,6 +149,14 @@ Examples:
 @click.option("--limit", type=int, help="Judge only the first N items.")
 @click.option("--chunk-size", type=click.IntRange(min=1), default=256, show_default=True,
               help="Items read, planned and claimed together. Workers sharing a run claim chunks.")
+@click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="ray: spread the run over a Ray cluster (extra ray): items read as a Ray Dataset, "
+              "one judge per worker, --out a directory of Parquet files.")
+@click.option("--ray-address", metavar="ADDR", help="The Ray cluster (HOST:PORT); default RAY_ADDRESS, "
+              "else a local Ray instance.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes sharing the run on this machine (chunks claimed through the store); "
+              "with --engine ray, Ray workers (default: as many as the cluster's CPUs allow).")
 @click.option("--progress-every", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
               metavar="SECONDS", help="When not on a terminal (CI logs, nohup, | tee): one progress "
               "line this often.")
@@ -172,7 +180,8 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
                   rpm: float | None, tpm: float | None, api_key_env: tuple[str, ...],
                   allow_insecure_key: bool, context_length: int | None, batch: str | None,
                   gates: tuple[str, ...], otel: bool, limit: int | None, chunk_size: int,
-                  progress_every: float, reference_candidates: bool, **columns: str) -> None:
+                  engine: str, ray_address: str | None, workers: int, progress_every: float,
+                  reference_candidates: bool, **columns: str) -> None:
     """Judge ITEMS (.jsonl, .csv, .tsv, .parquet) on criteria and keep every verdict.
 
     Every verdict is written to the store as it is produced. Run the same command again after
@@ -201,7 +210,9 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
             criteria = [criterion.model_copy(update={"domain": domain}) for criterion in criteria]
         rules = resolve_gates([parse_gate(text) for text in gates], criteria)
         specs = judge_specs(judges, mode=mode, personas=personas)
-        writer = _verdict_stream(out, criteria, inputs=(items_path, *criteria_files, store_target))
+        ray = engine == "ray"
+        inputs = (items_path, *criteria_files, store_target)
+        writer = None if ray else _verdict_stream(out, criteria, inputs=inputs)
         store = Store(store_target)
         console.print(f"Judging {items_path} on {len(criteria)} criteria; "
                       f"store: [bold]{escape(store.location)}[/bold]")
@@ -216,7 +227,17 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
                            context_length=context_length)
                        | ({"batch": batch} if batch else {}) | ({"trace": True} if otel else {}))
         with _encoding_hint(items_path):
-            result = _run(console, stream, criteria, specs, store, writer, tally, progress_every, options)
+            if ray:
+                from convoscope.cli._spread import run_on_ray
+
+                result = run_on_ray(console, items_path, criteria, specs, store, out, tally, progress_every,
+                                    options, address=ray_address, workers=None if workers == 1 else workers,
+                                    columns=ColumnMap(**mapping), encoding=encoding, limit=limit,
+                                    batch_size=chunk_size, count_total=_total(stream, criteria),
+                                    reference_candidates=reference_candidates)
+            else:
+                result = _run(console, stream, criteria, specs, store, writer, tally, progress_every,
+                              options | {"workers": workers})
         if writer is not None:
             console.print(f"Wrote {writer.count} verdicts to {escape(str(out))}")
         _print_summary(console, result)
@@ -249,7 +270,7 @@ def _run(console: Console, stream: ItemStream, criteria: list[Criterion], specs:
                 writer.write([*members, *finals])
 
         try:
-            return run_sync(_until_terminated(judge_async(
+            return run_sync(_until_terminated(judge_workers_async(
                 stream, criteria, specs, store=store, on_progress=progress.advance,
                 on_verdicts=on_verdicts, collect=False, **options)))
         except Terminated:

@@ -2,9 +2,12 @@
 
 ``judge(items, criteria, "embedded")`` returns a :class:`RunResult` (verdicts, summary,
 ``to_pandas()``, ``matrix(criterion)``) in scripts and notebooks alike; ``judge_async`` is the one
-async core. Exit statuses for CI are on :class:`RunSummary` (``EXIT_*``).
+async core. The same run spreads over a Ray cluster (``judge_dataset``, the per-batch
+``JudgeBatch`` for any engine that maps a function over tables) or over the cores of one machine
+(``judge_workers``). Exit statuses for CI are on :class:`RunSummary` (``EXIT_*``).
 """
 
+from convoscope.runs._batchfn import BatchSettings, JudgeBatch, batch_settings
 from convoscope.runs._build import (
     BESIDE_STORE,
     EMBEDDED_DEFAULT,
@@ -28,6 +31,7 @@ from convoscope.runs._gate import (
     parse_gate,
     resolve_gates,
 )
+from convoscope.runs._ray import connect, items_dataset, judge_dataset, verdicts_dataset
 from convoscope.runs._result import RunResult
 from convoscope.runs._run import (
     DEFAULT_LEASE_S,
@@ -45,9 +49,11 @@ from convoscope.runs._summary import (
     EXIT_TOO_MANY_UNSCORED,
     RunSummary,
 )
+from convoscope.runs._workers import judge_workers, judge_workers_async
 
 __all__ = [
     "BESIDE_STORE",
+    "BatchSettings",
     "DEFAULT_LEASE_S",
     "DEFAULT_MAX_UNSCORED",
     "EMBEDDED_DEFAULT",
@@ -59,24 +65,32 @@ __all__ = [
     "GateResult",
     "GateRule",
     "GateTally",
+    "JudgeBatch",
     "JudgeSpec",
     "RunResult",
     "RunSummary",
     "Task",
     "applies",
     "as_specs",
+    "batch_settings",
     "build_judge",
     "check_gates",
+    "connect",
     "default_cache_path",
     "is_embedded",
+    "items_dataset",
     "judge",
     "judge_async",
+    "judge_dataset",
     "judge_items",
     "judge_specs",
+    "judge_workers",
+    "judge_workers_async",
     "parse_gate",
     "plan_tasks",
     "resolve_gates",
     "run_id_for",
     "run_judge",
     "run_sync",
+    "verdicts_dataset",
 ]

@@ -1,0 +1,159 @@
+"""One run on the cores of one machine: this process and ``workers - 1`` more share it.
+
+Every process runs the local engine on the same input; they divide it through the store's chunk
+leases (:mod:`convoscope.store._chunks`): each claims the next chunk nobody holds, so no task is
+judged twice, and a process that dies leaves its chunks to the others once its lease runs out.
+The extra processes are started fresh (``spawn``: a copy of a process that has loaded a model or
+opened connections is not safe), judge with the same settings, and send their summary back; this
+process streams every verdict (its own and those the others commit) to the caller, waits for all
+of them and returns one result whose summary counts what all of them did.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import multiprocessing
+import signal
+from collections.abc import Sequence
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from convoscope.criteria import Criterion
+from convoscope.errors import ConfigError
+from convoscope.runs._build import EMBEDDED_DEFAULT, JudgeSpec, judge_async, run_sync
+from convoscope.runs._result import RunResult
+from convoscope.runs._summary import RunSummary
+from convoscope.store import Store, store_url
+
+_STOP_S = 30.0  # how long a stopped worker may take to commit what it judged
+
+
+async def judge_workers_async(items: Any, criteria: Sequence[Criterion],
+                              judge: str | JudgeSpec | Sequence[str | JudgeSpec] = EMBEDDED_DEFAULT, *,
+                              workers: int, store: Store | str | Path | None = None,
+                              **options: Any) -> RunResult:
+    """:func:`~convoscope.runs.judge_async` in this process and ``workers - 1`` others.
+
+    ``items``: a path or an :class:`~convoscope.items.ItemStream` (every process reads it);
+    ``options`` as for ``judge_async`` — ``on_progress`` and ``on_verdicts`` see the verdicts of
+    every process, as this one finds them committed. A worker's failure is raised here once
+    this process has finished (the verdicts made before it stay in the store)."""
+    if workers < 1:
+        raise ConfigError("workers must be at least 1")
+    if workers == 1:
+        return await judge_async(items, criteria, judge, store=store, **options)
+    location = store.url if isinstance(store, Store) else None if store is None else store_url(store)
+    shared = {key: value for key, value in options.items()
+              if key not in ("on_progress", "on_verdicts", "collect")}
+    context = multiprocessing.get_context("spawn")
+    started: list[tuple[Any, Connection]] = []
+    try:
+        for _ in range(workers - 1):
+            receiving, sending = context.Pipe(duplex=False)
+            process = context.Process(target=_worker, args=(sending, items, list(criteria), judge,
+                                                            location, shared), daemon=False)
+            process.start()
+            sending.close()
+            started.append((process, receiving))
+        result = await judge_async(items, criteria, judge, store=store, **options)
+        outcomes = [await asyncio.to_thread(_outcome, process, receiving) for process, receiving in started]
+    except BaseException:
+        await asyncio.to_thread(_stop, started)
+        raise
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    summaries = [outcome for outcome in outcomes if isinstance(outcome, RunSummary)]
+    summary = merged_summary(result.summary, summaries)
+    _record(store, summary)
+    return dataclasses.replace(result, summary=summary)
+
+
+def _worker(sending: Connection, items: Any, criteria: list[Criterion], judge: Any,
+            store: str | None, options: dict[str, Any]) -> None:
+    """A worker process: the local engine with the run's settings; its summary goes back."""
+    def stop(_signal: int, _frame: Any) -> None:
+        raise KeyboardInterrupt  # the run's finally commits what was judged, as on Ctrl-C
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        result = run_sync(judge_async(items, criteria, judge, store=store, collect=False, **options))
+        sending.send(result.summary)
+    except KeyboardInterrupt:
+        sending.send(None)
+    except Exception as error:
+        sending.send(_sendable(error))
+    finally:
+        sending.close()
+
+
+def _sendable(error: Exception) -> Exception:
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(error))
+        return error
+    except Exception:
+        return RuntimeError(f"a worker failed: {type(error).__name__}: {error}")
+
+
+def _outcome(process: Any, receiving: Connection) -> RunSummary | BaseException | None:
+    try:
+        outcome = receiving.recv()
+    except EOFError:  # died without a word (killed): its chunks were taken over
+        outcome = None
+    process.join()
+    return outcome
+
+
+def _stop(started: list[tuple[Any, Connection]]) -> None:
+    for process, _ in started:
+        if process.is_alive():
+            process.terminate()  # SIGTERM: the worker commits what it judged, then ends
+    for process, receiving in started:
+        process.join(_STOP_S)
+        if process.is_alive():
+            process.kill()
+            process.join()
+        receiving.close()
+
+
+def merged_summary(own: RunSummary, others: Sequence[RunSummary]) -> RunSummary:
+    """One summary for the run: what every process judged, called and spent, added up; the
+    tasks and what is outstanding as this process saw them at the end (it waits for every
+    chunk). Tasks no process judged now were finished before (``resumed``)."""
+    merged = dataclasses.replace(own, unscored=own.unscored.copy(), outstanding=own.outstanding.copy(),
+                                 members={rater: tally.copy() for rater, tally in own.members.items()})
+    for other in others:
+        for name in ("verdicts", "scored", "retried", "model_calls", "cache_hits", "prompt_tokens",
+                     "completion_tokens", "cost"):
+            setattr(merged, name, getattr(merged, name) + getattr(other, name))
+        merged.unscored.update(other.unscored)
+        for rater, tally in other.members.items():
+            merged.members.setdefault(rater, type(tally)()).update(tally)
+    merged.done_elsewhere = 0
+    merged.resumed = max(0, merged.total_tasks - merged.verdicts - merged.outstanding.get("missing", 0))
+    merged.worker = (f"{own.worker} and {len(others)} more "
+                     f"(which judged {sum(other.verdicts for other in others)})")
+    return merged
+
+
+def _record(store: Store | str | Path | None, summary: RunSummary) -> None:
+    """The merged summary replaces the one each process left on the run."""
+    from convoscope.store import DEFAULT_STORE
+
+    opened = store if isinstance(store, Store) else Store(store if store is not None else DEFAULT_STORE)
+    try:
+        opened.finish_run(summary.run_id, summary.as_dict())
+    finally:
+        if not isinstance(store, Store):
+            opened.close()
+
+
+def judge_workers(items: Any, criteria: Sequence[Criterion],
+                  judge: str | JudgeSpec | Sequence[str | JudgeSpec] = EMBEDDED_DEFAULT, *,
+                  workers: int, **options: Any) -> RunResult:
+    """:func:`judge_workers_async` for scripts and notebooks."""
+    return run_sync(judge_workers_async(items, criteria, judge, workers=workers, **options))
