@@ -7,7 +7,7 @@ async core. The same run spreads over a Ray cluster (``judge_dataset``, the per-
 (``judge_workers``). Exit statuses for CI are on :class:`RunSummary` (``EXIT_*``).
 """
 
-from convoscope.runs._batchfn import BatchSettings, JudgeBatch, batch_settings
+from convoscope.runs._batchfn import BatchSettings, JudgeBatch, batch_settings, verdict_schema
 from convoscope.runs._build import (
     BESIDE_STORE,
     EMBEDDED_DEFAULT,
@@ -92,5 +92,6 @@ __all__ = [
     "run_id_for",
     "run_judge",
     "run_sync",
+    "verdict_schema",
     "verdicts_dataset",
 ]

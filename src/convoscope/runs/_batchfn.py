@@ -132,23 +132,28 @@ class JudgeBatch:
     def __init__(self, settings: BatchSettings) -> None:
         self.settings = settings
         self._worker: _Worker | None = None
+        self._opening = threading.Lock()  # threads of one process (Dask) share one worker
 
     def __call__(self, batch: Any) -> Any:
+        """The verdict rows of ``batch``: a pandas DataFrame for a DataFrame, else a pyarrow Table."""
         items = batch_items(batch, self.settings)
-        if self._worker is None:
-            self._worker = _Worker(self.settings)
-        return self._worker.judge(items)
+        with self._opening:
+            if self._worker is None:
+                self._worker = _Worker(self.settings)
+        table = self._worker.judge(items)
+        return table.to_pandas() if type(batch).__name__ == "DataFrame" else table
 
     def __getstate__(self) -> dict[str, Any]:
         return {"settings": self.settings}  # what a process opened stays with that process
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.settings, self._worker = state["settings"], None
+        self.__init__(state["settings"])  # type: ignore[misc]
 
     def close(self) -> None:
-        if self._worker is not None:
-            self._worker.close()
-            self._worker = None
+        with self._opening:
+            if self._worker is not None:
+                self._worker.close()
+                self._worker = None
 
     def __del__(self) -> None:
         try:

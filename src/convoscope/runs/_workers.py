@@ -4,9 +4,10 @@ Every process runs the local engine on the same input; they divide it through th
 leases (:mod:`convoscope.store._chunks`): each claims the next chunk nobody holds, so no task is
 judged twice, and a process that dies leaves its chunks to the others once its lease runs out.
 The extra processes are started fresh (``spawn``: a copy of a process that has loaded a model or
-opened connections is not safe), judge with the same settings, and send their summary back; this
-process streams every verdict (its own and those the others commit) to the caller, waits for all
-of them and returns one result whose summary counts what all of them did.
+opened connections is not safe), judge with the same settings, and send their summary back. This
+process waits until they have started (so that all claim chunks from the first), streams every
+verdict (its own and those the others commit) to the caller, waits for all of them and returns one
+result whose summary counts what all of them did.
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ async def judge_workers_async(items: Any, criteria: Sequence[Criterion],
             process.start()
             sending.close()
             started.append((process, receiving))
+        for _, receiving in started:  # all start claiming together, not as each happens to load
+            await asyncio.to_thread(_ready, receiving)
         result = await judge_async(items, criteria, judge, store=store, **options)
         outcomes = [await asyncio.to_thread(_outcome, process, receiving) for process, receiving in started]
     except BaseException:
@@ -79,6 +82,7 @@ def _worker(sending: Connection, items: Any, criteria: list[Criterion], judge: A
 
     signal.signal(signal.SIGTERM, stop)
     try:
+        sending.send("ready")
         result = run_sync(judge_async(items, criteria, judge, store=store, collect=False, **options))
         sending.send(result.summary)
     except KeyboardInterrupt:
@@ -97,6 +101,13 @@ def _sendable(error: Exception) -> Exception:
         return error
     except Exception:
         return RuntimeError(f"a worker failed: {type(error).__name__}: {error}")
+
+
+def _ready(receiving: Connection) -> None:
+    try:
+        receiving.recv()
+    except EOFError:  # died while starting: the others do its share
+        pass
 
 
 def _outcome(process: Any, receiving: Connection) -> RunSummary | BaseException | None:
