@@ -9,14 +9,19 @@ store holds exactly one row per answer, and restarts the server mid-way when --r
     python3 benchmarks/campaign_load.py                       # 30 annotators, SQLite
     python3 benchmarks/campaign_load.py --annotators 30 --contexts 10 --restart
     python3 benchmarks/campaign_load.py --db postgresql://postgres@127.0.0.1:5432/postgres
+    python3 benchmarks/campaign_load.py --db sqlite --db postgresql://postgres@127.0.0.1:5432/postgres \
+        --repeats 3                                           # interleaved, with the load average
 
-Prints answers per second and the latency of one answer (post + redirect + next page).
+Prints answers per second and the latency of one answer (post + redirect + next page), and the
+machine's load average before each run (the figures mean little without it on a shared machine).
+A page that is not the next task (an error, a refusal) is counted and named: none is expected.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import secrets
 import socket
@@ -25,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -33,6 +39,7 @@ import httpx
 from convoscope.campaigns import invite, open_campaign
 
 CRITERIA = ["appropriateness", "contextualization", "listening", "correctness"]
+RESTART_WAIT = 180.0  # seconds a restarted server may take to answer again on a loaded machine
 
 
 def write_study(directory: Path, *, annotators: int, contexts: int, per_batch: int) -> None:
@@ -57,15 +64,18 @@ def write_study(directory: Path, *, annotators: int, contexts: int, per_batch: i
 
 
 def serve(directory: Path, port: int, db: str | None) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "convoscope", "campaign", "serve", str(directory), "--port", str(port)]
+    # The load test's annotators answer far faster than people do: lift the per-link rate limit.
+    command = [sys.executable, "-m", "convoscope", "campaign", "serve", str(directory), "--port",
+               str(port), "--rate", "1000"]
     process = subprocess.Popen([*command, *(["--db", db] if db else [])], stdout=subprocess.DEVNULL)
-    for _ in range(1200):  # up to a minute: imports are slow on a busy machine
+    deadline = time.monotonic() + RESTART_WAIT
+    while time.monotonic() < deadline:  # imports are slow on a busy machine
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
             return process
         except OSError:
             time.sleep(0.05)
-    raise RuntimeError("the server did not start")
+    raise RuntimeError(f"the server did not start within {RESTART_WAIT:.0f} s")
 
 
 def field(html: str, name: str) -> str:
@@ -73,14 +83,19 @@ def field(html: str, name: str) -> str:
     return found.group(1) if found else ""
 
 
-def annotate(base: str, token: str, answers: int, latencies: list[float]) -> None:
+def annotate(base: str, token: str, answers: int, latencies: list[float], odd: Counter[str]) -> None:
     """Answer ``answers`` tasks; every second form is posted twice (a double click)."""
     url = f"{base}/a/{token}"
     with httpx.Client(timeout=120) as client:
-        page = client.get(url).text
+        page = get_with_retry(client, url)
         if f'action="/a/{token}/start"' in page:  # the instructions, shown once before the first task
             page = post_with_retry(client, f"{url}/start", {"csrf": field(page, "csrf")})
-        for number in range(answers):
+        number = 0
+        while number < answers:
+            if not field(page, "task"):  # not a task page: say what it was, then look again
+                odd[re.search(r"<h1>([^<]*)", page).group(1) if "<h1>" in page else page[:60]] += 1
+                page = get_with_retry(client, url)
+                continue
             data = {"csrf": field(page, "csrf"), "task": field(page, "task"),
                     "answer": "1" if number % 3 else "0"}
             started = time.perf_counter()
@@ -91,16 +106,62 @@ def annotate(base: str, token: str, answers: int, latencies: list[float]) -> Non
                     pass  # the server is restarting; the retried post below settles it
             page = post_with_retry(client, url, data)
             latencies.append(time.perf_counter() - started)
+            number += 1
+
+
+def get_with_retry(client: httpx.Client, url: str) -> str:
+    return _retry(lambda: client.get(url).text)
 
 
 def post_with_retry(client: httpx.Client, url: str, data: dict[str, str]) -> str:
     """Post; while the server restarts, retry (the repeated form is ignored if it was stored)."""
-    for _ in range(100):
+    return _retry(lambda: client.post(url, data=data, follow_redirects=True).text)
+
+
+def _retry(call: object) -> str:
+    deadline = time.monotonic() + RESTART_WAIT  # a restart under load took 10-12 s: wait far longer
+    while True:
         try:
-            return client.post(url, data=data, follow_redirects=True).text
+            return call()  # type: ignore[operator]
         except httpx.TransportError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the server did not come back within {RESTART_WAIT:.0f} s") from None
             time.sleep(0.1)
-    raise RuntimeError("the server did not come back")
+
+
+def run(args: argparse.Namespace, db: str | None) -> dict[str, object]:
+    """One run against one store; returns its figures."""
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as folder:
+        directory = Path(folder) / "study"
+        write_study(directory, annotators=args.annotators, contexts=args.contexts, per_batch=args.per_batch)
+        tokens = [a.token for a in invite(directory, args.annotators)]
+        answers = args.contexts * 3 * len(CRITERIA)  # one batch each: 2 systems + the reference
+        server = serve(directory, args.port, db)
+        base, latencies, odd = f"http://127.0.0.1:{args.port}", [], Counter()
+        started = time.perf_counter()
+        try:
+            with ThreadPoolExecutor(len(tokens)) as pool:
+                jobs = [pool.submit(annotate, base, token, answers, latencies, odd) for token in tokens]
+                if args.restart:
+                    while len(latencies) < len(tokens) * answers // 2:
+                        time.sleep(0.05)
+                    server.kill()  # as hard as a crash: no shutdown handler runs
+                    server.wait()
+                    server = serve(directory, args.port, db)
+                for job in jobs:
+                    job.result()
+            elapsed = time.perf_counter() - started
+        finally:
+            server.terminate()
+            server.wait()
+        stored = open_campaign(directory, create=False).answers()
+    distinct = len({(v.rater, v.item_id, v.criterion) for v in stored})
+    ms = sorted(1000 * x for x in latencies)
+    return {"store": "PostgreSQL" if db and "://" in db else "SQLite", "load": load,
+            "expected": len(tokens) * answers, "stored": len(stored), "distinct": distinct,
+            "rate": len(tokens) * answers / elapsed, "median": statistics.median(ms),
+            "p95": ms[int(0.95 * (len(ms) - 1))], "max": ms[-1], "odd": dict(odd)}
 
 
 def main() -> None:
@@ -108,53 +169,28 @@ def main() -> None:
     parser.add_argument("--annotators", type=int, default=30)
     parser.add_argument("--contexts", type=int, default=5, help="contexts per batch")
     parser.add_argument("--per-batch", type=int, default=7, help="annotators per batch")
-    parser.add_argument("--db", help="a postgresql:// URL (default: SQLite in the temporary folder)")
+    parser.add_argument("--db", action="append", help="'sqlite' or a postgresql:// URL; repeat to "
+                        "interleave stores (default: SQLite in the temporary folder)")
+    parser.add_argument("--repeats", type=int, default=1, help="runs per store, interleaved")
     parser.add_argument("--restart", action="store_true", help="kill and restart the server half-way")
     parser.add_argument("--port", type=int, default=8099)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        directory = Path(folder) / "study"
-        write_study(directory, annotators=args.annotators, contexts=args.contexts, per_batch=args.per_batch)
-        tokens = [a.token for a in invite(directory, args.annotators)]
-        answers = args.contexts * 3 * len(CRITERIA)  # one batch each: 2 systems + the reference
-        server = serve(directory, args.port, args.db)
-        base, latencies = f"http://127.0.0.1:{args.port}", []
-        started = time.perf_counter()
-        try:
-            with ThreadPoolExecutor(len(tokens)) as pool:
-                jobs = [pool.submit(annotate, base, token, answers, latencies) for token in tokens]
-                if args.restart:
-                    while len(latencies) < len(tokens) * answers // 2:
-                        time.sleep(0.05)
-                    server.kill()  # as hard as a crash: no shutdown handler runs
-                    server.wait()
-                    server = serve(directory, args.port, args.db)
-                for job in jobs:
-                    job.result()
-            elapsed = time.perf_counter() - started
-        finally:
-            server.terminate()
-            server.wait()
-        stored = open_campaign(directory, store=args.db).answers()
-        distinct = len({(v.rater, v.item_id, v.criterion) for v in stored})
-        expected = len(tokens) * answers
-        ms = sorted(1000 * x for x in latencies)
-        print(f"{len(tokens)} annotators x {answers} answers ({args.contexts} contexts per batch, "
-              f"store: {args.db or 'SQLite'}{', restarted half-way' if args.restart else ''})")
-        print(f"rows stored: {len(stored)} (distinct {distinct}), expected {expected}: "
-              f"{'OK' if len(stored) == distinct == expected else 'MISMATCH'}")
-        print(f"wall time {elapsed:.1f} s, {expected / elapsed:.1f} answers/s")
-        print(f"latency per answer (post + redirect + next page): median {statistics.median(ms):.0f} ms, "
-              f"p95 {ms[int(0.95 * (len(ms) - 1))]:.0f} ms, max {ms[-1]:.0f} ms")
-        if len(stored) != expected or distinct != expected:
-            campaign = open_campaign(directory, store=args.db)
-            per_person: dict[str, list[str]] = {}
-            for verdict in stored:
-                per_person.setdefault(verdict.rater, []).append(campaign.owner[verdict.item_id].id)
-            for rater, batches in sorted(per_person.items()):
-                if len(batches) != answers:
-                    print(f"  {rater}: {len(batches)} answers in {sorted(set(batches))}")
-            raise SystemExit(1)
+    stores = [None if not db or db == "sqlite" else db for db in (args.db or ["sqlite"])]
+    print(f"{args.annotators} annotators x {args.contexts * 3 * len(CRITERIA)} answers "
+          f"({args.contexts} contexts per batch{', restarted half-way' if args.restart else ''})")
+    print("| run | store | load (1 min) | rows stored / expected | answers/s | median / p95 / max ms "
+          "| odd pages |")
+    print("|---|---|---|---|---|---|---|")
+    failed = False
+    for repeat in range(args.repeats):
+        for db in stores:
+            row = run(args, db)
+            ok = row["stored"] == row["distinct"] == row["expected"]
+            failed |= not ok
+            print(f"| {repeat + 1} | {row['store']} | {row['load']:.1f} | {row['stored']} / "
+                  f"{row['expected']}{'' if ok else ' MISMATCH'} | {row['rate']:.1f} | {row['median']:.0f} / "
+                  f"{row['p95']:.0f} / {row['max']:.0f} | {row['odd'] or 'none'} |", flush=True)
+    raise SystemExit(1 if failed else 0)
 
 
 if __name__ == "__main__":

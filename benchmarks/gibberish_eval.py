@@ -6,6 +6,12 @@ Markov-only baseline of seed 000 beside it; optionally the public gibberish sets
     python3 benchmarks/gibberish_eval.py --errors              # also list every misclassified answer
     python3 benchmarks/gibberish_eval.py --shared ../shared/data   # + rrenaud and Voynich sets,
                                                                # + gibberish-detector if installed
+    python3 benchmarks/gibberish_eval.py --multi               # F1 per language, pt es de fr ja zh
+
+``--multi`` scores the multilingual sets (``gibberish_multi.tsv``, the dev set the multilingual
+rules were written against, and ``gibberish_multi_heldout.tsv``, written before them and scored
+once) twice: with each answer's declared language (the survey's language column) and without
+it (identification), with F1 per language and the recall on keyboard mashes.
 
 "Markov only" flags an answer when its mean bigram log-likelihood is under the language's
 threshold (or when there is nothing to score). P/R/F1 treat gibberish as the positive class; the
@@ -93,6 +99,35 @@ def report(name: str, truth: list[bool], texts: list[str], thresholds: Gibberish
                       f"ll={result.log_likelihood}", file=sys.stderr)
 
 
+MULTI_SETS = {"multilingual dev": HERE / "data" / "gibberish_multi.tsv",
+              "multilingual held-out": HERE / "data" / "gibberish_multi_heldout.tsv"}
+
+
+def multilingual(thresholds: GibberishThresholds, show_errors: bool) -> None:
+    print("\n| set | languages | language | n | gibberish | precision | recall | F1 |")
+    print("|---|---|---|---:|---:|---:|---:|---:|")
+    for name, path in MULTI_SETS.items():
+        with open(path, encoding="utf-8", newline="") as handle:
+            rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+        texts = [row["text"] for row in rows]
+        for mode in ("declared", "identified"):
+            languages = [row["language"] for row in rows] if mode == "declared" else None
+            results = detect_many(texts, languages=languages, thresholds=thresholds)
+            for language in [*sorted({row["language"] for row in rows}), "all"]:
+                chosen = [(row["label"] == "gibberish", result.gibberish, result)
+                          for row, result in zip(rows, results, strict=True)
+                          if language in ("all", row["language"])]
+                truth = [t for t, _, _ in chosen]
+                s = scores(truth, [p for _, p, _ in chosen])
+                print(f"| {name} | {mode} | {language} | {len(chosen)} | {sum(truth)} | "
+                      f"{s['precision']:.3f} | {s['recall']:.3f} | {s['f1']:.3f} |")
+                if show_errors and language != "all":
+                    for label, flagged, result in chosen:
+                        if label != flagged:
+                            print(f"    {'missed' if label else 'false alarm'}: {result.text!r} "
+                                  f"{result.lang} {result.reasons} {result.notes}", file=sys.stderr)
+
+
 def gibberish_detector(shared: Path) -> dict[str, Callable[[str], bool]]:
     """The `gibberish-detector` package (no model shipped), trained on the shared English corpora
     with its own defaults (ASCII letters, limit 4.0), when installed."""
@@ -115,9 +150,13 @@ def main() -> None:
     parser.add_argument("--shared", type=Path, help="shared/data folder: also score the public sets")
     parser.add_argument("--dictionary", choices=["auto", "wordfreq", "corpus"], default="auto")
     parser.add_argument("--morphemes", choices=["auto", "kiwi", "off"], default="auto")
+    parser.add_argument("--multi", action="store_true", help="only the multilingual sets")
     args = parser.parse_args()
     thresholds = DEFAULT_THRESHOLDS.model_copy(
         update={"en_dictionary": args.dictionary, "ko_morphemes": args.morphemes})
+    if args.multi:
+        multilingual(thresholds, args.errors)
+        return
     print("| set | method | n | precision | recall | F1 | accuracy | weighted F1 |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     others = gibberish_detector(args.shared) if args.shared else {}

@@ -1,8 +1,10 @@
 """A small simulated-dialogue run on the embedded models, in two languages (issues 6 and 17).
 
-Samples N contexts per language and has the embedded SmolLM2 play user, judge and chatbot, each
-role in its own model instance as ``convoscope synth dialogues`` builds them (``--shared-model``
-puts all three on one instance, as before issue 17). Reports wall time, model calls and tokens
+Samples N contexts per language and has the embedded models play user, judge and chatbot, each
+role in its own model instances as ``convoscope synth dialogues`` builds them: by default the
+packaged model chosen per language (issue 28); ``--embedded smollm2`` puts SmolLM2 in every role,
+as the issue-17 measurements did (``--shared-model`` then puts all three on one instance, as
+before issue 17). Reports wall time, model calls and tokens
 per dialogue and per *accepted user turn* (the unit of useful work), what the judge could check,
 then the per-language statistics table. A second pass over the same output shows what resuming
 costs.
@@ -21,6 +23,7 @@ from pathlib import Path
 from convoscope.items import read_items
 from convoscope.models import ResponseCache, open_model
 from convoscope.synth import (
+    EmbeddedByLanguage,
     SynthSettings,
     default_filtered_path,
     generate_dialogues_async,
@@ -38,11 +41,14 @@ def settings_from(args: argparse.Namespace) -> SynthSettings:
 
 
 def build_models(args: argparse.Namespace, cache: ResponseCache) -> dict[str, object]:
+    def one(name: str) -> object:
+        return open_model(f"embedded:{name}", cache=cache, n_threads=args.threads)
+
+    if args.embedded == "auto":
+        return {role: EmbeddedByLanguage(role, one) for role in ("user", "judge", "chatbot")}  # type: ignore[arg-type]
     if args.shared_model:
-        shared = open_model("embedded", cache=cache, n_threads=args.threads)
-        return dict.fromkeys(("user", "judge", "chatbot"), shared)
-    return {role: open_model("embedded", cache=cache, n_threads=args.threads)
-            for role in ("user", "judge", "chatbot")}
+        return dict.fromkeys(("user", "judge", "chatbot"), one(args.embedded))
+    return {role: one(args.embedded) for role in ("user", "judge", "chatbot")}
 
 
 async def run(args: argparse.Namespace, folder: Path) -> None:
@@ -52,7 +58,8 @@ async def run(args: argparse.Namespace, folder: Path) -> None:
     cache = ResponseCache(folder / "cache.db")
     models = build_models(args, cache)
     judge = None if args.judge == "none" else models["judge"]
-    roles = {"users": {"smol": models["user"]}, "judge": judge, "chatbots": {"smol": models["chatbot"]}}
+    label = "embedded" if args.embedded == "auto" else "smol"
+    roles = {"users": {label: models["user"]}, "judge": judge, "chatbots": {label: models["chatbot"]}}
     try:
         started, cpu = time.perf_counter(), time.process_time()
         summary = await generate_dialogues_async(contexts, **roles, out=out, settings=settings,
@@ -117,8 +124,10 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--threads", type=int, default=None,
                         help="llama.cpp threads per model instance (default: llama.cpp's, half the cores)")
+    parser.add_argument("--embedded", choices=["auto", "smollm2", "gemma3-270m"], default="auto",
+                        help="auto: the packaged model chosen per language; else that model everywhere")
     parser.add_argument("--shared-model", action="store_true",
-                        help="one model instance for every role (the pre-issue-17 set-up)")
+                        help="one model instance for every role (the pre-issue-17 set-up; not with auto)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--keep", type=Path, help="write the output here instead of a temporary folder")
     args = parser.parse_args()

@@ -50,10 +50,16 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "judge": ("convoscope.runs", "judge"),
     "judge_async": ("convoscope.runs", "judge_async"),
     "open_model": ("convoscope.models", "open_model"),
+    # judges written in Python (docs/python-judges.md)
+    "python_judge": ("convoscope.judges", "python_judge"),
+    "make_judge": ("convoscope.judges", "make_judge"),
+    "PythonJudge": ("convoscope.judges", "PythonJudge"),
+    "Unscored": ("convoscope.judges", "Unscored"),
     "read_verdicts": ("convoscope.judges", "read_verdicts"),
     "read_ratings": ("convoscope.analysis", "read_ratings"),
     "agree": ("convoscope.analysis", "agreement_table"),
     "metaeval": ("convoscope.analysis", "metaeval"),
+    "metaeval_study": ("convoscope.analysis", "metaeval_study"),
     "rater_matrices": ("convoscope.analysis", "rater_matrices"),
     "write_report": ("convoscope.reports", "write_report"),
     # errors a caller may want to catch
@@ -72,11 +78,13 @@ __all__ = [  # the keys of _EXPORTS (tests/test_front_door.py checks they agree)
     "JudgeSpec",
     "LocatedError",
     "ModelError",
+    "PythonJudge",
     "RaterKind",
     "RunResult",
     "Scale",
     "Store",
     "Turn",
+    "Unscored",
     "Verdict",
     "agree",
     "criterion",
@@ -85,8 +93,11 @@ __all__ = [  # the keys of _EXPORTS (tests/test_front_door.py checks they agree)
     "judge_async",
     "list_suites",
     "load_criteria",
+    "make_judge",
     "metaeval",
+    "metaeval_study",
     "open_model",
+    "python_judge",
     "rater_matrices",
     "read_items",
     "read_ratings",
@@ -118,7 +129,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # what type checkers and editors see; nothing is imported at run time
     from convoscope.analysis import agreement_table as agree
-    from convoscope.analysis import metaeval, rater_matrices, read_ratings
+    from convoscope.analysis import metaeval, metaeval_study, rater_matrices, read_ratings
     from convoscope.criteria import Criterion, Scale, list_suites, load_criteria, select_criteria
     from convoscope.criteria import get_criterion as criterion
     from convoscope.criteria import suite_criteria as suite
@@ -133,7 +144,15 @@ if TYPE_CHECKING:  # what type checkers and editors see; nothing is imported at 
         write_csv,
         write_jsonl,
     )
-    from convoscope.judges import RaterKind, Verdict, read_verdicts
+    from convoscope.judges import (
+        PythonJudge,
+        RaterKind,
+        Unscored,
+        Verdict,
+        make_judge,
+        python_judge,
+        read_verdicts,
+    )
     from convoscope.models import ModelError, open_model
     from convoscope.reports import write_report
     from convoscope.runs import JudgeSpec, RunResult, judge, judge_async

@@ -7,7 +7,6 @@ import pytest
 from click.testing import CliRunner
 
 from convoscope.analysis import (
-    RatingColumns,
     agreement_table,
     fleiss_kappa,
     krippendorff_alpha,
@@ -16,6 +15,7 @@ from convoscope.analysis import (
 )
 from convoscope.cli import cli
 from convoscope.cli._app import _register
+from convoscope.items import ColumnMap
 
 _register()
 SAMPLES = Path(__file__).parent / "samples"
@@ -35,7 +35,7 @@ def test_agree_prints_and_writes_json(tmp_path):
     data = json.loads(out.read_text())
     rows = {row["criterion"]: row for row in data["rows"]}
     assert set(rows) == {"overall", "relevant"}
-    columns = RatingColumns(item="id", rater="annotator", value="label")
+    columns = ColumnMap(id="id", rater="annotator", value="label")
     expected = agreement_table(read_ratings(SAMPLES / "humans.csv", columns=columns), level="ordinal")
     assert rows["overall"]["krippendorff_alpha"] == expected[0].krippendorff_alpha
     assert rows["overall"]["strong"]["n_removed"] == 1  # one "I don't know" in the sample
@@ -70,7 +70,7 @@ def test_metaeval_prints_and_writes_json(tmp_path):
         (None, "model:good"), (None, "model:noisy"), ("en", "model:good"), ("en", "model:noisy"),
         ("ko", "model:good"), ("ko", "model:noisy")]
     judged = read_ratings(SAMPLES / "verdicts.jsonl")
-    humans = read_ratings(SAMPLES / "humans.csv", columns=RatingColumns(item="id", rater="annotator",
+    humans = read_ratings(SAMPLES / "humans.csv", columns=ColumnMap(id="id", rater="annotator",
                                                                          value="label"))
     expected = metaeval(judged, humans, criteria=["overall"], by="language", n_resamples=200)
     assert rows[0]["spearman"]["low"] == expected[0].spearman.low
@@ -109,7 +109,7 @@ def test_metaeval_reports_each_judges_bias_against_people(tmp_path):
     assert "Judge bias against people" in result.output
     bias = json.loads(out.read_text())["bias"]
     judged = read_ratings(SAMPLES / "verdicts.jsonl")
-    humans = read_ratings(SAMPLES / "humans.csv", columns=RatingColumns(item="id", rater="annotator",
+    humans = read_ratings(SAMPLES / "humans.csv", columns=ColumnMap(id="id", rater="annotator",
                                                                          value="label"))
     expected = study_bias(judged, humans, criteria=["overall"], score="value")
     assert [(b["judge"], b["n"]) for b in bias] == [(r.judge, r.n) for r in expected]

@@ -4,11 +4,12 @@ file, line and field for bad input (issue 15: `agree` on 1M rows took 37 x panda
 import numpy as np
 import pytest
 
-from convoscope.analysis import RatingColumns, agreement_table, by_slot, read_ratings
+from convoscope.analysis import agreement_table, by_slot, read_ratings
 from convoscope.analysis._frame import read_frame
 from convoscope.errors import LocatedError
+from convoscope.items import ColumnMap
 
-COLUMNS = RatingColumns(item="id", rater="annotator", value="label", default_criterion="label")
+COLUMNS = ColumnMap(id="id", rater="annotator", value="label", default_criterion="label")
 
 
 def _write(tmp_path, rows, name="r.csv"):
@@ -76,7 +77,7 @@ def test_groups_by_system_including_items_without_one(tmp_path):
             criterion, label = "c1" if item < 6 else "c2", (item + (rater == "z")) % 3
             rows.append(f"i{item},{rater},{criterion},{label},{system}")
     path.write_text("\n".join(rows) + "\n")
-    columns = RatingColumns(item="id", rater="annotator", value="label")
+    columns = ColumnMap(id="id", rater="annotator", value="label")
     fast = agreement_table(read_frame(path, columns=columns), by="system")
     slow = agreement_table(read_ratings(path, columns=columns), by="system")
     assert [(r.criterion, r.group) for r in fast] == [(r.criterion, r.group) for r in slow]

@@ -6,11 +6,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from convoscope.analysis import IDK, Rating, RatingColumns, rater_matrices, read_ratings
-from convoscope.items import ItemError
+from convoscope.analysis import IDK, Rating, rater_matrices, read_ratings
+from convoscope.items import ColumnMap, ItemError
 
 SAMPLES = Path(__file__).parent / "samples"
-HUMAN_COLUMNS = RatingColumns(item="id", rater="annotator", value="label")
+HUMAN_COLUMNS = ColumnMap(id="id", rater="annotator", value="label")
 
 
 def test_reads_the_human_sample():
@@ -34,7 +34,7 @@ def test_reads_verdict_jsonl_with_its_extra_fields():
 def test_value_parsing(tmp_path):
     path = tmp_path / "ratings.csv"
     path.write_text("item_id,rater,value\n1,a,3\n2,a,3.5\n3,a,NA\n4,a, good \n5,a,1e2\n")
-    values = [r.value for r in read_ratings(path, columns=RatingColumns(default_criterion="q"))]
+    values = [r.value for r in read_ratings(path, columns=ColumnMap(default_criterion="q"))]
     assert values == [3, 3.5, None, "good", 100.0]
 
 

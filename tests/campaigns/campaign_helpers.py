@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -72,3 +74,17 @@ def answer_form(client: httpx.Client, url: str, answer: str, **extra: object) ->
     page = client.get(url).text
     data = {"csrf": hidden_field(page, "csrf"), "task": hidden_field(page, "task"), "answer": answer, **extra}
     return client.post(url, data=data, follow_redirects=True)
+
+
+def answer_all(campaign: Any, person: str, rule: Callable[[Any], Any]) -> int:
+    """Answer every task offered to ``person`` through the library, as the web app would;
+    ``rule(task)`` gives a Submission or the form's answer value. Returns how many were answered."""
+    from convoscope.campaigns import Submission
+
+    count = 0
+    while (work := campaign.work(person)).task is not None:
+        choice = rule(work.task)
+        submission = choice if isinstance(choice, Submission) else Submission(answer=choice)
+        campaign.submit(person, work.task, submission)
+        count += 1
+    return count

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -117,10 +115,10 @@ def test_qualify_annotate_and_watch(study: tuple[str, Campaign, list[str]], brow
     assert "not valid" in page.content()  # an annotator's token opens no researcher page
     page.goto(f"{base}/r/{dashboard_secret(campaign.directory)}")
     row = page.locator("tr", has=page.locator("td", has_text="qualification"))
-    fleiss = float(row.locator("td").all_inner_texts()[3])
+    fleiss = float(row.locator("td").all_inner_texts()[4])
     assert -1.0 < fleiss < 1.0  # the reference, a002 (agrees) and a003 (disagrees everywhere)
     cells = page.locator("tr", has=page.locator("td", has_text="batch-001")).locator("td").all_inner_texts()
-    assert cells[1] == "1/1/2" and cells[3] == "—"  # the reference annotator takes no main-batch place
+    assert cells[1] == "12" and cells[2] == "1/1/2" and cells[4] == "—"  # no place for the reference
     assert "3 invited · 1 qualified" in page.locator("#totals").inner_text()
     # The note written with "I don't know" is on the dashboard.
     assert "ignores the brackets" in page.locator("#notes").inner_text()
@@ -148,7 +146,8 @@ def _fail_qualification(page: Any, base: str, token: str, campaign: Campaign) ->
     assert page.locator("#progress").inner_text() == "0 of 6 answered"
     for _ in range(6):  # the opposite of the reference every time
         _answer_page(page, "1" if _expected(_system(page, campaign)) == "0" else "0")
-    assert "no further batches for you" in page.content(), page.locator("body").inner_text()[:600]
+    assert "no further work for you" in page.content(), page.locator("body").inner_text()[:600]
+    assert not page.locator("#completion-code").count()  # no platform in this study: no code
 
 
 def _pass_and_finish_batch(browser: Any, base: str, token: str, campaign: Campaign,
@@ -187,10 +186,12 @@ def _pass_and_finish_batch(browser: Any, base: str, token: str, campaign: Campai
     page.context.close()
 
 
-def test_qualification_is_decided_once_after_the_references_finish(tmp_path: Path, browser: Any) -> None:
-    """Observed: a candidate was accepted after the references had given 6 of 120 answers and the
-    decision was taken again on every page load. Now the candidate waits until the references
-    are complete; the decision is stored once, with its kappa, and never changes."""
+def test_qualification_is_decided_once_and_never_makes_anyone_wait(tmp_path: Path, browser: Any) -> None:
+    """Observed first: a candidate was accepted after the references had given 6 of 120 answers and
+    the decision was taken again on every page load. Then (issue 24): candidates were told to
+    "come back later" after their qualification work until the references finished. Now a
+    candidate arriving before the references are complete is told so before any work; afterwards
+    the decision is made the moment the candidate finishes, stored once with its kappa."""
     directory = _write_study(tmp_path / "study")
     reference, candidate = invite(directory, 2)
     campaign = open_campaign(directory)
@@ -203,18 +204,15 @@ def test_qualification_is_decided_once_after_the_references_finish(tmp_path: Pat
         campaign.submit(reference.id, first, Submission(answer=_expected(first.candidate.system)))
         page = browser.new_page()
         page.goto(f"{base}/a/{candidate.token}")
-        _start(page)
-        for _ in range(6):  # the candidate agrees with the reference's rule everywhere
-            _answer_page(page, _expected(_system(page, campaign)))
-        assert page.locator("h1").inner_text() == "Please wait"
-        assert page.locator("meta[http-equiv=refresh]").get_attribute("content") == "60"  # checks again
-        page.reload()
-        assert page.locator("h1").inner_text() == "Please wait"  # still no decision
-        assert campaign.events.all("decision") == []
+        assert page.locator("h1").inner_text() == "This study is not open yet"  # before the instructions
+        assert not page.locator("#candidate").count() and len(campaign.answers()) == 1
         while (work := campaign.work(reference.id)).task is not None:
             campaign.submit(reference.id, work.task, Submission(answer=_expected(work.task.candidate.system)))
         page.reload()
-        assert "batch-001" in page.locator("header").inner_text()  # qualified: the first main batch
+        _start(page)
+        for _ in range(6):  # the candidate agrees with the reference's rule everywhere
+            _answer_page(page, _expected(_system(page, campaign)))
+        assert "batch-001" in page.locator("header").inner_text()  # decided at once: qualified
         [decision] = campaign.events.all("decision")
         assert decision.annotator == candidate.id and decision.data["qualified"] is True
         assert decision.data["kappa"] == pytest.approx(1.0)
@@ -242,6 +240,7 @@ qualification:
 platform:
   kind: prolific
   completion_code: C0DE42
+  screen_out_code: SCR33N
   completion_url: "{prolific}/submissions/complete?cc={{code}}"
 attention:
   per_batch: 1
@@ -278,29 +277,6 @@ def _write_korean(directory: Path, prolific: str) -> Path:
     (directory / "items.jsonl").write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows),
                                            encoding="utf-8")
     return directory
-
-
-@pytest.fixture
-def prolific_stand_in() -> Iterator[str]:
-    """A local stand-in for Prolific's completion page (tests make no outside connection)."""
-
-    class Page(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802  (stdlib name)
-            body = b"<h1>Prolific: submission complete</h1>"
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
 
 
 def test_korean_prolific_run_at_375_px(tmp_path: Path, browser: Any, prolific_stand_in: str) -> None:
@@ -368,7 +344,14 @@ def _fail_gold(context: Any, join: str, campaign: Campaign) -> None:
             page.locator("#accept").click()
     while page.locator("#candidate").count():
         _answer_page(page, "1")  # "appropriate" everywhere, the gold item too
-    assert page.locator("h1").inner_text() == "참여가 종료되었습니다"
+    # Screened out at once, in Korean, with the screen-out code and the way back to Prolific.
+    assert page.locator("h1").inner_text() == "감사합니다"
+    assert "참여가 종료되었습니다" in page.content()
+    assert page.locator("#completion-code").inner_text() == "SCR33N"
+    with page.expect_navigation():
+        page.locator("#continue").click()
+    assert page.url.endswith("/submissions/complete?cc=SCR33N")
+    page.go_back()
     person = next(p for p in read_annotators(campaign.directory) if p.external_id == "60bb22cc33dd44")
     status = {a.annotator: a for a in campaign.status().annotators}[person.id]
     assert status.blocked == "failed 1 attention check(s)" and status.answers > 0 and status.counted == 0

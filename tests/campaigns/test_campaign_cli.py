@@ -33,8 +33,30 @@ def test_init_invite_status(tmp_path: Path) -> None:
     directory = write_campaign(tmp_path / "study")
     invited = runner.invoke(campaign_group, ["invite", str(directory), "--n", "2"])
     assert invited.exit_code == 0 and invited.output.count("http://127.0.0.1:8080/a/") == 2
+    open_campaign(directory)  # what `serve` does first: the store is created
     status = runner.invoke(campaign_group, ["status", str(directory)])
     assert status.exit_code == 0, status.output
+
+
+def test_commands_that_read_never_create_an_empty_store(tmp_path: Path) -> None:
+    """Observed: `campaign status` / `report` without --db silently created an empty campaign.db
+    and reported 0 answers. Now they say where they looked, and create nothing."""
+    directory = write_campaign(tmp_path / "study")
+    for command in (["status", str(directory)], ["report", str(directory), "--out", str(tmp_path / "r.html")],
+                    ["export", str(directory), "--out", str(tmp_path / "h.jsonl")],
+                    ["status", str(directory), "--db", str(tmp_path / "elsewhere.db")]):
+        result = CliRunner().invoke(campaign_group, command)
+        flat = " ".join(result.output.split())
+        assert result.exit_code == 2 and "no store there" in flat and "`campaign serve` creates it" in flat
+    assert not (directory / "study.db").exists() and not (tmp_path / "elsewhere.db").exists()
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_missing_web_extra_hint_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Observed: the hint printed `pip install 'convoscope'` (Rich read `[web]` as markup)."""
+    monkeypatch.setitem(sys.modules, "convoscope.web", None)  # importing it now raises ImportError
+    result = CliRunner().invoke(campaign_group, ["serve", str(write_campaign(tmp_path / "study"))])
+    assert result.exit_code == 2 and "pip install 'convoscope[web]'" in result.output
 
 
 def test_bad_spec_is_one_line_error(tmp_path: Path) -> None:
@@ -53,11 +75,14 @@ def test_every_subcommand_has_an_example(name: str) -> None:
     assert f"convoscope campaign {name}" in result.output
 
 
-def _serve(directory: Path, port: int) -> tuple[subprocess.Popen[str], str]:
+def _serve(directory: Path, port: int, *extra: str,
+           cwd: Path | None = None) -> tuple[subprocess.Popen[str], str]:
     """`convoscope campaign serve` in its own process; returns it with the dashboard link it printed."""
     process = subprocess.Popen([sys.executable, "-m", "convoscope", "campaign", "serve", str(directory),
-                                "--port", str(port)], stdout=subprocess.PIPE, text=True)
-    lines = [process.stdout.readline() for _ in range(2)]
+                                "--port", str(port), *extra], stdout=subprocess.PIPE, text=True, cwd=cwd)
+    lines = []
+    while not any("/r/" in line for line in lines) and process.poll() is None and len(lines) < 10:
+        lines.append(process.stdout.readline())
     dashboard = re.search(r"http://\S+/r/\S+", "".join(lines))
     assert dashboard, lines
     for _ in range(400):  # generous: the suite may share two cores with other work
@@ -97,3 +122,31 @@ def test_serve_survives_a_kill_mid_batch(tmp_path: Path) -> None:
         process.terminate()
         process.wait()
     assert [v.value for v in open_campaign(directory).verdicts()] == [1, 1, 0]
+
+
+def test_serve_writes_its_store_and_items_into_the_spec(tmp_path: Path) -> None:
+    """Observed: after `campaign serve --db study.db`, `status` without --db reported 0 answers (from a
+    new empty campaign.db), and --items resolved from the current directory. Now `serve` writes
+    what it was given into campaign.yaml, relative to the campaign folder, and every later command
+    finds the same store and items from any directory."""
+    directory = write_campaign(tmp_path / "study")
+    data = tmp_path / "data"
+    data.mkdir()
+    (directory / "items.jsonl").rename(data / "candidates.jsonl")
+    token = invite(directory, 1)[0].token
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    # Run from the data folder: both paths are given relative to it, as a shell user would.
+    process, _ = _serve(Path("../study"), port, "--db", "answers.db", "--items", "candidates.jsonl", cwd=data)
+    try:
+        with httpx.Client(timeout=30) as client:
+            answer_form(client, f"http://127.0.0.1:{port}/a/{token}", "1")
+    finally:
+        process.terminate()
+        process.wait()
+    text = (directory / "campaign.yaml").read_text()
+    assert 'store: "../data/answers.db"' in text and 'items: "../data/candidates.jsonl"' in text
+    status = CliRunner().invoke(campaign_group, ["status", str(directory)])  # from the test's directory
+    assert status.exit_code == 0 and "1 answers that count" in status.output, status.output
+    assert not (directory / "study.db").exists() and not (directory / "campaign.db").exists()

@@ -272,8 +272,8 @@ def test_qualification_on_pairs_compares_winners_not_screen_sides(tmp_path: Path
     directory = write_campaign(tmp_path / "q", references=["a001"])
     spec = directory / "campaign.yaml"
     spec.write_text(spec.read_text() + "pairwise: true\n", encoding="utf-8")
-    campaign = open_campaign(directory)
     reference, careful, lazy = (p.id for p in invite(directory, 3))
+    campaign = open_campaign(directory)
     trial = campaign.tasks(campaign.qualification_batch())
     assert len({pair_order(careful, t.candidate) == pair_order(reference, t.candidate) for t in trial}) == 2
     for person in (reference, careful):

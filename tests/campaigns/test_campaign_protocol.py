@@ -160,6 +160,7 @@ def test_status_says_qualification_off_and_report_flags_placeholders(campaign_di
     spec.write_text(spec.read_text().replace("enabled: true", "enabled: false")
                     + "reporting:\n  sampling: Native speakers recruited through ...; screened.\n")
     invite(campaign_dir, 2)
+    open_campaign(campaign_dir)  # as `serve` does: the store exists
     result = CliRunner().invoke(campaign_group, ["status", str(campaign_dir)])
     assert result.exit_code == 0 and "2 invited, qualification off, 0 answers" in result.output
     html = render_campaign_report(open_campaign(campaign_dir))
@@ -168,6 +169,7 @@ def test_status_says_qualification_off_and_report_flags_placeholders(campaign_di
 
 
 def test_export_into_a_missing_folder_is_one_clear_line(campaign_dir: Path, tmp_path: Path) -> None:
+    open_campaign(campaign_dir)
     target = tmp_path / "nowhere" / "human.csv"
     for command in (["export", str(campaign_dir), "--out", str(target)],
                     ["report", str(campaign_dir), "--out", str(tmp_path / "nowhere" / "r.html")]):
@@ -219,7 +221,8 @@ def _csrf(client: httpx.Client, port: int, path: str) -> str:
 
 def test_prolific_completion_defaults_to_prolifics_address(campaign_dir: Path) -> None:
     spec = campaign_dir / "campaign.yaml"
-    spec.write_text(spec.read_text() + "platform:\n  kind: prolific\n  completion_code: C0DE42\n")
+    spec.write_text(spec.read_text() + "platform:\n  kind: prolific\n  completion_code: C0DE42\n"
+                    "  screen_out_code: SCR33N\n")
     assert open_campaign(campaign_dir).spec.platform.redirect() == (
         "https://app.prolific.com/submissions/complete?cc=C0DE42")
 

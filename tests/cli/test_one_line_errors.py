@@ -51,7 +51,8 @@ def test_a_locked_store_ends_in_one_line(tmp_path):
 
 def test_a_store_that_is_not_a_database_ends_in_one_line(tmp_path):
     (tmp_path / "s.db").write_text("these are my notes, not a database\n")
-    assert "not a SQLite database" in one_error_line(judge(tmp_path))
+    line = one_error_line(judge(tmp_path))
+    assert "s.db" in line and "not a SQLite database" in line
 
 
 def test_out_into_a_missing_folder_fails_before_the_run(tmp_path):

@@ -75,3 +75,26 @@ def test_a_text_z_score_names_line_and_field(broken_copy):
     with pytest.raises(ItemError) as caught:
         load_benchmark("ji2022", file)
     assert (caught.value.line, caught.value.field) == (line, "[0].data[0].z scores.fun")
+
+
+def test_all_loads_failed_workers_with_null_z_scores_and_counts_them(samples, tmp_path):
+    # Issue 27, observation 6: the public release's failed-QC files hold workers who gave every
+    # conversation 50, so their z-score is undefined and stored as null; one null refused the set.
+    def mutate(data):
+        for conversation in data[0]["data"]:
+            conversation["raw scores"] = dict.fromkeys(conversation["raw scores"], 50)
+            conversation["z scores"] = dict.fromkeys(conversation["z scores"])
+
+    source = json.loads((samples / "ji2022-dialogue-eval" / "fail_icebreaker.json").read_text())
+    mutate(source)
+    folder = tmp_path / "ji"
+    folder.mkdir()
+    (folder / "fail_icebreaker.json").write_text(json.dumps(source), encoding="utf-8")
+    (folder / "pass_free(run1).json").write_text(
+        (samples / "ji2022-dialogue-eval" / "pass_free(run1).json").read_text(), encoding="utf-8")
+    ji = load_benchmark("ji2022-all", folder)
+    nulls = len(source[0]["data"])
+    assert len(ji.items) == 6 and len(ji.human) == 6 * 7  # raw ratings kept
+    assert len(ji.derived["z"]) == (6 - nulls) * 7
+    counted = [note for note in ji.notes if note.startswith("conversations without z-scores")]
+    assert len(counted) == 1 and f"): {nulls} (e.g." in counted[0], ji.notes

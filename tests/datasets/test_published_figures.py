@@ -15,7 +15,7 @@ from convoscope.datasets._published import (
     abc_pooled_f1,
     fed_agreement_variants,
     ji_figures,
-    ji_replication,
+    ji_z_check,
     usr_figures,
 )
 
@@ -32,8 +32,19 @@ def _data(folder):
 
 def test_usr_table2_agreement_by_annotation_slot():
     figures = usr_figures(_data("usr"))
-    assert len(figures) == 9
-    assert [round(f.ours, 4) for f in figures] == [f.paper for f in figures]
+    checked = [f for f in figures if f.paper is not None]
+    assert len(checked) == 9
+    assert [round(f.ours, 4) for f in checked] == [f.paper for f in checked]
+
+
+def test_every_usr_table2_cell_is_listed_even_where_the_paper_could_not_be_checked():
+    # Issue 25, observation 6: three PersonaChat cells were left out of the table without comment.
+    figures = {f.label: f for f in usr_figures(_data("usr"))}
+    assert len(figures) == 12
+    unchecked = {label: round(f.ours, 4) for label, f in figures.items() if f.paper is None}
+    assert unchecked == {"usr-personachat maintains-context": 0.6125, "usr-personachat engaging": 0.4138,
+                         "usr-personachat overall": 0.6577}
+    assert all(figures[label].matches is None for label in unchecked)
 
 
 def test_usr_agree_cli_with_slot_pairing_prints_table2(tmp_path):
@@ -75,7 +86,16 @@ def test_gpt_abceval_cli_human_sets_each(tmp_path):
 def test_ji2022_self_replication_system_level_r():
     (figure,) = ji_figures(_data("ji2022-dialogue-eval"))
     assert round(figure.ours, 3) == figure.paper == 0.969
-    assert ji_replication(DATA / "ji2022-dialogue-eval", reverse_negative=True) < 0.9
+
+
+def test_ji2022_negative_criteria_are_released_already_reversed():
+    # Issue 25, observation 6: ".881 with robotic/repetitive reversed" was a double reversal. The
+    # released z-scores standardise the raw scores as stored for 716 of 732 worker-runs, and their
+    # reversal for one.
+    found = ji_z_check(_data("ji2022-dialogue-eval"))
+    matching, tested = found["as stored"]
+    assert matching / tested > 0.97
+    assert found["reversed again"][0] / tested < 0.01
 
 
 def test_fed_published_agreement_is_not_reached_by_any_procedure_on_the_released_file():

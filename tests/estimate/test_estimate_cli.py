@@ -44,7 +44,9 @@ def test_calibrate_then_estimate_names_the_calibration(tmp_path):
     judge, people = _split(tmp_path)
     calibration = tmp_path / "calibration.json"
     mapped = tmp_path / "calibrated.jsonl"
-    result = _run("calibrate", judge, people, "--criterion", "overall", "--judge", JUDGE,
+    sample = tmp_path / "sample.txt"  # calibrated on the other rated items (issue 25, observation 1)
+    sample.write_text("".join(f"bot-{s}-{i}\n" for s in "ab" for i in range(30)))
+    result = _run("calibrate", judge, people, "--criterion", "overall", "--judge", JUDGE, "--exclude", sample,
                   "--levels", "0-4", "--score", "value", "--out", calibration, "--write-calibrated", mapped)
     assert result.exit_code == 0, result.output
     calibrated = [json.loads(line) for line in mapped.read_text().splitlines()]
@@ -56,12 +58,18 @@ def test_calibrate_then_estimate_names_the_calibration(tmp_path):
     assert loaded.scale == (0.0, 4.0)
     out = tmp_path / "estimates.csv"
     result = _run("estimate", judge, people, "--criterion", "overall", "--judge", JUDGE,
-                  "--calibration", calibration, "--score", "value", "--out", out)
+                  "--calibration", calibration, "--random-sample", sample, "--score", "value", "--out", out)
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader(out.open()))
     assert [row["group"] for row in rows] == ["system=bot-a", "system=bot-b"]
     assert {row["calibration"] for row in rows} == {loaded.name}
     assert float(rows[0]["estimate"]) > float(rows[1]["estimate"])  # bot-a is better by design
+
+
+def test_estimate_without_a_random_sample_says_every_rated_item_was_taken(tmp_path):
+    judge, people = _split(tmp_path)
+    result = _run("estimate", judge, people, "--criterion", "overall", "--judge", JUDGE, "--score", "value")
+    assert result.exit_code == 0, result.output
     assert "Every human-rated item was taken as the random sample" in result.output
 
 
@@ -124,7 +132,7 @@ def test_route_writes_the_chosen_items_with_their_reasons_for_a_campaign(tmp_pat
     # the same file names the random sample for the estimate
     out = tmp_path / "estimates.csv"
     result = _run("estimate", judge, people, "--criterion", "overall", "--judge", JUDGE,
-                  "--random-sample", chosen, "--score", "value", "--out", out)
+                  "--random-sample", chosen, "--score", "value", "--min-labels", 2, "--out", out)
     labelled = sum(int(row["n_human"]) for row in csv.DictReader(out.open()))
     sampled = {item.id for item in written if item.meta["random_sample"]}
     people_rated = {f"bot-{s}-{i}" for s in "ab" for i in range(60)}

@@ -56,14 +56,18 @@ def test_shares_of_each_label_sum_to_one():
     results = estimate(rows, criterion="overall", judge=JUDGE, target="shares", score="value")
     for system in ("bot-a", "bot-b"):
         shares = [r.estimate.value for r in results if r.group["system"] == system]
-        assert sum(shares) == pytest.approx(1.0)
+        # One lambda for all labels: the shares sum to one, up to a share below zero clipped to 0
+        # (a label the judge gives and people never do).
+        assert all(0.0 <= share <= 1.0 for share in shares)
+        assert sum(shares) == pytest.approx(1.0, abs=0.005)
 
 
 def test_calibration_is_named_on_every_estimate():
     rows, truth = _table()
     judged = {v.item_id: v.value for v in rows if v.rater == JUDGE}
-    items = [i for i in truth if i.endswith(tuple(f"-{n}" for n in range(60)))]
-    calibration = fit_isotonic([judged[i] for i in items], [truth[i] for i in items], name="iso-v1")
+    items = [f"bot-{s}-{n}" for s in "ab" for n in range(200, 300)]  # none of them labelled
+    calibration = fit_isotonic([judged[i] for i in items], [truth[i] for i in items], name="iso-v1",
+                               item_ids=items)
     results = estimate(rows, criterion="overall", judge=JUDGE, calibration=calibration, score="value")
     assert {r.calibration for r in results} == {"iso-v1"}
 

@@ -26,7 +26,7 @@ def reference():
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_ppi_mean_equals_the_reference_implementation(reference, lam, seed):
     y, yhat, yhat_u, _ = _study(np.random.default_rng(seed))
-    ours = ppi_mean(y, yhat, yhat_u, confidence=0.95, lam=lam)
+    ours = ppi_mean(y, yhat, yhat_u, confidence=0.95, lam=lam, interval="normal")
     point = reference.ppi_mean_pointestimate(y, yhat, yhat_u, lam=lam)
     low, high = reference.ppi_mean_ci(y, yhat, yhat_u, alpha=0.05, lam=lam)
     assert ours.value == pytest.approx(float(np.squeeze(point)), abs=1e-9)
@@ -36,7 +36,7 @@ def test_ppi_mean_equals_the_reference_implementation(reference, lam, seed):
 
 def test_classical_interval_equals_the_reference_at_lambda_zero(reference):
     y, yhat, yhat_u, _ = _study(np.random.default_rng(5))
-    ours = ppi_mean(y, yhat, yhat_u, lam=0.0)
+    ours = ppi_mean(y, yhat, yhat_u, lam=0.0, interval="normal")
     low, high = reference.ppi_mean_ci(y, yhat, yhat_u, alpha=0.05, lam=0.0)
     assert ours.human_only_ci == pytest.approx((float(np.squeeze(low)), float(np.squeeze(high))), abs=1e-9)
     assert ours.value == pytest.approx(y.mean())
@@ -88,8 +88,8 @@ def test_a_perfect_judge_gives_a_much_narrower_interval():
 
 def test_difference_of_two_systems_combines_independent_intervals():
     rng = np.random.default_rng(9)
-    a = ppi_mean(*_study(rng)[:3])
-    b = ppi_mean(*_study(rng, bias=0.2)[:3])
+    a = ppi_mean(*_study(rng)[:3], interval="normal")
+    b = ppi_mean(*_study(rng, bias=0.2)[:3], interval="normal")
     diff = ppi_difference(a, b)
     assert diff.value == pytest.approx(a.value - b.value)
     half = np.hypot(a.width / 2, b.width / 2)

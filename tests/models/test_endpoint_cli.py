@@ -61,3 +61,12 @@ def test_a_key_over_plain_http_to_a_remote_host_is_one_clear_line(tmp_path, monk
     assert result.exit_code == 2
     assert "refusing to send the API key from REMOTE_KEY over plain http" in result.output
     assert "--allow-insecure-key" in result.output
+
+
+def test_judge_help_lists_every_spec_form():
+    # Before: the help named embedded and openai: only; litellm: and Python judges were nowhere.
+    shown = " ".join(CliRunner().invoke(judge_command, ["--help"], terminal_width=200).output.split())
+    for form in ("'embedded'", "'embedded:NAME'", "'embedded:PATH'", "'openai:MODEL@BASE_URL'",
+                 "'anthropic:MODEL[@BASE_URL]'", "'gemini:MODEL'", "'litellm:PROVIDER/MODEL[@API_BASE]'",
+                 "'python:MODULE:NAME'", "'python:ENTRY_POINT'"):
+        assert form in shown, form

@@ -1,9 +1,14 @@
 """The LiteLLM backend against the real llama.cpp server through LiteLLM's OpenAI-compatible
-route: no key, no network."""
+route, in chat and completion modes: no key, no network; its banner off, its sessions closed."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +19,10 @@ from convoscope.models import GenerateRequest, Message, ModelError, open_model
 # LITELLM_LOCAL_MODEL_COST_MAP, made it fetch its price table from the network at collection.
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(importlib.util.find_spec("litellm") is None,
                                                    reason="litellm is not installed")]
+
+
+SCHEMA = {"type": "object", "properties": {"score": {"enum": [1, 2, 3]}}, "required": ["score"]}
+ROOT = Path(__file__).parents[2]
 
 
 def _spec(llama_server):
@@ -71,7 +80,7 @@ def test_a_known_price_fills_the_cost():
     data = {"choices": [{"message": {"content": "{}"}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 1000, "completion_tokens": 100}, "model": "gpt-4o-mini"}
     request = GenerateRequest(messages=(Message(role="user", content="x"),))
-    cost = priced._generation(data, request, 0.1).cost
+    cost = priced._generation(data, request, {}, 0.1).cost
     assert cost == pytest.approx(1000 * 0.15e-6 + 100 * 0.6e-6, rel=0.5)
 
 
@@ -80,3 +89,46 @@ async def test_a_dead_endpoint_is_a_model_error_after_retries():
                        backoff_s=0.01)
     with pytest.raises(ModelError, match="litellm:openai/x@http://127.0.0.1:9/v1"):
         await model.generate(GenerateRequest(messages=(Message(role="user", content="hi"),), max_tokens=4))
+
+
+async def test_chat_mode_probes_what_the_server_takes_instead_of_trusting_litellms_table(llama_server):
+    # Before: LiteLLM's table says openai/* takes json_schema, the server refused it with a
+    # validation error that was retried as transient, and every chat item was a model_error.
+    model = open_model(_spec(llama_server), max_retries=1)
+    try:
+        generation = await model.generate(GenerateRequest(
+            messages=(Message(role="user", content="Rate 'great food' from 1 to 3 as JSON."),),
+            json_schema=SCHEMA, max_tokens=12))
+    finally:
+        await model.aclose()
+    assert generation.structured_output == "json_object"  # json_schema refused, once, not retried
+    assert json.loads(generation.text)["score"] in (1, 2, 3)
+    assert model.capability_note is None and model.probe.known.logprobs
+
+
+def test_a_chat_run_through_litellm_scores_without_banner_or_unclosed_sessions(llama_server, tmp_path):
+    """The CLI as a user runs it, warnings shown: items scored, no "Give Feedback / Get Help"
+    banner (the probe's refused request used to print one), no "Unclosed client session" at exit."""
+    criteria = tmp_path / "criteria.yaml"
+    criteria.write_text("name: tasty\nquestion: Does the answer praise the food?\n"
+                        "definition: Praise of food.\nscale: {kind: binary}\nask_reason: false\n")
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps({"id": "a", "response": "The pasta was wonderful."}) + "\n")
+    env = {**os.environ, "PYTHONWARNINGS": "default", "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run(
+        [sys.executable, "-m", "convoscope", "judge", str(items), "--criteria-file", str(criteria),
+         "--judge", _spec(llama_server), "--mode", "chat", "--max-tokens", "30", "--timeout", "600",
+         "--deadline", "1200", "--store", str(tmp_path / "run.db")],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=1800)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "Give Feedback" not in output and "Unclosed client session" not in output
+    assert "unclosed" not in done.stderr.lower(), done.stderr
+    from convoscope.store import Store
+
+    store = Store(tmp_path / "run.db")
+    try:
+        (verdict,) = store.verdicts()
+    finally:
+        store.close()
+    assert verdict.value in (0, 1) and verdict.rater == f"model:{_spec(llama_server)}"

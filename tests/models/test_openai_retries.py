@@ -6,7 +6,7 @@ json_schema, then json_object), so scripts start with the probe's replies."""
 import asyncio
 
 import pytest
-from scripted_server import ScriptedServer, chat_reply
+from scripted_server import chat_reply
 
 from convoscope.models import GenerateRequest, Message, ModelError, OpenAIModel
 
@@ -14,19 +14,6 @@ REQUEST = GenerateRequest(messages=(Message(role="user", content="hi"),),
                           json_schema={"type": "object", "properties": {"score": {"enum": [1, 2]}}})
 OK = (200, chat_reply('{"ok": true}'), {})
 REFUSED_SCHEMA = (500, "response_format: Input should be 'text' or 'json_object'", {})
-
-
-@pytest.fixture
-def server(request):
-    servers = []
-
-    def make(*replies):
-        servers.append(ScriptedServer(replies))
-        return servers[-1]
-
-    yield make
-    for scripted in servers:
-        scripted.close()
 
 
 def model_for(scripted, **options):

@@ -21,6 +21,7 @@ from short_rubric import CRITERIA
 from convoscope.store import Store
 from convoscope.store._chunks import chunk_states, claim_chunk, finish_chunk
 
+
 def test_three_workers_never_claim_the_same_chunk(tmp_path):
     path = tmp_path / "s.db"
     Store(path).close()

@@ -13,14 +13,16 @@ from convoscope.models import GenerateRequest, Generation
 def role_of(request: GenerateRequest) -> str:
     """Which agent a request comes from, read from its system prompt."""
     system = request.messages[0].content if request.messages else (request.prompt or "")
-    if "opening message" in system:
+    if "opening message" in system or " to start a chat with a chatbot" in system:
         return "user-first"
-    if "play a person chatting" in system:
+    if "play a person chatting" in system or "between a person in" in system:
         return "user-next"
     if "simulated human user" in system:
         return "judge"
     if "swap roles" in system:
         return "role"
+    if system.startswith("A program plays a person"):
+        return "check"
     return "chatbot"
 
 

@@ -73,6 +73,12 @@ def test_curate_command_writes_items_and_a_balance_summary(tmp_path):
     assert len(benchmark) == 6 and all(item.meta["curation"]["stage"] for item in benchmark)
     summary = json.loads((tmp_path / "benchmark.summary.json").read_text())
     assert summary[0]["by_chatbot"] == {"A": 3, "B": 3}
+    best = run("curate", dialogues, "--verdicts", verdict_file, "--per-language", 2, "--clean-pick", "best",
+               "--out", out)
+    assert best.exit_code == 0, best.output
+    assert {item.meta["curation"]["stage"] for item in read_items(out)} == {"clean-top"}
+    too_high = run("curate", dialogues, "--verdicts", verdict_file, "--clean-min-overall", 9, "--out", out)
+    assert too_high.exit_code == 2 and "between 1 and 5" in too_high.flat
     csv_verdicts = tmp_path / "verdicts.csv"
     csv_verdicts.write_text("item_id\n")
     result = run("curate", dialogues, "--verdicts", csv_verdicts, "--out", out)

@@ -53,7 +53,7 @@ def test_the_known_best_balanced_selection_is_found(seed):
     assert summary.by_issue["repetitive"] == summary.by_issue["irrelevant"] == 2
     assert summary.issue_free == 2 and summary.excluded == {"language_mix_only": 1}
     stages = [item.meta["curation"]["stage"] for item in chosen]
-    assert stages[:2] == ["clean-top", "clean-top"]
+    assert stages[:2] == ["clean-random", "clean-random"]
     assert sorted(stages[2:]) == ["issue:irrelevant", "issue:irrelevant", "issue:repetitive",
                                   "issue:repetitive"]
 
@@ -132,3 +132,56 @@ def test_human_issue_labels_written_as_words_map_through_the_criterion():
     off_scale = [as_words[1].model_copy(update={"value": "maybe"}), *as_words[2:]]
     with pytest.raises(ConvoscopeError, match="'maybe' is not on the scale"):
         candidates(items, off_scale)
+
+
+# Seed 001, appendix E.1: "randomly sampling one dialogue per user-chatbot [pair] that contains
+# no issues and has a overall score of 5".
+BAR_POOL = {
+    "a-clean-5": ("A", 5, ()), "a-clean-4": ("A", 4, ()),
+    "b-clean-5a": ("B", 5, ()), "b-clean-5b": ("B", 5, ()), "b-clean-5c": ("B", 5, ()),
+    "c-clean-4": ("C", 4, ()), "c-clean-3": ("C", 3, ()),
+    "c-rep-5": ("C", 5, ("repetitive",)),
+}
+
+
+def clean_picks(chosen):
+    return {item.id for item in chosen if item.meta["curation"]["stage"].startswith("clean")}
+
+
+def test_clean_dialogues_are_drawn_at_random_among_those_scoring_the_top_of_the_scale():
+    """Observed (issue 26, obs. 7): curation took the best issue-free dialogue per pair, where the
+    seed draws at random among the issue-free dialogues that score 5."""
+    items, verdicts = pool_items_and_verdicts(BAR_POOL)
+    drawn = []
+    for seed in range(12):
+        chosen, [summary] = curate(items, verdicts, per_language=3, seed=seed)
+        picks = clean_picks(chosen)
+        assert "a-clean-5" in picks and not picks & {"a-clean-4", "c-clean-4", "c-clean-3"}
+        assert summary.pairs_without_clean_dialogue == ("u x C",)  # no issue-free 5 for C
+        assert {item.meta["curation"]["stage"] for item in chosen if item.id in picks} == {"clean-random"}
+        drawn.append(picks - {"a-clean-5"})
+    assert set().union(*drawn) == {"b-clean-5a", "b-clean-5b", "b-clean-5c"}  # each one of them
+    assert all(len(picks) == 1 for picks in drawn)
+
+
+def test_a_lower_bar_draws_among_every_clean_dialogue_that_reaches_it():
+    items, verdicts = pool_items_and_verdicts(BAR_POOL)
+    drawn = set()
+    for seed in range(16):
+        chosen, [summary] = curate(items, verdicts, per_language=3, seed=seed, clean_min_overall=4)
+        drawn |= clean_picks(chosen)
+        assert summary.pairs_without_clean_dialogue == ()
+    assert {"a-clean-4", "a-clean-5", "c-clean-4"} <= drawn and "c-clean-3" not in drawn
+
+
+def test_the_best_clean_dialogue_per_pair_stays_available_as_an_option():
+    items, verdicts = pool_items_and_verdicts(BAR_POOL)
+    for seed in range(6):
+        chosen, [summary] = curate(items, verdicts, per_language=3, seed=seed, clean_pick="best")
+        picks = clean_picks(chosen)
+        assert {"a-clean-5", "c-clean-4"} <= picks and len(picks) == 3
+        assert {item.meta["curation"]["stage"] for item in chosen} == {"clean-top"}
+    with pytest.raises(ConvoscopeError, match="clean_pick"):
+        curate(items, verdicts, clean_pick="first")  # type: ignore[arg-type]
+    with pytest.raises(ConvoscopeError, match="between 1 and 5"):
+        curate(items, verdicts, clean_min_overall=6)

@@ -114,12 +114,19 @@ def test_the_cli_gives_each_role_its_own_embedded_instance_and_shares_http_model
     store = ResponseCache(tmp_path / "cache.db")
     assert len(store) == 0 and not store  # the empty cache that used to be dropped
     models = _RoleModels(store)
-    user, judge, bot = (models.get("embedded", role) for role in ("user", "judge", "chatbot"))
+    user, judge, bot = (models.get("embedded:smollm2", role) for role in ("user", "judge", "chatbot"))
     assert len({id(user), id(judge), id(bot)}) == 3
-    assert models.get("smol=embedded", "user") is user
+    assert models.get("smol=embedded:smollm2", "user") is user
     http = "openai:m@http://127.0.0.1:9/v1"
     assert models.get(http, "user") is models.get(http, "chatbot")
     assert type(user).__name__ == "CachedModel"  # an empty cache is still used
+    # the plain spec: the model chosen per language, one instance per role and model
+    routed = [models.get("embedded", role) for role in ("user", "chatbot")]
+    assert type(routed[0]).__name__ == "EmbeddedByLanguage"
+    assert routed[0] is models.get("smol=embedded", "user")
+    english = [model.for_language("en") for model in routed]
+    assert english[0] is not english[1] and type(english[0]).__name__ == "CachedModel"
+    assert english[0].name == "embedded:" + routed[0].model_name("en")
     store.close()
 
 

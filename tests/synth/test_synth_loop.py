@@ -17,6 +17,11 @@ from convoscope.synth import (
 )
 
 CONTEXT = sample_contexts(1, ["en"], seed=3)[0]
+# Distinct user messages for scripted users: numbered copies of one message are near copies,
+# which the repeat rule refuses.
+QUESTIONS = ["What should I do about it?", "Is it worth asking a neighbour?", "Would a timer help?",
+             "How often is too often?", "Any cheap tools for this?", "Should I call someone?",
+             "What would you try first?", "Does the season matter?", "Is morning better than evening?"]
 
 
 async def test_opening_turn_is_regenerated_with_feedback_until_accepted():
@@ -61,8 +66,8 @@ async def test_a_later_turn_that_never_passes_ends_the_dialogue_after_five_tries
     def judge(request):
         return "Yes." if "(no messages yet)" in request.messages[1].content or "chatbot:" not in \
             request.messages[1].content else f"No. Sounds like an assistant ({next(counter)})."
-    asked = itertools.count()
-    model = agents(judge_says=judge, user_lines=lambda r: f"What should I do about it, {next(asked)}?")
+    asked = itertools.cycle(QUESTIONS)
+    model = agents(judge_says=judge, user_lines=lambda r: next(asked))
     log, _, _ = await opening_turn(CONTEXT, user=model, judge=model, settings=SynthSettings(), key="k")
     result = await continue_dialogue(log, CONTEXT, user=model, judge=model, chatbot=model,
                                      settings=SynthSettings(), key="k.u.b")
@@ -85,8 +90,8 @@ async def test_the_end_signal_ends_the_dialogue_and_keeps_the_goodbye():
 
 
 async def test_the_turn_cap_counts_utterances_and_the_chatbot_sees_only_the_dialogue():
-    counter = itertools.count()
-    model = agents(user_lines=lambda r: f"Question number {next(counter)} about my garden?")
+    questions = iter(QUESTIONS)
+    model = agents(user_lines=lambda r: next(questions))
     settings = SynthSettings(max_turns=6)
     log, _, _ = await opening_turn(CONTEXT, user=model, judge=model, settings=settings, key="k")
     result = await continue_dialogue(log, CONTEXT, user=model, judge=model, chatbot=model,

@@ -21,13 +21,14 @@ CONTEXTS = sample_contexts(3, ["en", "pt"], seed=5)
 SETTINGS = SynthSettings(max_turns=4)
 
 
-_ASKED = itertools.count()
+_ASKED = itertools.cycle(["What should I do?", "Is that expensive?", "Any cheaper option?",
+                          "How long will it take?", "Can I do it alone?", "Who could help me?"])
 
 
 def english_user(request):
     # Short (under 25 characters), so no single turn is identified as off-language by the loop's
-    # rule (the whole user side still is, by the filter); numbered, so no turn repeats another.
-    return f"What should I do, {next(_ASKED)}?"
+    # rule (the whole user side still is, by the filter); in turn, so no turn repeats another.
+    return next(_ASKED)
 
 
 async def test_every_triple_becomes_one_item_and_the_opening_is_shared(tmp_path):

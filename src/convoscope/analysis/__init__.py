@@ -27,6 +27,13 @@ from convoscope.analysis._agreement import (
     percent_agreement,
     strong_agreement,
 )
+from convoscope.analysis._agreement_ci import (
+    cohen_kappa_ci,
+    fleiss_kappa_ci,
+    krippendorff_alpha_ci,
+    pairwise_cohen_kappa_ci,
+)
+from convoscope.analysis._alttest import AltTestAnnotator, AltTestResult, alt_test
 from convoscope.analysis._bootstrap import BootstrapResult, bootstrap_ci, paired_bootstrap_diff
 from convoscope.analysis._classification import (
     BinaryScores,
@@ -43,11 +50,9 @@ from convoscope.analysis._classification import (
 from convoscope.analysis._compare import (
     JudgeComparison,
     SetAverage,
-    SystemRow,
     compare_judges,
     dialogue_level,
     per_rater_average,
-    system_level,
 )
 from convoscope.analysis._correlation import (
     CorrelationTest,
@@ -72,8 +77,9 @@ from convoscope.analysis._export import latex_escape, paper_table, to_csv, to_la
 from convoscope.analysis._frame import FAST_SUFFIXES, read_frame
 from convoscope.analysis._krippendorff import krippendorff_alpha
 from convoscope.analysis._labels import label_value, map_labels
-from convoscope.analysis._metaeval import HumanCeiling, MetaevalRow, metaeval
-from convoscope.analysis._pooling import majority_vote, mean_pool, median_pool
+from convoscope.analysis._metaeval import HumanCeiling, MetaevalRow, default_level, metaeval
+from convoscope.analysis._multitest import CORRECTIONS, adjust_pvalues
+from convoscope.analysis._pooling import TIES, majority_vote, mean_pool, median_pool
 from convoscope.analysis._raters import leave_one_out, pairwise_correlation
 from convoscope.analysis._read import RatingColumns, parse_value, read_ratings
 from convoscope.analysis._report import metaeval_report
@@ -87,15 +93,41 @@ from convoscope.analysis._significance import (
     williams_test,
 )
 from convoscope.analysis._study import MetaevalStudy, metaeval_study
+from convoscope.analysis._study_system import (
+    SystemComparison,
+    SystemRanking,
+    SystemRow,
+    system_comparisons,
+    system_level,
+    system_rankings,
+)
 from convoscope.analysis._summary import IDK_ANSWERS, AgreementRow, agreement_table, by_slot
 from convoscope.analysis._system import run_agreement, system_bootstrap_ci, system_means
+from convoscope.analysis._system_level import (
+    MIN_SYSTEMS,
+    PairwiseAccuracy,
+    RankInterval,
+    outlier_systems,
+    pairwise_accuracy,
+    rank_intervals,
+    system_level_ci,
+    system_paired_bootstrap,
+    system_permutation_test,
+    system_williams_test,
+)
+from convoscope.analysis._system_significance import SystemSignificance, system_significance
 from convoscope.analysis._tables import IDK, RaterMatrix, Rating, rater_matrices
 
 __all__ = [
+    "CORRECTIONS",
     "FAST_SUFFIXES",
     "IDK",
     "IDK_ANSWERS",
+    "MIN_SYSTEMS",
+    "TIES",
     "AgreementRow",
+    "AltTestAnnotator",
+    "AltTestResult",
     "BinaryScores",
     "BootstrapResult",
     "Confusion",
@@ -105,34 +137,45 @@ __all__ = [
     "HumanCeiling",
     "JudgeComparison",
     "McNemarResult",
-    "MetaevalStudy",
     "MetaevalRow",
+    "MetaevalStudy",
     "OperatingPoint",
     "PairKappa",
+    "PairwiseAccuracy",
     "PairwiseKappa",
     "PermutationResult",
+    "RankInterval",
     "RaterMatrix",
     "Rating",
     "RatingColumns",
     "RocCurve",
     "SetAverage",
     "StrongAgreement",
+    "SystemComparison",
+    "SystemRanking",
     "SystemRow",
+    "SystemSignificance",
     "accuracy",
+    "adjust_pvalues",
     "agreement_table",
+    "alt_test",
     "binary_scores",
     "bootstrap_ci",
     "by_slot",
     "cohen_kappa",
+    "cohen_kappa_ci",
     "compare_judges",
     "confusion_counts",
+    "default_level",
     "dialogue_level",
     "equal_error_rate",
     "f1",
     "fleiss_kappa",
+    "fleiss_kappa_ci",
     "kendall",
     "kendall_test",
     "krippendorff_alpha",
+    "krippendorff_alpha_ci",
     "label_value",
     "latex_escape",
     "leave_one_out",
@@ -144,8 +187,11 @@ __all__ = [
     "metaeval",
     "metaeval_report",
     "metaeval_study",
+    "outlier_systems",
     "paired_bootstrap_diff",
+    "pairwise_accuracy",
     "pairwise_cohen_kappa",
+    "pairwise_cohen_kappa_ci",
     "pairwise_correlation",
     "paper_table",
     "parse_value",
@@ -155,6 +201,7 @@ __all__ = [
     "percent_agreement",
     "permutation_test",
     "precision",
+    "rank_intervals",
     "rater_matrices",
     "read_frame",
     "read_ratings",
@@ -168,9 +215,16 @@ __all__ = [
     "steiger_z",
     "strong_agreement",
     "system_bootstrap_ci",
+    "system_comparisons",
     "system_correlation",
     "system_level",
+    "system_level_ci",
     "system_means",
+    "system_paired_bootstrap",
+    "system_permutation_test",
+    "system_rankings",
+    "system_significance",
+    "system_williams_test",
     "threshold_at",
     "to_csv",
     "to_latex",

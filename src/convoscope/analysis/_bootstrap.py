@@ -26,7 +26,7 @@ from convoscope.analysis._resample import (
     pearson_batch,
     spearman_batch,
 )
-from convoscope.analysis._validate import as_array, check_same_length, missing_mask
+from convoscope.analysis._validate import as_array, check_same_length, missing_mask, snap
 
 Statistic = Callable[..., float]
 _BATCHES: dict[Callable[..., float], Callable[[np.ndarray, np.ndarray], Batch | None]] = {
@@ -127,7 +127,7 @@ def _prepare(arrays: tuple[Any, ...], *, name: str) -> tuple[np.ndarray, ...]:
             keep &= ~missing_mask(array)
     if not keep.any():
         raise ValueError(f"{name}: no item has a value in every input")
-    return tuple(array[..., keep] for array in data)
+    return tuple(snap(array[..., keep]) if array.dtype.kind == "f" else array[..., keep] for array in data)
 
 
 def _replicates(statistic: Statistic, data: tuple[np.ndarray, ...], n_resamples: int,

@@ -3,9 +3,8 @@ more than one number per judge: what ``convoscope metaeval`` adds below its main
 
 - :func:`compare_judges`: for every pair of judges on a criterion, is one closer to people?
   Williams' t and Steiger's Z on Spearman's rho with the human mean (dependent correlations), a
-  paired bootstrap interval of the rho difference, a paired permutation test (optional), and on
+  paired bootstrap interval of the rho difference, a paired permutation test of the same, and on
   binary criteria McNemar's test of who matches the human majority more often.
-- :func:`system_level`: system-level correlation of each judge with people, with an interval.
 - :func:`per_rater_average`: each judge scored against every human annotation set on its own,
   then averaged (the protocol of GPT-ABCEval, Finch et al. 2023), instead of against the
   majority of the humans.
@@ -14,6 +13,7 @@ more than one number per judge: what ``convoscope metaeval`` adds below its main
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
@@ -24,7 +24,7 @@ import numpy as np
 
 from convoscope.analysis._bootstrap import BootstrapResult, paired_bootstrap_diff
 from convoscope.analysis._classification import McNemarResult, binary_scores, mcnemar
-from convoscope.analysis._correlation import kendall, spearman
+from convoscope.analysis._correlation import spearman
 from convoscope.analysis._metaeval import _criteria, _one, _split
 from convoscope.analysis._pooling import majority_vote, mean_pool
 from convoscope.analysis._significance import (
@@ -35,9 +35,7 @@ from convoscope.analysis._significance import (
     williams_test,
 )
 from convoscope.analysis._summary import attempt
-from convoscope.analysis._system import system_bootstrap_ci
 from convoscope.analysis._tables import RaterMatrix, Rating
-from convoscope.analysis._validate import missing_mask
 
 
 @dataclass(frozen=True)
@@ -51,7 +49,7 @@ class JudgeComparison:
     williams: DependentCorrelationTest | None
     steiger: DependentCorrelationTest | None
     bootstrap: BootstrapResult | None  # rho(human, A) - rho(human, B)
-    permutation: PermutationResult | None  # Kendall tau difference, when asked for
+    permutation: PermutationResult | None  # Spearman rho difference, paired permutation
     mcnemar: McNemarResult | None  # binary criteria: matching the human majority
     notes: tuple[str, ...] = ()
 
@@ -72,7 +70,7 @@ def _matrices(judge_ratings: Iterable[Any], human_ratings: Iterable[Any] | None,
 
 def compare_judges(judge_ratings: Iterable[Any], human_ratings: Iterable[Any] | None = None, *,
                    criteria: Iterable[str] | None = None, n_resamples: int = 2000, seed: int | None = 0,
-                   permutations: int = 0, ties: str = "low") -> list[JudgeComparison]:
+                   permutations: int = 1000, ties: str = "low") -> list[JudgeComparison]:
     """Every pair of judges on every criterion both judged (see the module docstring).
 
     Example: ``compare_judges(read_ratings("verdicts.jsonl"), read_ratings("humans.csv"))``.
@@ -99,7 +97,7 @@ def _compare(criterion: str, first: str, second: str, a: np.ndarray, b: np.ndarr
     bootstrap = attempt(notes, "paired bootstrap", lambda: paired_bootstrap_diff(
         spearman, human, a, b, n_resamples=n_resamples, seed=seed))
     permutation = attempt(notes, "permutation", lambda: permutation_test(
-        kendall, human, a, b, n_resamples=permutations, seed=seed)) if permutations else None
+        spearman, human, a, b, n_resamples=permutations, seed=seed)) if permutations else None
     return JudgeComparison(criterion, first, second, n_items, williams, steiger, bootstrap, permutation,
                            _mcnemar(a, b, majority, notes), tuple(notes))
 
@@ -110,61 +108,6 @@ def _mcnemar(a: np.ndarray, b: np.ndarray, majority: np.ndarray, notes: list[str
     if len(labels) != 2:
         return None
     return attempt(notes, "McNemar", lambda: mcnemar(a[both] == majority[both], b[both] == majority[both]))
-
-
-@dataclass(frozen=True)
-class SystemRow:
-    """A judge's system-level correlation with the human mean, per criterion."""
-
-    criterion: str
-    judge: str
-    n_systems: int
-    pearson: BootstrapResult | None
-    spearman: BootstrapResult | None
-    notes: tuple[str, ...] = ()
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def system_level(judge_ratings: Iterable[Any], human_ratings: Iterable[Any] | None = None, *,
-                 criteria: Iterable[str] | None = None, n_resamples: int = 1000,
-                 seed: int | None = 0) -> list[SystemRow]:
-    """System-level Pearson and Spearman of every judge with the human mean, items resampled
-    within systems for the intervals. Items take their system from any rating that names one.
-    """
-    judge_ratings, human_ratings = list(judge_ratings), None if human_ratings is None else list(human_ratings)
-    system_of: dict[str, str] = {}
-    for rating in [*judge_ratings, *(human_ratings or [])]:
-        if getattr(rating, "system", None) and str(rating.item_id) not in system_of:
-            system_of[str(rating.item_id)] = str(rating.system)
-    rows = []
-    for criterion, judges, humans in _matrices(judge_ratings, human_ratings, criteria):
-        systems = [system_of.get(item) for item in humans.items]
-        human_mean = mean_pool(humans.values) if humans.numeric else None
-        for judge in judges.raters:
-            notes: list[str] = []
-            scores = judges.row(judge)
-            results = {}
-            for method in ("pearson", "spearman"):
-                def compute(m: str = method, x: np.ndarray = scores, y: Any = human_mean,
-                            labels: list[str | None] = systems) -> BootstrapResult:
-                    return _system_ci(x, y, labels, m, n_resamples, seed)
-
-                results[method] = attempt(notes, f"system {method}", compute)
-            scored = ~missing_mask(scores)
-            n = len({system for system, ok in zip(systems, scored, strict=True) if system and ok})
-            rows.append(SystemRow(criterion, judge, n, results["pearson"], results["spearman"], tuple(notes)))
-    return rows
-
-
-def _system_ci(scores: np.ndarray, human: np.ndarray | None, systems: list[str | None], method: str,
-               n_resamples: int, seed: int | None) -> BootstrapResult:
-    if human is None or scores.dtype == object:
-        raise ValueError("needs numeric scores from judge and humans")
-    labels = np.array([s if s is not None else None for s in systems], dtype=object)
-    return system_bootstrap_ci(scores, human, labels, method=method,  # type: ignore[arg-type]
-                               n_resamples=n_resamples, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -264,6 +207,7 @@ def dialogue_level(ratings: Iterable[Any], *, dialogue_of: str | Callable[[str],
         dialogue = dialogue_of(str(rating.item_id))
         sums.setdefault((dialogue, str(rating.rater), str(rating.criterion)), []).append(float(rating.value))
         systems.setdefault(dialogue, getattr(rating, "system", None))
-    return [Rating(item_id=dialogue, criterion=criterion, rater=rater, value=float(np.mean(values)),
+    return [Rating(item_id=dialogue, criterion=criterion, rater=rater,
+                   value=math.fsum(values) / len(values),
                    system=systems[dialogue]) for (dialogue, rater, criterion), values in sums.items()]
 

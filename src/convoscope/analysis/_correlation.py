@@ -19,6 +19,7 @@ from convoscope.analysis._validate import (
     check_same_length,
     complete_pairs,
     missing_mask,
+    snap,
 )
 
 Method = Literal["pearson", "spearman", "kendall"]
@@ -46,6 +47,7 @@ def _pairs(name: str, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
 def average_ranks(values: np.ndarray) -> np.ndarray:
     """Ranks 1..n with ties sharing their average rank (scipy's rankdata "average", without its
     generality and about twice as fast, which matters inside Spearman and the AUC)."""
+    values = snap(values)
     order = np.argsort(values)
     ordered = values[order]
     is_start = np.empty(len(values), dtype=bool)
@@ -93,7 +95,7 @@ def kendall(x: Any, y: Any) -> float:
     xs, ys = _pairs("kendall", x, y)
     from scipy import stats  # scipy.stats takes seconds to import; only Kendall needs it
 
-    return float(stats.kendalltau(xs, ys, variant="b").statistic)
+    return float(stats.kendalltau(snap(xs), snap(ys), variant="b").statistic)
 
 
 def _pvalue(cdf: float, sf: float, alternative: Alternative) -> float:
@@ -149,7 +151,7 @@ def kendall_test(x: Any, y: Any, *, alternative: Alternative = "two-sided") -> C
     xs, ys = _pairs("kendall", x, y)
     from scipy import stats
 
-    result = stats.kendalltau(xs, ys, variant="b", alternative=alternative)
+    result = stats.kendalltau(snap(xs), snap(ys), variant="b", alternative=alternative)
     return CorrelationTest(float(result.statistic), float(result.pvalue), len(xs))
 
 

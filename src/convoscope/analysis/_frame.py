@@ -14,21 +14,22 @@ from typing import Any
 
 import numpy as np
 
-from convoscope.analysis._read import RatingColumns, parse_value
+from convoscope.analysis._read import ITEM_ID_NAMES, id_column, parse_value
 from convoscope.analysis._tables import RaterMatrix, Rating
-from convoscope.errors import LocatedError
+from convoscope.errors import ConfigError, LocatedError
+from convoscope.items import ColumnMap
 
 FAST_SUFFIXES = (".csv", ".tsv", ".jsonl")
 _MISSING_TEXT = ["", "NA", "N/A", "na", "n/a", "nan", "NaN", "null", "NULL", "None", "none"]
 
 
-def read_frame(path: str | Path, *, columns: RatingColumns | None = None) -> Any:
-    """A DataFrame with columns ``item``, ``rater``, ``criterion``, ``value`` (and ``system``,
+def read_frame(path: str | Path, *, columns: ColumnMap | None = None) -> Any:
+    """A DataFrame with columns ``item_id``, ``rater``, ``criterion``, ``value`` (and ``system``,
     ``language`` when present), read from .csv, .tsv or .jsonl; line numbers in errors count
     the header as line 1 (CSV) as :func:`read_ratings` does."""
     import pandas as pd
 
-    path, columns = Path(path), columns or RatingColumns()
+    path, columns = Path(path), columns or ColumnMap()
     if not path.exists():
         raise LocatedError(path, "file not found")
     suffix = path.suffix.lower()
@@ -43,15 +44,16 @@ def read_frame(path: str | Path, *, columns: RatingColumns | None = None) -> Any
     return _standard(frame, path, columns, first_line)
 
 
-def _read_csv(path: Path, delimiter: str, columns: RatingColumns) -> Any:
+def _read_csv(path: Path, delimiter: str, columns: ColumnMap) -> Any:
     """pyarrow's CSV reader with the id columns dictionary-encoded as they are parsed, so they
     arrive as pandas Categoricals without hashing a million strings a second time."""
     import pyarrow as pa
     from pyarrow import csv
 
-    names = (columns.item, columns.rater, columns.criterion, columns.system, columns.language)
-    ids = pa.dictionary(pa.int32(), pa.string())
-    options = csv.ConvertOptions(column_types={name: ids for name in names}, null_values=_MISSING_TEXT,
+    ids = ITEM_ID_NAMES if columns.id in ITEM_ID_NAMES else (columns.id,)
+    names = (*ids, columns.rater, columns.criterion, columns.system, columns.language)
+    categories = pa.dictionary(pa.int32(), pa.string())
+    options = csv.ConvertOptions(column_types={name: categories for name in names}, null_values=_MISSING_TEXT,
                                  strings_can_be_null=True)
     kind = "TSV" if delimiter == "\t" else "CSV"
     try:
@@ -62,12 +64,12 @@ def _read_csv(path: Path, delimiter: str, columns: RatingColumns) -> Any:
     return table.to_pandas()
 
 
-def _standard(frame: Any, path: Path, columns: RatingColumns, first_line: int) -> Any:
+def _standard(frame: Any, path: Path, columns: ColumnMap, first_line: int) -> Any:
     import pandas as pd
 
     if frame.empty:
         raise LocatedError(path, "no ratings in file")
-    wanted = {"item": columns.item, "rater": columns.rater, "value": columns.value}
+    wanted = {"item_id": id_column(frame.columns, columns), "rater": columns.rater, "value": columns.value}
     if columns.criterion in frame.columns or columns.default_criterion is None:
         wanted["criterion"] = columns.criterion
     present = ", ".join(sorted(map(str, frame.columns)))
@@ -80,7 +82,7 @@ def _standard(frame: Any, path: Path, columns: RatingColumns, first_line: int) -
         if name in frame.columns:  # blank means unknown, as for the row reader
             text = frame[name].astype("string").str.strip()
             out[key] = text.astype(object).where(text.notna() & (text != ""), None)
-    for key in ("item", "rater", "criterion"):
+    for key in ("item_id", "rater", "criterion"):
         if key in out:
             out[key] = _names(out[key], path, first_line, wanted[key])
     if "criterion" not in out:  # one criterion for the whole file, named by the caller
@@ -89,7 +91,7 @@ def _standard(frame: Any, path: Path, columns: RatingColumns, first_line: int) -
     out["value"] = _values(out["value"], path, first_line, columns.value)
     row = _first_repeat(out)
     if row is not None:
-        problem = (f"rater {out['rater'].iat[row]!r} already rated item {out['item'].iat[row]!r} "
+        problem = (f"rater {out['rater'].iat[row]!r} already rated item {out['item_id'].iat[row]!r} "
                    f"on {out['criterion'].iat[row]!r}")
         raise LocatedError(path, problem, line=first_line + row, field=columns.rater)
     return out
@@ -101,7 +103,7 @@ def _first_repeat(out: Any) -> int | None:
     import pandas as pd
 
     combined, size = np.zeros(len(out), dtype=np.int64), 1
-    for key in ("criterion", "rater", "item"):
+    for key in ("criterion", "rater", "item_id"):
         width = len(out[key].cat.categories)
         combined, size = combined * width + out[key].cat.codes.to_numpy(np.int64), size * width
     if size <= 50_000_000:
@@ -184,7 +186,7 @@ def frame_matrices(frame: Any, *, by: str | None = None) -> dict[tuple[str, str 
 def _matrix(part: Any, criterion: str, group: str | None) -> RaterMatrix:
     import pandas as pd
 
-    item, rater = (_categorical(part[key]) for key in ("item", "rater"))
+    item, rater = (_categorical(part[key]) for key in ("item_id", "rater"))
     item_codes, item_index = pd.factorize(item.cat.codes.to_numpy(), sort=False)
     items = item.cat.categories[item_index]
     used = np.unique(rater.cat.codes.to_numpy())
@@ -206,19 +208,44 @@ def _categorical(column: Any) -> Any:
     return column if column.dtype.name == "category" else column.astype("category")
 
 
-def frame_ratings(frame: Any) -> list[Rating]:
-    """The frame's rows as :class:`Rating` objects (the path for text labels)."""
-    extra = [key for key in ("system", "language") if key in frame.columns]
-    ratings = []
-    for row in frame.itertuples(index=False):
-        fields = row._asdict()
-        value = fields["value"]
-        ratings.append(Rating(item_id=fields["item"], criterion=fields["criterion"], rater=fields["rater"],
-                              value=None if value is None or value != value else value,
-                              system=_text(fields["system"]) if "system" in extra else None,
-                              language=_text(fields["language"]) if "language" in extra else None))
-    return ratings
-
-
 def _text(value: Any) -> str | None:
     return None if value is None or value != value else str(value)
+
+
+REQUIRED = ("criterion", "rater", "value")
+
+
+def standard_frame(frame: Any) -> Any:
+    """A ratings DataFrame in the library's vocabulary: ``item_id`` (``item`` accepted),
+    ``criterion``, ``rater``, ``value``; a verdict table (``RunResult.to_pandas()``,
+    ``verdicts_to_table``) already is one. A missing column is a ConfigError naming it."""
+    if "item_id" not in frame.columns and "item" in frame.columns:
+        frame = frame.rename(columns={"item": "item_id"})
+    missing = [name for name in ("item_id", *REQUIRED) if name not in frame.columns]
+    if missing:
+        present = ", ".join(map(str, frame.columns)) or "none"
+        raise ConfigError(f"a ratings table needs the columns item_id (or item), criterion, rater and value; "
+                          f"missing {', '.join(missing)} (columns present: {present})")
+    return frame
+
+
+def as_ratings(ratings: Any) -> list[Any]:
+    """Ratings or verdicts as a list; a DataFrame (see :func:`standard_frame`) becomes
+    :class:`Rating` objects, values parsed as the file readers parse them."""
+    if not hasattr(ratings, "columns"):
+        return list(ratings)
+    frame = standard_frame(ratings)
+    out = []
+    optional = ("system", "language", "unscored_reason", "expected_value")
+    extra = [key for key in optional if key in frame.columns]
+    for row in frame[["item_id", *REQUIRED, *extra]].itertuples(index=False):
+        fields = row._asdict()
+        value = fields["value"]
+        expected = fields.get("expected_value")
+        out.append(Rating(item_id=str(fields["item_id"]), criterion=str(fields["criterion"]),
+                          rater=str(fields["rater"]),
+                          value=None if _text(value) is None else parse_value(value),
+                          unscored_reason=_text(fields.get("unscored_reason")),
+                          language=_text(fields.get("language")), system=_text(fields.get("system")),
+                          expected_value=None if _text(expected) is None else float(expected)))
+    return out

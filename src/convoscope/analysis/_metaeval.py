@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from convoscope.analysis._agreement import cohen_kappa
+from convoscope.analysis._agreement_ci import cohen_kappa_ci, krippendorff_alpha_ci
+from convoscope.analysis._alttest import MIN_ANNOTATORS, AltTestResult, alt_test
 from convoscope.analysis._bootstrap import BootstrapResult, bootstrap_ci
 from convoscope.analysis._classification import BinaryScores, binary_scores
 from convoscope.analysis._correlation import CORRELATIONS
@@ -42,12 +43,15 @@ def is_human(rater: str) -> bool:
 
 @dataclass(frozen=True)
 class HumanCeiling:
-    """Agreement among the people, the bar a judge is measured against."""
+    """Agreement among the people, the bar a judge is measured against. ``note`` says why the
+    leave-one-out correlation is missing (it needs three or more people)."""
 
     n_humans: int
     alpha: float | None
     alpha_level: str
     loo_spearman: float | None  # mean over humans of rho(one human, mean of the others); >= 3 humans
+    alpha_ci: BootstrapResult | None = None
+    note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,8 @@ class MetaevalRow:
     humans: HumanCeiling
     notes: tuple[str, ...] = ()
     auc: float | None = None  # binary criteria: ROC AUC of the scores against the human majority
+    kappa_ci: BootstrapResult | None = None  # items resampled
+    alt_test: AltTestResult | None = None  # can the judge replace one of the people?
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -85,15 +91,22 @@ def metaeval(
     positive: Any = None,
     ties: Ties = "low",
     score: Score = "value",
+    alt_epsilon: float | None = 0.2,
+    alpha: float = 0.05,
 ) -> list[MetaevalRow]:
     """Compare every judge with the human ratings, criterion by criterion.
 
     ``human_ratings`` defaults to the ``human:`` raters among ``judge_ratings``; every other rater
-    there is a judge. With ``by`` there is a row for all items and one per language (or system).
-    ``level`` is for the humans' alpha (default: ordinal for numbers, nominal for labels).
+    there is a judge. Either may be a DataFrame (``item_id`` — or ``item`` —, ``criterion``,
+    ``rater``, ``value``), e.g. ``RunResult.to_pandas()``. With ``by`` there is a row for all
+    items and one per language (or system). ``level`` is for the humans' alpha (default: ordinal
+    for numbers, nominal for labels).
     ``positive`` is the positive label for F1 (default: the larger of two numbers; label scales
-    need it named). The human majority breaks ties by ``ties``. Text answers such as "I don't
-    know" (:data:`IDK_ANSWERS`) count as missing.
+    need it named). The human majority breaks ties by ``ties`` (``low``, ``high``, ``missing`` or
+    ``median``, see :func:`majority_vote`). Text answers such as "I don't know"
+    (:data:`IDK_ANSWERS`) count as missing. Kappa and the humans' alpha get bootstrap intervals
+    (items resampled). ``alt_epsilon`` is the margin of the alternative annotator test
+    (:func:`alt_test`, at level ``alpha``; None: not run).
 
     Example: ``metaeval(read_ratings("verdicts.jsonl"), read_ratings("humans.csv"), by="language")``.
     """
@@ -101,7 +114,7 @@ def metaeval(
     wanted = _criteria(judges_all, humans_all, criteria)
     groups = _group_of_items(judges_all + humans_all, by)
     options = dict(n_resamples=n_resamples, confidence=confidence, seed=seed, level=level,
-                   positive=positive, ties=ties)
+                   positive=positive, ties=ties, alt_epsilon=alt_epsilon, alpha=alpha)
     rows: list[MetaevalRow] = []
     for criterion in wanted:
         judge_matrix = _one(judges_all, criterion, score)
@@ -115,12 +128,15 @@ def metaeval(
 
 
 def _split(judge_ratings: Iterable[Any], human_ratings: Iterable[Any] | None) -> tuple[list[Any], list[Any]]:
-    """Judges' and humans' ratings, with "I don't know" answers as missing for both."""
-    everyone = mark_idk(judge_ratings)
+    """Judges' and humans' ratings (objects, or DataFrames of them), with "I don't know" answers as
+    missing for both."""
+    from convoscope.analysis._frame import as_ratings
+
+    everyone = mark_idk(as_ratings(judge_ratings))
     judges = [r for r in everyone if not is_human(r.rater)]
     if human_ratings is None:
         return judges, [r for r in everyone if is_human(r.rater)]
-    return judges, mark_idk(human_ratings)
+    return judges, mark_idk(as_ratings(human_ratings))
 
 
 def _criteria(judges: list[Any], humans: list[Any], wanted: Sequence[str] | None) -> list[str]:
@@ -159,19 +175,38 @@ def _one(ratings: list[Any], criterion: str, score: Score) -> RaterMatrix:
 
 def _rows_for(judges: RaterMatrix, humans: RaterMatrix, group: str | None,
               options: dict[str, Any]) -> list[MetaevalRow]:
-    ceiling = _ceiling(humans, options["level"])
+    ceiling = _ceiling(humans, options)
     rows = []
     for judge in judges.raters:
         rows.append(_judge_row(judge, judges.row(judge), humans, ceiling, group, options))
     return rows
 
 
-def _ceiling(humans: RaterMatrix, level: Level | None) -> HumanCeiling:
+def default_level(numeric: bool) -> Level:
+    """The level of measurement every command assumes unless told: ordinal for numbers (rating
+    scales are ordered, their distances rarely known), nominal for labels."""
+    return "ordinal" if numeric else "nominal"
+
+
+def _ceiling(humans: RaterMatrix, options: dict[str, Any]) -> HumanCeiling:
     notes: list[str] = []
-    chosen = level or ("ordinal" if humans.numeric else "nominal")
-    alpha = attempt(notes, "alpha", lambda: krippendorff_alpha(humans.values, level=chosen))
-    loo = attempt(notes, "loo", lambda: leave_one_out(humans.values)) if humans.numeric else None
-    return HumanCeiling(len(humans.raters), alpha, chosen, loo)
+    chosen = options["level"] or default_level(humans.numeric)
+    interval = attempt(notes, "alpha", lambda: _quiet(lambda: krippendorff_alpha_ci(
+        humans.values, level=chosen, n_resamples=min(options["n_resamples"], 1000),
+        confidence=options["confidence"], seed=options["seed"])))
+    alpha = interval.estimate if interval else attempt(notes, "alpha", lambda: krippendorff_alpha(
+        humans.values, level=chosen))
+    loo = attempt(notes, "loo", lambda: leave_one_out(humans.values)) \
+        if humans.numeric and len(humans.raters) >= 3 else None
+    note = None if len(humans.raters) >= 3 else \
+        f"{len(humans.raters)} annotator(s): leave-one-out and the alt-test need three or more"
+    return HumanCeiling(len(humans.raters), alpha, chosen, loo, interval, note)
+
+
+def _quiet(compute: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return compute()
 
 
 def _judge_row(judge: str, scores: np.ndarray, humans: RaterMatrix, ceiling: HumanCeiling,
@@ -183,15 +218,32 @@ def _judge_row(judge: str, scores: np.ndarray, humans: RaterMatrix, ceiling: Hum
     if not numeric:
         notes.append("correlations need numeric scores from both judge and humans")
     majority = majority_vote(humans.values, ties=options["ties"]) if rated.any() else None
+    kappa_ci, alt = None, None
     if RaterKind.of(judge) is RaterKind.BASELINE:
         kappa, weights, binary = None, None, None  # no threshold: correlations and AUC only
     else:
-        kappa, weights = _kappa(scores, majority, numeric, notes)
+        kappa_ci, weights = _kappa(scores, majority, numeric, notes, options)
+        kappa = kappa_ci.estimate if kappa_ci else None
         binary = _binary(scores, majority, options["positive"], notes)
+        alt = _alt(scores, humans, options, notes)
     auc = _auc(scores, majority, options["positive"], notes) if numeric else None
     return MetaevalRow(humans.criterion, group, judge, int(rated.sum()), intervals.get("spearman"),
                        intervals.get("kendall"), intervals.get("pearson"), kappa, weights, binary,
-                       ceiling, tuple(notes), auc)
+                       ceiling, tuple(notes), auc, kappa_ci, alt)
+
+
+def _alt(scores: np.ndarray, humans: RaterMatrix, options: dict[str, Any],
+         notes: list[str]) -> AltTestResult | None:
+    if options["alt_epsilon"] is None or len(humans.raters) < 2:
+        return None
+    kind = None if humans.numeric and scores.dtype != object else object  # labels: compared as equal or not
+    found = attempt(notes, "alt-test", lambda: alt_test(
+        scores.astype(kind), humans.values.astype(kind), epsilon=options["alt_epsilon"],
+        alpha=options["alpha"], annotators=humans.raters))
+    if found is not None and len(humans.raters) < MIN_ANNOTATORS:
+        notes.append(f"alt-test: {len(humans.raters)} annotators — each is compared with the other alone, "
+                     f"not with a group; the authors recommend {MIN_ANNOTATORS} or more")
+    return found
 
 
 def _intervals(scores: np.ndarray, humans: RaterMatrix, options: dict[str, Any],
@@ -211,19 +263,22 @@ def _intervals(scores: np.ndarray, humans: RaterMatrix, options: dict[str, Any],
     return intervals
 
 
-def _kappa(scores: np.ndarray, majority: np.ndarray | None, numeric: bool,
-           notes: list[str]) -> tuple[float | None, str | None]:
+def _kappa(scores: np.ndarray, majority: np.ndarray | None, numeric: bool, notes: list[str],
+           options: dict[str, Any]) -> tuple[BootstrapResult | None, str | None]:
     if majority is None:
         notes.append("kappa: no item has both a judge score and a human rating")
         return None, None
+    resampling = dict(n_resamples=options["n_resamples"], confidence=options["confidence"],
+                      seed=options["seed"])
     if not numeric:
-        return attempt(notes, "kappa", lambda: cohen_kappa(scores, majority)), None
+        return attempt(notes, "kappa", lambda: _quiet(lambda: cohen_kappa_ci(
+            scores, majority, **resampling))), None
     scale = integer_scale(np.vstack([scores, majority]))
     if scale is None:
         notes.append("kappa: scores are not whole numbers on one scale")
         return None, None
-    return attempt(notes, "kappa", lambda: cohen_kappa(scores, majority, weights="quadratic",
-                                                       labels=scale)), "quadratic"
+    return attempt(notes, "kappa", lambda: _quiet(lambda: cohen_kappa_ci(
+        scores, majority, weights="quadratic", labels=scale, **resampling))), "quadratic"
 
 
 def _binary(scores: np.ndarray, majority: np.ndarray | None, positive: Any,

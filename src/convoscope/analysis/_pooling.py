@@ -13,24 +13,25 @@ import numpy as np
 
 from convoscope.analysis._validate import as_numbers, category_codes, unit_counts
 
-Ties = Literal["low", "high", "missing"]
-
-
+Ties = Literal["low", "high", "missing", "median"]
+TIES = ("low", "high", "missing", "median")
 def majority_vote(matrix: Any, *, ties: Ties = "low", labels: Sequence[Any] | None = None) -> np.ndarray:
     """The most frequent value per item: the Max-Vote pooling of seed 004 (the mode of the votes).
 
     Tie rule, stated because two-rater panels tie often: ``low`` takes the tied value that comes
     first in scale order (smallest number; for labels the order of ``labels``, else alphabetical),
-    ``high`` the last, ``missing`` gives no value. This matches the ``ties`` option of
-    :func:`convoscope.judges.pool_values`.
+    ``high`` the last, ``missing`` gives no value, ``median`` the median of the tied values
+    (numbers: rounded half to even when it falls between two whole numbers, e.g. 2 and 4 tie
+    -> 3, 2 and 3 -> 2; labels: the lower of the two middle ones). ``low``, ``high`` and
+    ``missing`` match the ``ties`` option of :func:`convoscope.judges.pool_values`.
 
     Returns floats with NaN for numeric ratings, an object array with None for labels.
 
     >>> majority_vote([[1, 2, 3], [1, 3, 3], [2, 2, 1]], ties="low").tolist()
     [1.0, 2.0, 3.0]
     """
-    if ties not in ("low", "high", "missing"):
-        raise ValueError(f"majority_vote: ties must be 'low', 'high' or 'missing', got {ties!r}")
+    if ties not in TIES:
+        raise ValueError(f"majority_vote: ties must be one of {TIES}, got {ties!r}")
     codes, categories = category_codes(matrix, name="majority_vote", ndim=2, labels=labels)
     counts = unit_counts(codes, len(categories))
     if not categories:
@@ -42,14 +43,36 @@ def majority_vote(matrix: Any, *, ties: Ties = "low", labels: Sequence[Any] | No
     else:
         chosen = np.argmax(counts, axis=1)
     undecided = top == 0
+    tied = (counts == top[:, None]).sum(axis=1) > 1
     if ties == "missing":
-        undecided |= (counts == top[:, None]).sum(axis=1) > 1
-    if all(isinstance(value, int | float) for value in categories):
+        undecided |= tied
+    numeric = all(isinstance(value, int | float) for value in categories)
+    if ties == "median" and tied.any():
+        return _median_of_ties(counts, top, categories, chosen, undecided, tied, numeric)
+    if numeric:
         values = np.asarray(categories or [np.nan], dtype=np.float64)
         return np.where(undecided, np.nan, values[chosen])
     out = np.array([categories[code] for code in chosen], dtype=object)
     out[undecided] = None
     return out
+
+
+def _median_of_ties(counts: np.ndarray, top: np.ndarray, categories: list[Any], chosen: np.ndarray,
+                    undecided: np.ndarray, tied: np.ndarray, numeric: bool) -> np.ndarray:
+    if numeric:
+        values = np.asarray(categories, dtype=np.float64)
+        out = np.where(undecided, np.nan, values[chosen])
+        for item in np.flatnonzero(tied & ~undecided):
+            middle = float(np.median(values[counts[item] == top[item]]))
+            out[item] = float(np.round(middle)) if np.all(values == np.round(values)) else middle
+        return out
+    picks = chosen.copy()
+    for item in np.flatnonzero(tied & ~undecided):
+        positions = np.flatnonzero(counts[item] == top[item])
+        picks[item] = positions[(len(positions) - 1) // 2]
+    result = np.array([categories[code] for code in picks], dtype=object)
+    result[undecided] = None
+    return result
 
 
 def _pool(matrix: Any, name: str, min_ratings: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,7 +1,9 @@
 """Read ratings in long format (one rating per row) from CSV, TSV, JSONL or JSON.
 
-Columns: item, rater, criterion, value, and optionally unscored_reason, language, system and
-expected_value. The verdict JSONL that ``convoscope judge`` writes is already in this format.
+Columns: the item id (``item_id``; ``item`` and ``id`` are accepted too), rater, criterion,
+value, and optionally unscored_reason, language, system and expected_value — named by the one
+column mapping of the library, :class:`convoscope.ColumnMap`. The verdict JSONL that
+``convoscope judge`` writes is already in this format.
 Values that look like numbers become numbers; empty, ``NA``, ``nan``, ``null`` and ``None`` mean
 missing. A bad row raises :class:`convoscope.items.ItemError` naming file, line and field.
 """
@@ -9,40 +11,43 @@ missing. A bad row raises :class:`convoscope.items.ItemError` naming file, line 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from dataclasses import dataclass
+import warnings
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from convoscope.analysis._tables import Rating
-from convoscope.items import ItemError, records
+from convoscope.items import ColumnMap, ItemError, records
 
 _MISSING_TEXT = {"", "na", "n/a", "nan", "null", "none"}
+ITEM_ID_NAMES = ("item_id", "item", "id")  # one vocabulary: verdicts say item_id, items say id
 
 
-@dataclass(frozen=True)
-class RatingColumns:
-    """Which columns (or JSON keys) hold each field. ``criterion`` may be absent from the file;
-    then every row gets ``default_criterion``."""
-
-    item: str = "item_id"
-    rater: str = "rater"
-    criterion: str = "criterion"
-    value: str = "value"
-    unscored_reason: str = "unscored_reason"
-    language: str = "language"
-    system: str = "system"
-    expected_value: str = "expected_value"
-    default_criterion: str | None = None
+def RatingColumns(*, item: str | None = None, **fields: Any) -> ColumnMap:  # noqa: N802 (old class name)
+    """Deprecated: the rating columns are named by :class:`convoscope.ColumnMap` (``item`` is its
+    ``id``). Returns the equivalent ColumnMap, with a DeprecationWarning."""
+    warnings.warn("RatingColumns(...) is now ColumnMap(...) (item= is id=); RatingColumns goes in the "
+                  "next release", DeprecationWarning, stacklevel=2)
+    if item is not None:
+        fields["id"] = item
+    return ColumnMap(**fields)
 
 
-def read_ratings(path: str | Path, *, columns: RatingColumns | None = None) -> list[Rating]:
+def id_column(row: Mapping[str, Any], columns: ColumnMap) -> str:
+    """The column holding the item id: the mapped one, or — when the mapping keeps a default
+    name — the first of ``item_id``, ``item``, ``id`` the row has."""
+    if columns.id not in ITEM_ID_NAMES:
+        return columns.id
+    return next((name for name in ITEM_ID_NAMES if name in row), columns.id)
+
+
+def read_ratings(path: str | Path, *, columns: ColumnMap | None = None) -> list[Rating]:
     """Every rating in a .csv, .tsv, .jsonl or .json file, validated.
 
-    Example: ``read_ratings("humans.csv", columns=RatingColumns(item="id", rater="annotator"))``.
+    Example: ``read_ratings("humans.csv", columns=ColumnMap(id="id", rater="annotator"))``.
     """
     path = Path(path)
-    columns = columns or RatingColumns()
+    columns = columns or ColumnMap()
     if not path.exists():
         raise ItemError(path, None, None, "file not found")
     ratings: list[Rating] = []
@@ -66,7 +71,7 @@ def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     return records(path)
 
 
-def _rating(path: Path, line: int, row: dict[str, Any], columns: RatingColumns) -> Rating:
+def _rating(path: Path, line: int, row: dict[str, Any], columns: ColumnMap) -> Rating:
     def required(name: str) -> str:
         if name not in row:
             present = ", ".join(sorted(row)) or "none"
@@ -83,7 +88,7 @@ def _rating(path: Path, line: int, row: dict[str, Any], columns: RatingColumns) 
     if columns.value not in row:
         required(columns.value)
     return Rating(
-        item_id=required(columns.item), criterion=criterion, rater=required(columns.rater),
+        item_id=required(id_column(row, columns)), criterion=criterion, rater=required(columns.rater),
         value=parse_value(row[columns.value], path=path, line=line, field=columns.value),
         unscored_reason=_text(row.get(columns.unscored_reason)),
         language=_text(row.get(columns.language)), system=_text(row.get(columns.system)),

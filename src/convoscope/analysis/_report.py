@@ -1,31 +1,37 @@
-"""``convoscope metaeval --report FILE.html``: the tables and the figures a reader looks at, in
-one self-contained page (inline SVG; no network, no JavaScript).
+"""``convoscope metaeval --report FILE.html`` and ``--figures DIR``: the tables and the figures a
+reader looks at — one self-contained page (inline SVG; no network, no JavaScript), or every
+figure as an SVG and a PDF file for a paper.
 
 Figures are drawn by matplotlib with the Agg backend (the ``plots`` extra): per criterion, each
 judge's scores against the human mean (jittered when both sides are on whole-number scales, so
 ties do not hide each other), the confusion matrix against the human majority, a heat map of
-Spearman's rho between every pair of raters, and on binary criteria the ROC curve with the
-threshold at the equal error rate. SVG text is drawn as paths, so no name from the data reaches
-the page as markup; the tables go through the autoescaping Jinja2 layer.
+Spearman's rho between every pair of raters with the value written in each cell, and on binary
+criteria the ROC curve with the threshold at the equal error rate. SVG text is drawn as paths,
+so no name from the data reaches the page as markup; the tables go through the autoescaping
+Jinja2 layer. File names are made from the criterion and judge names with every character
+outside ``A-Za-z0-9._-`` replaced.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from convoscope.analysis._correlation import spearman
 from convoscope.analysis._detection import equal_error_rate, roc_curve
-from convoscope.analysis._export import HEADERS, LEGEND, _display, paper_table
+from convoscope.analysis._export import HEADERS, _display, legend
 from convoscope.analysis._metaeval import _one, _split
 from convoscope.analysis._pooling import majority_vote, mean_pool
-from convoscope.analysis._tables import RaterMatrix
 
 MAX_JUDGES = 6  # figures per criterion stay readable
 MAX_HEATMAP_RATERS = 12
+Figure = tuple[str, str, str, Callable[[], Any]]  # criterion, file stem, caption, drawing
 
 
 def _pyplot() -> Any:
@@ -63,7 +69,7 @@ def scatter(judge: str, scores: np.ndarray, human_mean: np.ndarray, *, seed: int
     axes.scatter(x, y, s=10, alpha=0.5)
     axes.set_xlabel(f"{judge} (jittered)" if _whole(scores[keep]) else judge, fontsize=8)
     axes.set_ylabel("human mean", fontsize=8)
-    return _svg(figure)
+    return figure
 
 
 def confusion(judge: str, scores: np.ndarray, majority: np.ndarray) -> Any | None:
@@ -89,12 +95,12 @@ def confusion(judge: str, scores: np.ndarray, majority: np.ndarray) -> Any | Non
                   color="white" if count > counts.max() / 2 else "black")
     axes.set_xlabel(judge, fontsize=8)
     axes.set_ylabel("human majority", fontsize=8)
-    return _svg(figure)
+    return figure
 
 
-def heatmap(names: Sequence[str], rows: Sequence[np.ndarray]) -> Any:
-    """Spearman's rho between every pair of raters on their shared items (blank: undefined)."""
-    size = len(names)
+def correlation_matrix(rows: Sequence[np.ndarray]) -> np.ndarray:
+    """Spearman's rho between every pair of rows on their shared items (NaN: undefined)."""
+    size = len(rows)
     values = np.full((size, size), np.nan)
     for i in range(size):
         for j in range(size):
@@ -102,13 +108,25 @@ def heatmap(names: Sequence[str], rows: Sequence[np.ndarray]) -> Any:
                 values[i, j] = 1.0 if i == j else spearman(rows[i], rows[j])
             except ValueError:
                 continue
+    return values
+
+
+def heatmap(names: Sequence[str], rows: Sequence[np.ndarray]) -> Any:
+    """Spearman's rho between every pair of raters, the value written in each cell (blank:
+    undefined)."""
+    values = correlation_matrix(rows)
+    size = len(names)
     plt = _pyplot()
-    figure, axes = plt.subplots(figsize=(1.2 + 0.45 * size, 1.0 + 0.45 * size))
+    figure, axes = plt.subplots(figsize=(1.4 + 0.55 * size, 1.1 + 0.5 * size))
     image = axes.imshow(values, cmap="RdBu", vmin=-1, vmax=1)
     axes.set_xticks(range(size), names, rotation=60, ha="right", fontsize=7)
     axes.set_yticks(range(size), names, fontsize=7)
+    for (row, column), value in np.ndenumerate(values):
+        if np.isfinite(value):
+            axes.text(column, row, f"{value:.2f}", ha="center", va="center", fontsize=6,
+                      color="white" if abs(value) > 0.6 else "black")
     figure.colorbar(image, ax=axes, shrink=0.8)
-    return _svg(figure)
+    return figure
 
 
 def roc(judge: str, scores: np.ndarray, majority: np.ndarray, positive: Any) -> Any | None:
@@ -130,55 +148,91 @@ def roc(judge: str, scores: np.ndarray, majority: np.ndarray, positive: Any) -> 
     axes.legend(fontsize=7, loc="lower right")
     axes.set_xlabel(f"false positive rate ({judge})", fontsize=8)
     axes.set_ylabel("true positive rate", fontsize=8)
-    return _svg(figure)
+    return figure
 
 
-def _section(criterion: str, judges: RaterMatrix, humans: RaterMatrix) -> dict[str, Any]:
-    figures: list[dict[str, Any]] = []
+def _criterion_figures(criterion: str, judges: Any, humans: Any) -> Iterator[Figure]:
     if not (judges.numeric and humans.numeric):
-        return {"criterion": criterion, "figures": figures}
+        return
     human_mean, majority = mean_pool(humans.values), majority_vote(humans.values)
     binary = set(np.unique(majority[~np.isnan(majority)]).tolist())
     for judge in judges.raters[:MAX_JUDGES]:
         scores = judges.row(judge)
-        figures.append({"svg": scatter(judge, scores, human_mean),
-                        "caption": f"{judge} against the human mean"})
-        matrix = confusion(judge, scores, majority)
-        if matrix is not None:
-            figures.append({"svg": matrix, "caption": f"{judge} against the human majority"})
+        yield (criterion, f"scatter-{judge}", f"{judge} against the human mean",
+               partial(scatter, judge, scores, human_mean))
+        yield (criterion, f"confusion-{judge}", f"{judge} against the human majority",
+               partial(confusion, judge, scores, majority))
         if len(binary) == 2:
-            curve = roc(judge, scores, majority, max(binary))
-            if curve is not None:
-                figures.append({"svg": curve, "caption": f"ROC of {judge}"})
+            yield (criterion, f"roc-{judge}", f"ROC of {judge}",
+                   partial(roc, judge, scores, majority, max(binary)))
     names = [*judges.raters[:MAX_JUDGES], "human mean", *humans.raters[:MAX_HEATMAP_RATERS - MAX_JUDGES]]
     rows = [*(judges.row(j) for j in judges.raters[:MAX_JUDGES]), human_mean,
             *(humans.row(h) for h in humans.raters[:MAX_HEATMAP_RATERS - MAX_JUDGES])]
-    figures.append({"svg": heatmap(names, rows), "caption": "Spearman ρ between raters"})
-    return {"criterion": criterion, "figures": figures}
+    yield criterion, "heatmap", "Spearman ρ between raters", partial(heatmap, names, rows)
+
+
+def figures(study: Any) -> Iterator[Figure]:
+    """Every figure of a study, criterion by criterion, drawn when called."""
+    judges, humans = _split(study.judge_ratings, study.human_ratings)
+    for criterion in dict.fromkeys(row.criterion for row in study.rows):
+        human = _one(humans, criterion, "value")
+        judged = _one(judges, criterion, "value").select(items=human.items)
+        yield from _criterion_figures(criterion, judged, human)
+
+
+def _stem(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")[:80] or "figure"
+
+
+def write_figures(study: Any, directory: Path) -> list[Path]:
+    """Every figure as ``<criterion>-<kind>-<judge>.svg`` and ``.pdf`` in ``directory``."""
+    plt = _pyplot()
+    directory.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    used: set[str] = set()
+    for criterion, stem, _, draw in figures(study):
+        figure = draw()
+        if figure is None:
+            continue
+        name = base = _stem(f"{criterion}-{stem}")
+        count = 1
+        while name in used:
+            count += 1
+            name = f"{base}-{count}"
+        used.add(name)
+        for suffix in (".svg", ".pdf"):
+            path = directory / f"{name}{suffix}"
+            figure.savefig(path, bbox_inches="tight", metadata={"Date": None} if suffix == ".svg" else None)
+            written.append(path)
+        plt.close(figure)
+    return written
 
 
 def _format(result: Any, digits: int = 3) -> str:
     return "–" if result is None else f"{result:.{digits}f}"
 
 
-def metaeval_report(judge_ratings: Iterable[Any], human_ratings: Iterable[Any] | None, rows: Sequence[Any], *,
-                    comparisons: Sequence[Any] = (), systems: Sequence[Any] = (),
-                    title: str = "Meta-evaluation") -> str:
-    """The report page as a string (write it to a ``.html`` file)."""
+def _interval(result: Any) -> str:
+    return "–" if result is None else f"{result.estimate:.3f} [{result.low:.2f}, {result.high:.2f}]"
+
+
+def metaeval_report(study: Any, *, title: str = "Meta-evaluation") -> str:
+    """The report page of a :class:`MetaevalStudy` as a string (write it to a ``.html`` file)."""
     from convoscope.html import render
 
-    judges, humans = _split(judge_ratings, human_ratings)
-    criteria = list(dict.fromkeys(row.criterion for row in rows))
-    sections = []
-    for criterion in criteria:
-        human = _one(humans, criterion, "value")
-        judged = _one(judges, criterion, "value").select(items=human.items)
-        sections.append(_section(criterion, judged, human))
-    records = paper_table(rows, comparisons)
-    return render("metaeval/report.html", title=title, headers=HEADERS, legend=LEGEND,
-                  table=[_display(record, 3) for record in records],
-                  comparisons=[_comparison_cells(c) for c in comparisons],
-                  systems=[_system_cells(s) for s in systems], sections=sections)
+    sections: dict[str, list[dict[str, Any]]] = {}
+    for criterion, _, caption, draw in figures(study):
+        figure = draw()
+        if figure is not None:
+            sections.setdefault(criterion, []).append({"svg": _svg(figure), "caption": caption})
+    return render("metaeval/report.html", title=title, headers=HEADERS,
+                  legend=legend(study.alpha, study.correction),
+                  table=[_display(record, 3) for record in study.records()],
+                  comparisons=[_comparison_cells(c) for c in study.comparisons],
+                  systems=[_system_cells(s) for s in study.systems],
+                  system_comparisons=[_system_comparison_cells(c) for c in study.system_comparisons],
+                  rankings=[_ranking_cells(r) for r in study.rankings],
+                  sections=[{"criterion": name, "figures": found} for name, found in sections.items()])
 
 
 def _comparison_cells(c: Any) -> dict[str, Any]:
@@ -188,14 +242,33 @@ def _comparison_cells(c: Any) -> dict[str, Any]:
             "r_a": _format(test.r_a if test else None), "r_b": _format(test.r_b if test else None),
             "williams": _format(test.pvalue if test else None),
             "steiger": _format(c.steiger.pvalue if c.steiger else None),
+            "permutation": _format(c.permutation.pvalue if c.permutation else None),
             "bootstrap": "–" if boot is None else f"{boot.estimate:+.3f} [{boot.low:+.2f}, {boot.high:+.2f}]",
             "mcnemar": _format(c.mcnemar.pvalue if c.mcnemar else None)}
 
 
 def _system_cells(s: Any) -> dict[str, Any]:
-    def interval(result: Any) -> str:
-        return "–" if result is None else f"{result.estimate:.3f} [{result.low:.2f}, {result.high:.2f}]"
+    found = s.pairwise_accuracy
+    return {"criterion": s.criterion, "judge": s.judge, "n": s.n_systems, "pearson": _interval(s.pearson),
+            "spearman": _interval(s.spearman), "resample": s.resample,
+            "accuracy": "–" if found is None else f"{found.accuracy:.3f} ({found.agreeing}/{found.n_pairs})",
+            "outliers": ", ".join(s.outliers) or "–", "notes": "; ".join(s.notes)}
 
-    return {"criterion": s.criterion, "judge": s.judge, "n": s.n_systems, "pearson": interval(s.pearson),
-            "spearman": interval(s.spearman)}
 
+def _system_comparison_cells(c: Any) -> dict[str, Any]:
+    return {"criterion": c.criterion, "judge_a": c.judge_a, "judge_b": c.judge_b, "n": c.n_systems,
+            "williams": _format(c.williams.pvalue if c.williams else None),
+            "bootstrap": "–" if c.bootstrap is None else
+            f"{c.bootstrap.estimate:+.3f} [{c.bootstrap.low:+.2f}, {c.bootstrap.high:+.2f}]",
+            "permutation": _format(c.permutation.pvalue if c.permutation else None)}
+
+
+def _ranking_cells(r: Any) -> dict[str, Any]:
+    clusters = r.significance.clusters if r.significance else ()
+    cluster_of = {name: index + 1 for index, group in enumerate(clusters) for name in group}
+    test = r.significance
+    stated = "" if test is None else f"{test.correction}, α = {test.alpha:g}"
+    return {"criterion": r.criterion, "test": stated,
+            "ranks": [{"system": rank.system, "mean": f"{rank.mean:.3f}", "rank": f"{rank.rank:g}",
+                       "interval": f"[{rank.low:g}, {rank.high:g}]",
+                       "cluster": cluster_of.get(rank.system, "–")} for rank in r.ranks]}

@@ -4,6 +4,7 @@ so one degenerate criterion never hides the others."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
@@ -18,6 +19,7 @@ from convoscope.analysis._agreement import (
     percent_agreement,
     strong_agreement,
 )
+from convoscope.analysis._bootstrap import BootstrapResult
 from convoscope.analysis._krippendorff import LEVELS, Level, krippendorff_alpha
 from convoscope.analysis._raters import leave_one_out, pairwise_correlation
 from convoscope.analysis._tables import IDK, GroupBy, RaterMatrix, rater_matrices
@@ -50,6 +52,10 @@ class AgreementRow:
     # pairs (USR's inter-annotator agreement), and each rater against the mean of the others.
     pairwise_spearman: float | None = None
     loo_spearman: float | None = None
+    # Percentile bootstrap intervals over items (None when not asked for or undefined).
+    alpha_ci: BootstrapResult | None = None
+    fleiss_ci: BootstrapResult | None = None
+    cohen_ci: BootstrapResult | None = None
 
     @property
     def computed(self) -> bool:
@@ -95,24 +101,32 @@ def _replace(judgement: Any, **changes: Any) -> Any:
 def agreement_table(
     judgements: Iterable[Any],
     *,
-    level: Level = "nominal",
+    level: Level | None = None,
     by: GroupBy = None,
     idk: Iterable[str] = IDK_ANSWERS,
     labels: list[Any] | None = None,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int | None = 0,
 ) -> list[AgreementRow]:
     """Agreement statistics per criterion (and per language or system with ``by``).
 
-    "I don't know" answers (text values in ``idk``, or unscored with reason ``idk``) are missing
-    for every statistic except strong agreement, which removes their items (seed 003). Pairwise
-    Cohen's kappa is weighted to suit ``level``: none for nominal, linear for ordinal, quadratic
-    for interval and ratio. ``labels`` gives the scale order for ordinal text labels.
+    ``judgements``: ratings, verdicts, or a DataFrame of them (``item_id`` — or ``item`` —,
+    ``criterion``, ``rater``, ``value``; e.g. ``RunResult.to_pandas()``). "I don't know" answers
+    (text values in ``idk``, or unscored with reason ``idk``) are missing for every statistic
+    except strong agreement, which removes their items (seed 003). ``level`` defaults to ordinal
+    for numbers and nominal for labels, as in :func:`metaeval`. Pairwise Cohen's kappa is
+    weighted to suit the level: none for nominal, linear for ordinal, quadratic for interval and
+    ratio. ``labels`` gives the scale order for ordinal text labels. Alpha, Fleiss' kappa and the
+    mean Cohen's kappa get percentile bootstrap intervals over items (``n_resamples=0``: none).
 
     Example: ``agreement_table(read_ratings("annotations.csv"), level="ordinal")``.
     """
-    if level not in LEVELS:
-        raise ValueError(f"agreement_table: level must be one of {LEVELS}, got {level!r}")
+    if level is not None and level not in LEVELS:
+        raise ValueError(f"agreement_table: level must be one of {LEVELS} or None, got {level!r}")
     matrices = _matrices_of(judgements, by, idk)
-    return [_row(matrix, level, labels) for _, matrix in sorted(matrices.items(), key=_sort_key)]
+    resampling = dict(n_resamples=n_resamples, confidence=confidence, seed=seed)
+    return [_row(matrix, level, labels, resampling) for _, matrix in sorted(matrices.items(), key=_sort_key)]
 
 
 def _matrices_of(judgements: Any, by: GroupBy,
@@ -120,11 +134,12 @@ def _matrices_of(judgements: Any, by: GroupBy,
     """Judgement objects go through :func:`rater_matrices`; a DataFrame from
     :func:`convoscope.analysis._frame.read_frame` with numeric values is tabulated column-wise."""
     if hasattr(judgements, "columns"):
-        from convoscope.analysis._frame import frame_matrices, frame_ratings
+        from convoscope.analysis._frame import as_ratings, frame_matrices, standard_frame
 
-        if judgements["value"].dtype.kind == "f":
-            return frame_matrices(judgements, by=by)
-        judgements = frame_ratings(judgements)
+        frame = standard_frame(judgements)
+        if frame["value"].dtype.kind == "f" and frame["item_id"].dtype.name == "category":
+            return frame_matrices(frame, by=by)  # read_frame's column-wise path
+        judgements = as_ratings(frame)
     return rater_matrices(mark_idk(judgements, idk), by=by, keep_idk=True)
 
 
@@ -133,10 +148,12 @@ def _sort_key(entry: tuple[tuple[str, str | None], RaterMatrix]) -> tuple[str, s
     return criterion, group or ""
 
 
-def _row(matrix: RaterMatrix, level: Level, labels: list[Any] | None) -> AgreementRow:
+def _row(matrix: RaterMatrix, chosen: Level | None, labels: list[Any] | None,
+         resampling: dict[str, Any]) -> AgreementRow:
     notes: list[str] = []
     plain = matrix.without_idk()
     values = plain.values
+    level: Level = chosen or ("ordinal" if plain.numeric else "nominal")
     n_items = int(((~missing_mask(values)).sum(axis=0) >= 2).sum())
     weights = KAPPA_WEIGHTS[level]
     scale = labels if labels is not None else integer_scale(values)
@@ -159,8 +176,29 @@ def _row(matrix: RaterMatrix, level: Level, labels: list[Any] | None) -> Agreeme
         mean_cohen_kappa=pairwise, cohen_weights=weights, strong=strong,
         pairwise_spearman=_correlation(notes, "pairwise rho", pairwise_correlation, plain),
         loo_spearman=_correlation(notes, "leave-one-out rho", leave_one_out, plain),
-        notes=tuple(notes),
+        notes=tuple(notes), **_intervals(values, level, labels, scale, resampling),
     )
+
+
+def _intervals(values: np.ndarray, level: Level, labels: list[Any] | None, scale: Any,
+               resampling: dict[str, Any]) -> dict[str, BootstrapResult | None]:
+    """Bootstrap intervals of alpha and the kappas; undefined ones (or n_resamples=0) are None."""
+    from convoscope.analysis._agreement_ci import (
+        fleiss_kappa_ci,
+        krippendorff_alpha_ci,
+        pairwise_cohen_kappa_ci,
+    )
+
+    if not resampling["n_resamples"]:
+        return {}
+    quiet: list[str] = []  # the point estimates above already carry the reasons
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return {"alpha_ci": attempt(quiet, "", lambda: krippendorff_alpha_ci(
+                    values, level=level, labels=labels, **resampling)),
+                "fleiss_ci": attempt(quiet, "", lambda: fleiss_kappa_ci(values, **resampling)),
+                "cohen_ci": attempt(quiet, "", lambda: pairwise_cohen_kappa_ci(
+                    values, weights=KAPPA_WEIGHTS[level], labels=scale, **resampling))}
 
 
 def _correlation(notes: list[str], label: str, statistic: Callable[[Any], float],
@@ -187,7 +225,7 @@ def by_slot(judgements: Iterable[Any]) -> list[Any]:
     if hasattr(judgements, "columns"):  # a DataFrame from the fast reader
         frame: Any = judgements
         frame = frame.copy()
-        slot = frame.groupby(["criterion", "item"], sort=False).cumcount() + 1
+        slot = frame.groupby(["criterion", "item_id"], sort=False).cumcount() + 1
         frame["rater"] = "slot:" + slot.astype(str)
         return frame
     seen: dict[tuple[str, str], int] = {}

@@ -24,8 +24,9 @@ from convoscope.campaigns._answers import (
 )
 from convoscope.campaigns._campaign import BatchFull, Campaign, Work
 from convoscope.campaigns._events import Event, EventLog
-from convoscope.campaigns._export import export_verdicts, spreadsheet_safe
+from convoscope.campaigns._export import export_questionnaires, export_verdicts, spreadsheet_safe
 from convoscope.campaigns._import import ImportSummary, VerdictImportError, import_verdicts
+from convoscope.campaigns._lifecycle import Admission, Exit, exit_for, participant_limit
 from convoscope.campaigns._monitor import (
     BatchAgreement,
     QualificationResult,
@@ -34,8 +35,8 @@ from convoscope.campaigns._monitor import (
     flag_annotators,
     qualify,
 )
-from convoscope.campaigns._open import open_campaign, secure_sqlite
-from convoscope.campaigns._pair_results import PairResults, SideShare, pair_results, side_shares
+from convoscope.campaigns._open import open_campaign, remember_locations, secure_sqlite, store_location
+from convoscope.campaigns._pair_results import PairResults, SideShare, pair_results, side_biased, side_shares
 from convoscope.campaigns._people import (
     MTURK_PREVIEW,
     PLATFORM_PARAMETERS,
@@ -56,6 +57,7 @@ from convoscope.campaigns._plan import (
     make_batches,
     pair_contexts,
 )
+from convoscope.campaigns._questionnaire import Question, check_answers, load_questions
 from convoscope.campaigns._report import render_report as render_campaign_report
 from convoscope.campaigns._report import status_tables
 from convoscope.campaigns._report import write_report as write_campaign_report
@@ -66,6 +68,7 @@ from convoscope.campaigns._spec import (
     CampaignSpec,
     Platform,
     Qualification,
+    Questionnaires,
     Reporting,
     load_campaign,
 )
@@ -73,6 +76,18 @@ from convoscope.campaigns._status import AnnotatorStatus, BatchStatus, CampaignS
 from convoscope.campaigns._template import init_campaign
 
 __all__ = [
+    "Admission",
+    "Exit",
+    "Question",
+    "Questionnaires",
+    "check_answers",
+    "exit_for",
+    "export_questionnaires",
+    "load_questions",
+    "participant_limit",
+    "remember_locations",
+    "side_biased",
+    "store_location",
     "PairResults",
     "SideShare",
     "choices",

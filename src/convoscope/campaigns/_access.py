@@ -59,12 +59,13 @@ def excluded_reason(annotator: str, batch: Batch | None, spec: CampaignSpec,
 
 
 def counted(verdicts: Iterable[Verdict], owner: dict[str, Batch], spec: CampaignSpec,
-            standing: Standing) -> list[Verdict]:
-    """The answers that count: by people who may answer there, never on gold items."""
+            standing: Standing, *, checks: bool = False) -> list[Verdict]:
+    """The answers that count: by people who may answer there, on samples only; with ``checks``,
+    those people's answers on the attention checks instead (time on task, progress)."""
     kept = []
     for verdict in verdicts:
         batch = owner.get(verdict.item_id)
-        if batch is not None and verdict.item_id in batch.gold:
+        if (batch is not None and verdict.item_id in batch.gold) != checks:
             continue
         if excluded_reason(RaterKind.HUMAN.name_of(verdict.rater), batch, spec, standing) is None:
             kept.append(verdict)

@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from convoscope.campaigns._secure import private_file
 from convoscope.errors import ConfigError
-from convoscope.items import write_jsonl
+from convoscope.judges import RaterKind
 
 if TYPE_CHECKING:
     from convoscope.campaigns._campaign import Campaign
@@ -25,31 +26,34 @@ def spreadsheet_safe(cell: Any) -> Any:
 
 
 def export_verdicts(campaign: Campaign, out: str | Path, *, qualification: bool = False,
-                    everything: bool = False) -> int:
+                    everything: bool = False, exclude_side_biased: bool | None = None) -> int:
     """Write the campaign's verdicts to ``out`` (``.csv``, else JSONL); returns the count written.
 
     Only answers that count are written (see ``campaigns._access``) unless ``everything``; changed
     answers are written as they stand now. Raters are the campaign's own ids (``human:a001``).
-    Qualification answers are left out unless ``qualification`` is true; gold checks always.
+    Qualification answers are left out unless ``qualification`` is true; gold checks always; in a
+    pairwise campaign, side-biased people's answers when ``exclude_side_biased`` (default: the
+    spec's). The file is readable by its owner only, like the store.
     """
     path = Path(out)
     if path.suffix.lower() not in {".csv", ".jsonl", ".json"}:
         raise ConfigError(f"{path}: write verdicts to a .jsonl or a .csv file")
-    if not path.parent.is_dir():
-        raise ConfigError(f"{path}: the folder {path.parent} does not exist; create it first")
+    exclude = campaign.spec.exclude_side_biased if exclude_side_biased is None else exclude_side_biased
+    biased = campaign.side_biased(everything=everything) if exclude else {}
     verdicts = []
     for verdict in campaign.verdicts(everything=everything):
         batch = campaign.owner.get(verdict.item_id)
-        if batch is None or verdict.item_id in batch.gold:
+        if batch is None or verdict.item_id in batch.gold or RaterKind.HUMAN.name_of(verdict.rater) in biased:
             continue
         if batch.kind == "qualification" and not qualification:
             continue
         verdicts.append(verdict)
-    if path.suffix.lower() != ".csv":
-        return write_jsonl(verdicts, path)
     rows = [verdict.model_dump(mode="json") for verdict in verdicts]
-    header = list(rows[0]) if rows else ["item_id", "criterion", "rater", "value"]
-    with path.open("w", encoding="utf-8", newline="") as handle:
+    with private_file(path) as handle:
+        if path.suffix.lower() != ".csv":
+            handle.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+            return len(rows)
+        header = list(rows[0]) if rows else ["item_id", "criterion", "rater", "value"]
         writer = csv.DictWriter(handle, fieldnames=header)
         writer.writeheader()
         for row in rows:
@@ -57,3 +61,14 @@ def export_verdicts(campaign: Campaign, out: str | Path, *, qualification: bool 
                                                    if isinstance(value, list | dict) else value)
                              for key, value in row.items()})
     return len(rows)
+
+
+def export_questionnaires(campaign: Campaign, out: str | Path) -> int:
+    """Write every questionnaire answer (one row per person, part and question) to ``out``
+    (``.csv``, else JSONL), readable by its owner only; people are named by the campaign's ids."""
+    from convoscope.campaigns._questionnaire import write_answers
+
+    path = Path(out)
+    if path.suffix.lower() not in {".csv", ".jsonl", ".json"}:
+        raise ConfigError(f"{path}: write questionnaire answers to a .jsonl or a .csv file")
+    return write_answers(campaign.questionnaire_rows(), path)

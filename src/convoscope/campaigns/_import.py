@@ -73,7 +73,7 @@ def import_verdicts(campaign: Campaign, path: str | Path) -> ImportSummary:
     _check_places(campaign, source, lines, [verdict for _, verdict in checked])
     known = campaign.store.done_keys(campaign.run_id)
     new = [(key, verdict) for key, verdict in dict(checked).items() if key not in known]
-    campaign.store.add_many(campaign.run_id, new)
+    campaign.add_answers(new)
     return ImportSummary(rows=len(checked), added=len(new), already_stored=len(checked) - len(new))
 
 
@@ -100,7 +100,8 @@ def _check_places(campaign: Campaign, source: Path, lines: list[int], verdicts: 
 def _rows(source: Path) -> list[tuple[int, dict[str, Any]]]:
     if not source.is_file():
         raise VerdictImportError(f"{source}: file not found")
-    text = source.read_text(encoding="utf-8")
+    from convoscope.items import read_text  # the one text reader: BOM, line ends, NUL bytes
+    text = read_text(source)
     if source.suffix.lower() == ".csv":
         reader = csv.DictReader(text.splitlines())
         return [(number, _from_csv(row)) for number, row in enumerate(reader, start=2)]

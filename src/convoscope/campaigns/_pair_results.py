@@ -42,27 +42,52 @@ class PairResults:
     all_votes: list[WinRate] = field(default_factory=list)
     strengths: list[Strength] = field(default_factory=list)
     sides: list[SideShare] = field(default_factory=list)
+    excluded: dict[str, float] = field(default_factory=dict)  # side-biased people left out, with their p
+
+
+SIDE_BIAS_ALPHA = 0.05  # family-wise, over the people of the campaign (Holm)
 
 
 def pair_results(verdicts: Sequence[Verdict], criteria: Sequence[str], *, n_resamples: int = 1000,
-                 seed: int = 0) -> list[PairResults]:
-    """One :class:`PairResults` per criterion that has answers, in campaign order."""
+                 seed: int = 0, exclude_side_biased: bool = False) -> list[PairResults]:
+    """One :class:`PairResults` per criterion that has answers, in campaign order.
+
+    With ``exclude_side_biased``, the answers of the people :func:`side_biased` names leave the
+    win rates and strengths (their side preference is still shown, and ``excluded`` names them)."""
+    biased = side_biased(verdicts) if exclude_side_biased else {}
     rows = []
     for criterion in criteria:
         mine = [v for v in verdicts if v.criterion == criterion]
         scored = [v for v in mine if v.value is not None]
         if not scored:
             continue
-        every = outcomes(scored)
-        majority = majority_outcomes(scored)
-        rows.append(PairResults(
-            criterion=criterion, pairs=len({v.item_id for v in scored}), votes=len(scored),
-            ties=sum(v.value == TIE for v in scored), idk=sum(v.unscored_reason == IDK for v in mine),
-            majority=win_rates(majority, n_resamples=n_resamples, seed=seed),
-            all_votes=win_rates(every, n_resamples=n_resamples, seed=seed),
-            strengths=bradley_terry(every, n_resamples=min(n_resamples, 200), seed=seed),
-            sides=side_shares(scored)))
+        kept = [v for v in scored if RaterKind.HUMAN.name_of(v.rater) not in biased]
+        row = PairResults(criterion=criterion, pairs=len({v.item_id for v in kept}), votes=len(kept),
+                          ties=sum(v.value == TIE for v in kept),
+                          idk=sum(v.unscored_reason == IDK for v in mine), sides=side_shares(scored),
+                          excluded=biased)
+        if kept:  # everyone may have been left out
+            every = outcomes(kept)
+            row.majority.extend(win_rates(majority_outcomes(kept), n_resamples=n_resamples, seed=seed))
+            row.all_votes.extend(win_rates(every, n_resamples=n_resamples, seed=seed))
+            row.strengths.extend(bradley_terry(every, n_resamples=min(n_resamples, 200), seed=seed))
+        rows.append(row)
     return rows
+
+
+def side_biased(verdicts: Sequence[Verdict], *, alpha: float = SIDE_BIAS_ALPHA) -> dict[str, float]:
+    """People whose share of choosing the response shown first departs from one half, over all
+    their pairwise answers: two-sided binomial test per person, Holm-adjusted across people (so
+    that among 30 honest annotators, about one in twenty campaigns flags anyone by chance at all).
+    Returns each such person with their adjusted p-value."""
+    from statsmodels.stats.multitest import multipletests
+
+    people = [share for share in side_shares(verdicts)
+              if share.annotator != "all" and share.p_value is not None]
+    if not people:
+        return {}
+    reject, adjusted, _, _ = multipletests([share.p_value for share in people], alpha=alpha, method="holm")
+    return {share.annotator: float(p) for share, p, out in zip(people, adjusted, reject, strict=True) if out}
 
 
 def side_shares(verdicts: Sequence[Verdict]) -> list[SideShare]:

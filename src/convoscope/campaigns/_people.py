@@ -40,6 +40,7 @@ class Annotator(BaseModel):
     token: str
     external_id: str | None = None
     session: dict[str, str] = {}
+    platform: str | None = None  # the platform whose study link added them (None: invited)
 
 
 def invite(directory: str | Path, n: int, *, prefix: str = "a") -> list[Annotator]:
@@ -97,7 +98,7 @@ def platform_session(kind: str, query: Mapping[str, str]) -> tuple[str, dict[str
     return participant, session
 
 
-def join(directory: str | Path, external_id: str, session: dict[str, str]) -> Annotator:
+def join(directory: str | Path, external_id: str, session: dict[str, str], *, platform: str) -> Annotator:
     """The annotator for a platform participant: found again by id, or added with prefix ``p``.
 
     Call with the campaign's lock held (it rewrites annotators.json).
@@ -111,6 +112,6 @@ def join(directory: str | Path, external_id: str, session: dict[str, str]) -> An
         return found
     number = sum(1 for person in people if person.id.startswith("p")) + 1
     added = Annotator(id=f"p{number:03d}", token=secrets.token_urlsafe(18), external_id=external_id,
-                      session=session)
+                      session=session, platform=platform)
     write_annotators(directory, [*people, added])
     return added

@@ -64,9 +64,20 @@ class Batch(BaseModel):
     gold: dict[str, dict[str, str]] = {}  # gold candidate id -> criterion -> expected answer
 
     def tasks(self, criteria: Sequence[str]) -> list[Task]:
-        """Context by context; inside a context criterion by criterion, then candidate by candidate."""
+        """Context by context; inside a context criterion by criterion, then candidate by candidate.
+
+        A gold candidate is asked only on the criteria it checks (its expected answers)."""
         return [Task(batch=self.id, context_id=context.id, criterion=criterion, candidate=candidate)
-                for context in self.contexts for criterion in criteria for candidate in context.candidates]
+                for context in self.contexts for criterion in criteria for candidate in context.candidates
+                if candidate.item_id not in self.gold or criterion in self.gold[candidate.item_id]]
+
+    def is_gold(self, context: Context) -> bool:
+        """A gold (attention-check) context: its candidates are checks, not samples."""
+        return all(candidate.item_id in self.gold for candidate in context.candidates)
+
+    def samples(self) -> list[Context]:
+        """The contexts whose candidates are samples (every context but the gold ones)."""
+        return [context for context in self.contexts if not self.is_gold(context)]
 
 
 def group_contexts(items: Iterable[Item], *, include_reference: bool = True) -> list[Context]:

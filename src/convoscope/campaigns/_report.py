@@ -13,38 +13,61 @@ from __future__ import annotations
 
 import re
 import statistics
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from convoscope.campaigns._answers import pair_choices
 from convoscope.campaigns._pair_results import PairResults
+from convoscope.campaigns._questionnaire import PARTS
 from convoscope.campaigns._results import IDK_LABEL, NO_MAJORITY, SystemResult, answer_labels
+from convoscope.campaigns._secure import private_file
 from convoscope.campaigns._spec import Reporting
 from convoscope.campaigns._status import CampaignStatus
-from convoscope.errors import ConfigError
 
 if TYPE_CHECKING:
     from convoscope.campaigns._campaign import Campaign
 
-_COLOURS = ["#3a7d44", "#c0392b", "#7f8c8d", "#d4a017", "#2c6fbb", "#8e44ad", "#16a085", "#e67e22"]
+# From Okabe & Ito's colour-universal-design palette (2008), ordered so that the colours an answer
+# scale uses first stay far apart for readers with protan-, deuter- or tritanopia (at least 30
+# CIELAB units under Machado et al.'s 2009 simulation; tests/campaigns/test_campaign_smaller.py):
+# blue (positive), vermillion (negative), light grey ("I don't know"), charcoal ("no majority"),
+# then sky blue, orange, bluish green, reddish purple. Bars also carry their label and share.
+COLOURS = ["#0072B2", "#D55E00", "#BBBBBB", "#333333", "#56B4E9", "#E69F00", "#009E73", "#CC79A7"]
 # Text left from the campaign template: "..." or "…" where the researcher was to fill in facts.
 _PLACEHOLDER = re.compile(r"\.\.\.|…|<[^>]*>|\bTODO\b|\bTBD\b", re.IGNORECASE)
 
 
-def render_report(campaign: Campaign, *, everything: bool = False) -> str:
-    """The whole report as one HTML string (only answers that count, unless ``everything``)."""
+def render_report(campaign: Campaign, *, everything: bool = False,
+                  exclude_side_biased: bool | None = None, n_resamples: int = 1000) -> str:
+    """The whole report as one HTML string (only answers that count, unless ``everything``;
+    in a pairwise campaign, ``exclude_side_biased`` defaults to the spec's and ``n_resamples``
+    bootstrap resamples give the intervals)."""
     from convoscope.html import render
 
     status = campaign.status(everything=everything)
     results, options = campaign.results(everything=everything)
     spec = campaign.spec
-    pairs = _pair_tables(campaign.pair_results(everything=everything)) if spec.pairwise else None
+    exclude = spec.exclude_side_biased if exclude_side_biased is None else exclude_side_biased
+    pairs = (_pair_tables(campaign.pair_results(everything=everything, exclude_side_biased=exclude,
+                                                n_resamples=n_resamples))
+             if spec.pairwise else None)
     return render("campaign/report.html", title=spec.title or spec.name, spec=spec, status=status,
                   active=sum(1 for a in status.annotators if a.counted), everything=everything,
                   checklist=_checklist(campaign, status), charts=_charts(campaign, results),
                   options=sorted(options, key=lambda o: (o.criterion, o.system, -o.count)),
-                  idk_label=IDK_LABEL, colours=_COLOURS, pairs=pairs)
+                  idk_label=IDK_LABEL, colours=COLOURS, pairs=pairs, exclude_side_biased=exclude,
+                  side_biased=campaign.side_biased(everything=everything) if spec.pairwise else {},
+                  comments=_comments(campaign))
+
+
+def _comments(campaign: Campaign) -> list[dict[str, str]]:
+    """Free-text questionnaire answers, as people wrote them (escaped by the template)."""
+    texts = {(part, q.id): q.text for part in PARTS for q in campaign.questions(part) if q.kind == "text"}
+    return [{"annotator": row["annotator"], "question": texts[(row["part"], row["question"])],
+             "answer": str(row["answer"])} for row in campaign.questionnaire_rows()
+            if (row["part"], row["question"]) in texts]
 
 
 def _pair_tables(results: Sequence[PairResults]) -> list[dict[str, Any]]:
@@ -60,11 +83,13 @@ def _pair_tables(results: Sequence[PairResults]) -> list[dict[str, Any]]:
     return tables
 
 
-def write_report(campaign: Campaign, out: str | Path, *, everything: bool = False) -> Path:
+def write_report(campaign: Campaign, out: str | Path, *, everything: bool = False,
+                 exclude_side_biased: bool | None = None) -> Path:
+    """Write the report to ``out``, readable by its owner only (it quotes annotators' notes)."""
     path = Path(out)
-    if not path.parent.is_dir():
-        raise ConfigError(f"{path}: the folder {path.parent} does not exist; create it first")
-    path.write_text(render_report(campaign, everything=everything), encoding="utf-8")
+    html = render_report(campaign, everything=everything, exclude_side_biased=exclude_side_biased)
+    with private_file(path) as handle:
+        handle.write(html)
     return path
 
 
@@ -104,7 +129,7 @@ def _checklist(campaign: Campaign, status: CampaignStatus) -> list[dict[str, Any
         _row("Votes per sample", _votes_text(campaign)),
         _row("Inter-annotator agreement (metric)", _agreement_text(status)),
         _row("Workload per annotator", _workload_text(campaign, status)),
-        _given("Demographics", facts.demographics, "demographics"),
+        _demographics(campaign, status),
         _row("Time to do the task", _time_text(campaign, status)),
         _given("Payment", facts.payment, "payment"),
         _given("Platform", facts.platform, "platform"),
@@ -120,6 +145,29 @@ def _given(name: str, text: str, field: str) -> dict[str, Any]:
     return _row(name, text)
 
 
+def _demographics(campaign: Campaign, status: CampaignStatus) -> dict[str, Any]:
+    """The researcher's statement, and the choice questions of the ``before`` questionnaire counted
+    over the annotators whose answers count (free text is listed at the end, never summed)."""
+    given = _given("Demographics", campaign.spec.reporting.demographics, "demographics")
+    counted = {a.annotator for a in status.annotators if a.counted}
+    questions = {q.id: q for q in campaign.questions("before") if q.kind in ("choice", "choices")}
+    tallies: dict[str, Counter[str]] = {name: Counter() for name in questions}
+    people: set[str] = set()
+    for row in campaign.questionnaire_rows():
+        if row["part"] == "before" and row["question"] in questions and row["annotator"] in counted:
+            people.add(row["annotator"])
+            answers = row["answer"] if isinstance(row["answer"], list) else [row["answer"]]
+            tallies[row["question"]].update(answers)
+    if not people:
+        return given
+    counts = "; ".join(f"{questions[name].text} " + ", ".join(f"{choice} {tally[choice]}"
+                                                              for choice in questions[name].choices)
+                       for name, tally in tallies.items())
+    summary = (f"from the questionnaire before the task ({len(people)} annotators whose answers count): "
+               f"{counts}")
+    return _row("Demographics", f"{given['text']}; {summary}" if given["text"] else summary)
+
+
 def _criteria(campaign: Campaign) -> list[dict[str, str]]:
     if campaign.spec.pairwise:
         return [{"name": name, "definition": c.definition,
@@ -131,22 +179,26 @@ def _criteria(campaign: Campaign) -> list[dict[str, str]]:
 
 
 def _attention_text(campaign: Campaign, status: CampaignStatus) -> str:
-    gold = sum(len(b.gold) for b in campaign.batches)
-    if not gold:
+    mains = [b for b in campaign.batches if b.kind == "main"]
+    contexts = sum(1 for b in mains for x in b.contexts if b.is_gold(x))
+    if not contexts:
         return "none"
+    checks = sum(row.gold_tasks for row in status.batches)
     rule = campaign.spec.attention
     failed = sum(1 for a in status.annotators if a.gold_failed > rule.max_failures)
-    return (f"{rule.per_batch} gold context(s) in every main batch ({gold} gold candidates placed); more "
-            f"than {rule.max_failures} failed check(s) → {rule.action}; {failed} annotator(s) over the limit")
+    return (f"{rule.per_batch} gold context(s) in every main batch, asked only on the criterion each checks: "
+            f"{contexts} gold contexts placed ({checks} checks), never counted as samples; more than "
+            f"{rule.max_failures} failed check(s) → {rule.action}; {failed} annotator(s) over the limit")
 
 
 def _excluded_text(status: CampaignStatus) -> str:
-    out = [a for a in status.annotators if a.answers > a.counted and not a.reference]
+    out = [a for a in status.annotators if a.not_counted > 0 and not a.reference]
     if not out:
         return "none"
-    return "; ".join(f"{a.annotator}: {a.answers - a.counted} answers not counted ("
+    return "; ".join(f"{a.annotator}: {a.not_counted} answers not counted ("
                      + (f"blocked: {a.blocked}" if a.blocked else "not invited" if not a.invited
-                        else "not qualified") + ")" for a in out)
+                        else "not qualified" if a.qualification is not None and not a.qualification.qualified
+                        else "no qualification decision") + ")" for a in out)
 
 
 def _qualification_text(campaign: Campaign) -> str:
@@ -182,12 +234,12 @@ def _main_votes(campaign: Campaign) -> dict[str, int]:
 
 def _samples_text(campaign: Campaign) -> str:
     mains = [b for b in campaign.batches if b.kind == "main"]
-    contexts = sum(len(b.contexts) for b in mains)
-    candidates = sum(len(x.candidates) for b in mains for x in b.contexts)
+    contexts = sum(len(b.samples()) for b in mains)
+    candidates = sum(len(x.candidates) for b in mains for x in b.samples())
     judged = len({key.split("\x1f")[0] for key in _main_votes(campaign)})
     what = "pairs" if campaign.spec.pairwise else "candidates"
-    text = (f"{candidates} {what} for {contexts} contexts in {len(mains)} main batches; "
-            f"{judged} {what} have at least one answer")
+    text = (f"{candidates} {what} for {contexts} contexts in {len(mains)} main batches (attention checks "
+            f"not included); {judged} {what} have at least one answer")
     if campaign.chosen:
         random = sum("random" in reasons for reasons in campaign.chosen.values())
         text += (f"; {len(campaign.chosen)} items were chosen from a judged run, {random} of them in a "
@@ -223,10 +275,10 @@ def _workload_text(campaign: Campaign, status: CampaignStatus) -> str:
     if not active:
         return "no answers yet"
     batches = [a.batches_finished for a in active]
-    answers = [a.answers for a in active]
+    answers = [a.answers - a.gold_answers for a in active]
     return (f"main batches finished per annotator: median {statistics.median(batches):g} "
             f"(range {min(batches)}–{max(batches)}); answers per annotator: median "
-            f"{statistics.median(answers):g} (range {min(answers)}–{max(answers)}); "
+            f"{statistics.median(answers):g} (range {min(answers)}–{max(answers)}; attention checks apart); "
             f"{campaign.spec.contexts_per_batch} contexts per batch")
 
 
@@ -257,7 +309,7 @@ def _charts(campaign: Campaign, results: Sequence[SystemResult]) -> list[dict[st
                 width = 420 * shares.get(label, 0.0) / 100
                 if width > 0:
                     parts.append({"x": x, "width": width, "label": label, "percent": shares.get(label, 0.0),
-                                  "colour": colour % len(_COLOURS)})
+                                  "colour": colour % len(COLOURS)})
                     x += width
             bars.append({"y": index * 24, "name": f"{row.system} · {kind}", "parts": parts})
         charts.append({"criterion": name, "labels": labels, "rows": rows, "bars": bars, "width": 640,

@@ -22,6 +22,7 @@ from convoscope.errors import LocatedError
 SPEC_FILE = "campaign.yaml"
 PAIRWISE_PREFIX = "pairwise:"  # as convoscope.pairwise names its verdicts
 GUIDELINES_FILE = "guidelines.md"
+CODE = r"^[A-Za-z0-9_\-]{0,64}$"  # a platform code: letters, digits, '_' and '-'
 
 
 class CampaignError(LocatedError):
@@ -48,22 +49,47 @@ class Qualification(BaseModel):
 
 
 class Platform(BaseModel):
-    """A crowdsourcing platform: who arrives through the join link and where they go at the end."""
+    """A crowdsourcing platform: who arrives through the study link and how each one leaves.
+
+    Every platform participant leaves with one of two codes: ``completion_code`` after the work
+    assigned to them (``batches_per_participant`` main batches), ``screen_out_code`` the moment
+    they are screened out (failed qualification, failed gold checks, blocked, an eligibility
+    question, or no place left after they had worked). Someone who did no work and finds none is
+    asked to return the study instead (no code). Reference annotators and invited staff get none.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     kind: Literal["none", "prolific", "mturk"] = "none"
-    completion_code: str = Field(default="", pattern=r"^[A-Za-z0-9_\-]{0,64}$",
-                                 description="Code shown (and sent to the platform) at the end.")
+    completion_code: str = Field(default="", pattern=CODE, validate_default=True,
+                                 description="Code for a participant who finished the assigned work.")
     completion_url: str = Field(
-        default="", description="Where a finished annotator is sent; '{code}' is replaced by the code. "
+        default="", description="Where a leaving participant is sent; '{code}' is replaced by their code. "
                                 "Prolific's default: https://app.prolific.com/submissions/complete?cc={code}")
+    screen_out_code: str = Field(
+        default="", pattern=CODE, validate_default=True,
+        description="Code for a participant screened out after some work (Prolific: a code with the "
+                    "screen-out action, paid a fixed screen-out reward).")
+    batches_per_participant: int = Field(
+        default=1, ge=1, description="Main batches one platform participant is assigned (one submission).")
+    max_participants: int | None = Field(
+        default=None, ge=1, description="People the study link adds at most (default: the planned number "
+                                        "plus a quarter, at least 2 more).")
 
-    def redirect(self) -> str | None:
-        """The completion address, or None when the platform has none."""
+    @field_validator("completion_code", "screen_out_code")
+    @classmethod
+    def _prolific_needs_codes(cls, code: str, info: ValidationInfo) -> str:
+        if info.data.get("kind") == "prolific" and not code:
+            purpose = "after the assigned work" if info.field_name == "completion_code" else (
+                "when someone is screened out after some work (a code with Prolific's screen-out action)")
+            raise ValueError(f"a Prolific study needs {info.field_name}: the code participants get {purpose}")
+        return code
+
+    def redirect(self, code: str | None = None) -> str | None:
+        """Where a participant leaving with ``code`` (default: the completion code) is sent, or None."""
+        code = self.completion_code if code is None else code
         url = self.completion_url or (PROLIFIC_COMPLETE if self.kind == "prolific" else "")
-        return url.replace("{code}", self.completion_code) if url and self.completion_code else None
-
+        return url.replace("{code}", code) if url and code else None
 
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc={code}"
 
@@ -79,6 +105,19 @@ class Attention(BaseModel):
     action: Literal["block", "flag"] = Field(
         default="block", description="block: the annotator stops and their answers leave the results; "
                                      "flag: shown in the status only.")
+
+
+class Questionnaires(BaseModel):
+    """Questions asked apart from the judging, as Potato's pre- and post-study surveys: YAML files
+    next to campaign.yaml (the format is in docs/campaigns.md). Answers are stored with the
+    campaign's answers and exported with ``campaign export --questionnaires``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    before: str | None = Field(default=None, description="Asked after consent, before the instructions "
+                                                         "(demographics, eligibility).")
+    after: str | None = Field(default=None, description="Asked after the assigned work, before the code "
+                                                        "(comments).")
 
 
 class Reporting(BaseModel):
@@ -138,6 +177,11 @@ class CampaignSpec(BaseModel):
     instructions: bool = Field(default=True, description="Show the full guidelines once before the "
                                                          "first task.")
     max_note_chars: int = Field(default=5000, ge=1, le=20000, description="Longest note accepted.")
+    questionnaires: Questionnaires = Questionnaires()
+    exclude_side_biased: bool = Field(
+        default=False, description="Pairwise: leave out of the results the answers of people whose share "
+                                   "of choosing the response shown first departs from one half (two-sided "
+                                   "binomial test, Holm-adjusted p < 0.05); the report says so.")
     items: str | None = Field(default=None, description="Items file, relative to the campaign folder.")
     store: str = Field(default="campaign.db", description="Store path or database URL.")
 
@@ -156,7 +200,7 @@ class CampaignSpec(BaseModel):
                              "granularity: turn")
         return pairwise
 
-    @field_validator("pair_systems", "pairs_per_context")
+    @field_validator("pair_systems", "pairs_per_context", "exclude_side_biased")
     @classmethod
     def _only_when_pairwise(cls, value: Any, info: ValidationInfo) -> Any:
         if value and not info.data.get("pairwise"):
@@ -194,7 +238,28 @@ def load_campaign(directory: str | Path) -> CampaignSpec:
     except ValidationError as error:
         raise _named(error, node, path) from None
     _check_criteria(spec, node, path)
+    _check_questionnaires(spec, node, path)
     return spec
+
+
+def _check_questionnaires(spec: CampaignSpec, node: Any, path: Path) -> None:
+    from convoscope.campaigns._questionnaire import load_questions
+
+    for part, name in spec.questionnaires.model_dump().items():
+        if name is None:
+            continue
+        if not (path.parent / name).is_file():
+            raise CampaignError(path, f"questionnaire file {name!r} not found next to campaign.yaml",
+                                line=_line(node, ("questionnaires", part)), field=f"questionnaires.{part}")
+        load_questions(path.parent / name)
+
+
+def field_line(directory: str | Path, loc: tuple[Any, ...]) -> int | None:
+    """The line of a field of ``<directory>/campaign.yaml`` (for errors found after loading)."""
+    try:
+        return _line(yaml.compose((Path(directory) / SPEC_FILE).read_text(encoding="utf-8")), loc)
+    except (OSError, yaml.YAMLError):
+        return None
 
 
 def _named(error: ValidationError, node: Any, path: Path) -> CampaignError:

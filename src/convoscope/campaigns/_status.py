@@ -32,8 +32,8 @@ class BatchStatus(BaseModel):
 
     batch: str
     kind: str
-    contexts: int
-    tasks: int  # answers asked of each annotator
+    contexts: int  # sample contexts (gold contexts are counted in gold_tasks)
+    tasks: int  # sample answers asked of each annotator
     wanted: int  # annotators the batch should get
     started: int
     finished: int
@@ -43,6 +43,7 @@ class BatchStatus(BaseModel):
     max_minutes: float | None
     over_time: tuple[str, ...]  # annotators above the spec's maximum minutes per batch
     flagged: tuple[str, ...]  # annotators whose agreement is far below their peers' here
+    gold_tasks: int = 0  # attention checks asked of each annotator (per gold candidate and checked criterion)
 
 
 class AnnotatorStatus(BaseModel):
@@ -51,8 +52,8 @@ class AnnotatorStatus(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     annotator: str
-    answers: int  # every stored answer (changed answers counted once)
-    counted: int  # the answers that enter agreement, votes and exports
+    answers: int  # every stored answer (changed answers counted once), attention checks included
+    counted: int  # the sample answers that enter agreement, votes and exports
     idk: int
     batches_finished: int
     minutes: float
@@ -62,6 +63,12 @@ class AnnotatorStatus(BaseModel):
     invited: bool = True
     blocked: str | None = None  # the reason, when blocked
     gold_failed: int = 0
+    gold_answers: int = 0  # answers given on attention checks
+
+    @property
+    def not_counted(self) -> int:
+        """Sample answers left out (attention checks are never samples, so never "not counted")."""
+        return self.answers - self.gold_answers - self.counted
 
 
 class Note(BaseModel):
@@ -122,14 +129,19 @@ class CampaignStatus(BaseModel):
 def campaign_status(spec: CampaignSpec, batches: Sequence[Batch], criteria: Sequence[str],
                     verdicts: Sequence[Verdict], everything: Sequence[Verdict], standing: Standing,
                     gold_failed: dict[str, int],
-                    chosen: Mapping[str, Sequence[str]] | None = None) -> CampaignStatus:
-    """Summarise one campaign: ``verdicts`` are the answers that count, ``everything`` all stored.
+                    chosen: Mapping[str, Sequence[str]] | None = None,
+                    checks: Sequence[Verdict] = ()) -> CampaignStatus:
+    """Summarise one campaign: ``verdicts`` are the sample answers that count, ``everything`` all
+    stored, ``checks`` the attention-check answers of people whose answers count (they finish a
+    batch and take time, but are no samples).
 
     ``chosen`` maps the ids of items routed from a judged run to why each was chosen."""
     by_batch = _split_by_batch(batches, verdicts)
-    rows = [_batch_status(spec, batch, len(criteria), by_batch.get(batch.id, [])) for batch in batches]
+    checks_by_batch = _split_by_batch(batches, checks)
+    rows = [_batch_status(spec, batch, criteria, by_batch.get(batch.id, []),
+                          checks_by_batch.get(batch.id, [])) for batch in batches]
     kept = {id(v) for v in verdicts}
-    owner = {c.item_id: b.id for b in batches for x in b.contexts for c in x.candidates}
+    owner = {c.item_id: b for b in batches for x in b.contexts for c in x.candidates}
     people = _annotator_statuses(owner, rows, everything, kept, standing, gold_failed)
     return CampaignStatus(name=spec.name, invited=len(standing.invited), batches=tuple(rows),
                           annotators=people, qualification_enabled=spec.qualification.enabled,
@@ -174,30 +186,34 @@ def _split_by_batch(batches: Sequence[Batch], verdicts: Sequence[Verdict]) -> di
     return split
 
 
-def _batch_status(spec: CampaignSpec, batch: Batch, criteria: int, verdicts: list[Verdict]) -> BatchStatus:
-    tasks = criteria * sum(len(context.candidates) for context in batch.contexts)
+def _batch_status(spec: CampaignSpec, batch: Batch, criteria: Sequence[str], verdicts: list[Verdict],
+                  checks: list[Verdict]) -> BatchStatus:
+    """One batch; a person has finished it when every sample task is answered (their checks count
+    toward their time, never toward the samples)."""
+    samples = batch.samples()
+    tasks = len(criteria) * sum(len(context.candidates) for context in samples)
+    gold_tasks = len(batch.tasks(criteria)) - tasks
     answers: dict[str, int] = defaultdict(int)
     seconds: dict[str, float] = defaultdict(float)
-    for verdict in verdicts:
+    for verdict in [*verdicts, *checks]:
         person = RaterKind.HUMAN.name_of(verdict.rater)
-        answers[person] += 1
+        answers[person] += verdict.item_id not in batch.gold
         seconds[person] += verdict.latency_s or 0.0
-    finished = sorted(person for person, count in answers.items() if count >= tasks)
+    finished = sorted(person for person, count in answers.items() if count >= tasks > 0)
     minutes = [seconds[person] / 60 for person in finished]
     limit = spec.max_minutes_per_batch
     over = tuple(sorted(p for p in answers if limit is not None and seconds[p] / 60 > limit))
     is_main = batch.kind == "main"
-    checked = [v for v in verdicts if v.item_id not in batch.gold]  # agreement on real items only
     return BatchStatus(
-        batch=batch.id, kind=batch.kind, contexts=len(batch.contexts), tasks=tasks,
+        batch=batch.id, kind=batch.kind, contexts=len(samples), tasks=tasks, gold_tasks=gold_tasks,
         wanted=spec.annotators_per_batch if is_main else 0, started=len(answers), finished=len(finished),
-        answers=len(checked), agreement=batch_agreement(batch.id, checked) if checked else None,
+        answers=len(verdicts), agreement=batch_agreement(batch.id, verdicts) if verdicts else None,
         median_minutes=statistics.median(minutes) if minutes else None,
         max_minutes=max(minutes) if minutes else None, over_time=over,
-        flagged=tuple(flag_annotators(checked)) if is_main else ())
+        flagged=tuple(flag_annotators(verdicts)) if is_main else ())
 
 
-def _annotator_statuses(owner: dict[str, str], rows: Sequence[BatchStatus], everything: Sequence[Verdict],
+def _annotator_statuses(owner: dict[str, Batch], rows: Sequence[BatchStatus], everything: Sequence[Verdict],
                         kept: set[int], standing: Standing,
                         gold_failed: dict[str, int]) -> tuple[AnnotatorStatus, ...]:
     answered = {RaterKind.HUMAN.name_of(v.rater) for v in everything}
@@ -205,7 +221,7 @@ def _annotator_statuses(owner: dict[str, str], rows: Sequence[BatchStatus], ever
     statuses = []
     for person in people:
         mine = [v for v in everything if v.rater == f"human:{person}"]
-        per_batch = Counter(owner.get(v.item_id) for v in mine if id(v) in kept)
+        per_batch = Counter(owner[v.item_id].id for v in mine if id(v) in kept and v.item_id in owner)
         statuses.append(AnnotatorStatus(
             annotator=person, answers=len(mine), counted=sum(1 for v in mine if id(v) in kept),
             idk=sum(1 for v in mine if v.unscored_reason == "idk"),
@@ -215,5 +231,6 @@ def _annotator_statuses(owner: dict[str, str], rows: Sequence[BatchStatus], ever
             qualification=standing.decisions.get(person),
             flagged_in=tuple(row.batch for row in rows if person in row.flagged),
             reference=person in standing.references, invited=person in standing.invited,
-            blocked=standing.blocked.get(person), gold_failed=gold_failed.get(person, 0)))
+            blocked=standing.blocked.get(person), gold_failed=gold_failed.get(person, 0),
+            gold_answers=sum(1 for v in mine if v.item_id in owner and v.item_id in owner[v.item_id].gold)))
     return tuple(statuses)

@@ -28,7 +28,7 @@ max_minutes_per_batch: 60
 guidelines_summary: >
   Read the whole dialogue first. Judge only the highlighted candidate, as the next turn.
   Choose "I don't know" when you truly cannot decide, and say why.
-items: items.jsonl           # candidates to judge (an example to replace); --items overrides
+items: items.jsonl           # candidates to judge (an example to replace); `serve --items` rewrites it
 store: campaign.db           # where answers are stored: a SQLite path or a postgresql:// URL
 language: en                 # the annotators' interface: en or ko
 instructions: true           # show guidelines.md once, with a start button, before the first task
@@ -41,7 +41,12 @@ qualification:
   references_in_main: false  # reference annotators also take places in main batches
 # platform:                  # a crowdsourcing platform: `serve` prints the study link to give it
 #   kind: prolific           # prolific or mturk
-#   completion_code: ABC123  # shown at the end; Prolific participants are redirected with it
+#   completion_code: ABC123  # after the assigned work; Prolific participants are redirected with it
+#   screen_out_code: XYZ789  # screened out after some work (a Prolific code with the screen-out action)
+#   batches_per_participant: 1
+# questionnaires:            # YAML question lists next to this file (see docs/campaigns.md)
+#   before: before.yaml      # after consent: demographics, eligibility (accept: screens out)
+#   after: after.yaml        # after the assigned work: comments
 # attention:                 # gold items: items whose meta.gold gives the expected answers
 #   per_batch: 1             # placed in every main batch
 #   max_failures: 0          # one more failed check triggers the action

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text  # names from user data: never read as markup
@@ -17,14 +16,30 @@ from rich.text import Text  # names from user data: never read as markup
 from convoscope.cli._common import fail_on
 
 LEVELS = ["nominal", "ordinal", "interval", "ratio"]
-_COMPACT: dict[str, Any] = dict(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
-                                collapse_padding=True, show_edge=False)
+WIDE = 400  # columns when --wide: tables print at their natural width
+
+
+def console_for(wide: bool) -> Console:
+    """The terminal, or with ``wide`` a console as wide as any table (for logs and pipes)."""
+    return Console(width=WIDE) if wide else Console()
+
+
+def wrapped_table(title: str, headers: Sequence[str], *, keys: int = 1, caption: str | None = None) -> Table:
+    """See :func:`convoscope.cli._metaeval_render.wrapped_table`."""
+    from convoscope.cli._metaeval_render import wrapped_table as make
+
+    return make(title, headers, keys=keys, caption=caption)
+
+
+_WIDE_OPTION = click.option("--wide", is_flag=True,
+                            help="Print tables at full width instead of wrapping cells.")
 
 
 def _column_options(command: Any) -> Any:
     """The long-format column names, shared by both commands."""
     for name, default, what in reversed([
-        ("--item-col", "item_id", "item ids"), ("--rater-col", "rater", "rater ids"),
+        ("--item-col", "item_id", "item ids (item_id, item or id: whichever the file has)"),
+        ("--rater-col", "rater", "rater ids"),
         ("--value-col", "value", "ratings"),
         ("--criterion-col", "criterion", "criterion names (absent: one criterion)"),
         ("--language-col", "language", "languages"), ("--system-col", "system", "system ids"),
@@ -34,11 +49,11 @@ def _column_options(command: Any) -> Any:
 
 
 def _columns(options: dict[str, str], default_criterion: str | None) -> Any:
-    from convoscope.analysis import RatingColumns
+    from convoscope.items import ColumnMap
 
-    return RatingColumns(item=options["item_col"], rater=options["rater_col"], value=options["value_col"],
-                         criterion=options["criterion_col"], language=options["language_col"],
-                         system=options["system_col"], default_criterion=default_criterion)
+    return ColumnMap(id=options["item_col"], rater=options["rater_col"], value=options["value_col"],
+                     criterion=options["criterion_col"], language=options["language_col"],
+                     system=options["system_col"], default_criterion=default_criterion)
 
 
 def _write_json(path: Path, payload: dict[str, Any], console: Console) -> None:
@@ -53,32 +68,32 @@ def _jsonable(value: Any) -> Any:
     raise TypeError(f"cannot write {type(value).__name__} as JSON")
 
 
-def _fmt(value: float | None, digits: int = 3) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
-
-
 @click.command("agree")
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 @_column_options
-@click.option("--level", type=click.Choice(LEVELS), default="nominal", show_default=True,
-              help="Level of measurement for Krippendorff's alpha and the kappa weights.")
+@click.option("--level", type=click.Choice(LEVELS), help="Level of measurement for Krippendorff's alpha and "
+              "the kappa weights (default: ordinal for numbers, nominal for labels, as in metaeval).")
 @click.option("--by", type=click.Choice(["language", "system"]), help="Also break down by this column.")
 @click.option("--idk", "idk", multiple=True, help="Values meaning \"I don't know\" (repeatable; "
               "default: idk, I don't know, unsure, ...).")
 @click.option("--pair-by", type=click.Choice(["rater", "slot"]), default="rater", show_default=True,
               help="Pair ratings by rater identity, or by slot (the k-th rating of each item in file "
               "order, as USR's published agreement does).")
+@click.option("--resamples", type=click.IntRange(min=0), default=1000, show_default=True,
+              help="Bootstrap resamples of items for the intervals of alpha and kappa (0: none).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+@_WIDE_OPTION
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the table as JSON.")
-def agree(path: Path, level: str, by: str | None, idk: tuple[str, ...], pair_by: str, out: Path | None,
-          **columns: str) -> None:
+def agree(path: Path, level: str | None, by: str | None, idk: tuple[str, ...], pair_by: str, resamples: int,
+          seed: int, wide: bool, out: Path | None, **columns: str) -> None:
     """Inter-annotator agreement of the ratings in PATH (.csv, .tsv, .jsonl, .json), per criterion.
 
     Rows are long format: one rating per row (item, rater, value, optionally criterion). Shows
     items with 2+ ratings, raters, percent agreement, Fleiss' kappa, Krippendorff's alpha, the
-    mean pairwise Cohen's kappa, agreement on strong judgements (items where someone said
-    "I don't know" removed) and, for numbers, the correlation agreement: mean Spearman rho over
-    rater pairs and each rater against the mean of the others (leave-one-out). Exits 1 when
-    nothing could be computed (e.g. a single rater).
+    mean pairwise Cohen's kappa (each with a bootstrap interval over items), agreement on strong
+    judgements (items where someone said "I don't know" removed) and, for numbers, the
+    correlation agreement: mean Spearman rho over rater pairs and each rater against the mean of
+    the others (leave-one-out). Exits 1 when nothing could be computed (e.g. a single rater).
 
     \b
     Example:
@@ -92,61 +107,111 @@ def agree(path: Path, level: str, by: str | None, idk: tuple[str, ...], pair_by:
         read_frame,
         read_ratings,
     )
+    from convoscope.cli import _metaeval_render as render
 
-    console = Console()
+    console = console_for(wide)
     with fail_on(console):
         reader = read_frame if path.suffix.lower() in FAST_SUFFIXES else read_ratings
         ratings = reader(path, columns=_columns(columns, default_criterion=columns["value_col"]))
         if pair_by == "slot":
             ratings = by_slot(ratings)
-        rows = agreement_table(ratings, level=level, by=by, idk=idk or IDK_ANSWERS)  # type: ignore[arg-type]
-        console.print(_agreement_table(rows, by))
-        console.print(f"[dim]{_legend(rows, level)}[/dim]")
+        rows = agreement_table(ratings, level=level, by=by, idk=idk or IDK_ANSWERS,  # type: ignore[arg-type]
+                               n_resamples=resamples, seed=seed)
+        console.print(render.agreement_table(rows, by))
+        console.print(Text(render.agreement_legend(rows, resamples), style="dim"))
         for row in rows:
             for note in row.notes:
-                console.print(f"[dim]{row.criterion}{'/' + row.group if row.group else ''}: {note}[/dim]")
+                where = f"{row.criterion}{'/' + row.group if row.group else ''}"
+                console.print(Text(f"{where}: {note}", style="dim"))
         if out is not None:
-            _write_json(out, {"source": str(path), "level": level, "pair_by": pair_by,
-                              "rows": [r.as_dict() for r in rows]}, console)
+            _write_json(out, {"source": str(path), "level": level or "default", "pair_by": pair_by,
+                              "resamples": resamples, "rows": [r.as_dict() for r in rows]}, console)
     if not any(row.computed for row in rows):
         console.print("[red]error:[/red] nothing could be computed (agreement needs two or more "
                       "raters on the same items)", soft_wrap=True)
         raise SystemExit(1)
 
 
-def _agreement_table(rows: list[Any], by: str | None) -> Table:
-    table = Table(title="Inter-annotator agreement", **_COMPACT)
-    headers = ["criterion", *([by] if by else []), "items", "raters", "agree", "Fleiss κ", "α",
-               "Cohen κ", "pair ρ", "LOO ρ", "strong", "strong κ", "idk"]
-    for header in headers:
-        text_column = header in ("criterion", by)
-        table.add_column(header, justify="left" if text_column else "right", no_wrap=text_column)
-    for row in rows:
-        strong = row.strong
-        table.add_row(
-            Text(row.criterion), *([Text(row.group or "–")] if by else []), str(row.n_items),
-            str(row.n_raters),
-            _percent(row.percent_agreement), _fmt(row.fleiss_kappa), _fmt(row.krippendorff_alpha),
-            _fmt(row.mean_cohen_kappa), _fmt(row.pairwise_spearman), _fmt(row.loo_spearman),
-            _percent(strong.percent_agreement if strong else None),
-            _fmt(strong.kappa if strong else None), str(strong.n_removed) if strong else "–",
-        )
-    return table
+def _metaeval_options(command: Any) -> Any:
+    """The statistical options of metaeval, each default stated in --help."""
+    options = [
+        click.option("--resamples", type=int, default=2000, show_default=True,
+                     help="Bootstrap resamples."),
+        click.option("--confidence", type=float, default=0.95, show_default=True,
+                     help="Interval coverage."),
+        click.option("--seed", type=int, default=0, show_default=True,
+                     help="Bootstrap and permutation seed."),
+        click.option("--level", type=click.Choice(LEVELS), help="Level for the humans' alpha "
+                     "(default: ordinal for numbers, nominal for labels, as in agree)."),
+        click.option("--ties", type=click.Choice(["low", "high", "missing", "median"]), default="low",
+                     show_default=True, help="How the human majority breaks a tie (for kappa, F1, McNemar): "
+                     "the lowest or highest tied value, none, or the median of the tied values."),
+        click.option("--alpha", "alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+                     default=0.05, show_default=True, help="Significance level of every mark and test."),
+        click.option("--correction", type=click.Choice(["holm", "bh", "by", "none"]), default="holm",
+                     show_default=True, help="Multiple-comparison correction over the judge x criterion "
+                     "table (Holm, Benjamini–Hochberg, Benjamini–Yekutieli, none)."),
+        click.option("--permutations", type=click.IntRange(min=0), default=1000, show_default=True,
+                     help="Paired permutation test of Spearman rho between judges (resamples; 0: none)."),
+        click.option("--alt-epsilon", type=click.FloatRange(0, 1), default=0.2, show_default=True,
+                     help="Margin of the alternative annotator test: .2 experts, .15 skilled, .1 crowd "
+                     "(Calderon et al. 2025)."),
+        click.option("--no-alt-test", is_flag=True, help="Do not run the alternative annotator test."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
 
 
-def _percent(value: float | None) -> str:
-    return "–" if value is None else f"{value:.1%}"
+def _system_options(command: Any) -> Any:
+    options = [
+        click.option("--system-level", "system", is_flag=True, help="Add the system level: correlations "
+                     "of system means with intervals, pairwise ranking accuracy, outlier systems, "
+                     "judge-vs-judge tests on system means, and people's ranking with rank intervals and "
+                     "clusters."),
+        click.option("--system-resample", type=click.Choice(["both", "systems", "items"]), default="both",
+                     show_default=True, help="What the system-level intervals resample: systems and items "
+                     "(Deutsch et al. 2021), systems only, or items only (within systems / shared inputs)."),
+        click.option("--input-pattern", help="Regular expression whose first group is an item's shared input "
+                     "(e.g. the context several systems answered): items are then resampled by input."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
 
 
-def _legend(rows: list[Any], level: str) -> str:
-    weights = rows[0].cohen_weights if rows else None
-    return (f"α: Krippendorff's alpha ({level}); Cohen κ: mean over rater pairs"
-            f"{f' ({weights} weights)' if weights else ''}; pair ρ: mean Spearman over rater pairs; "
-            "LOO ρ: each rater against the mean of the others; strong: items where a rater said "
-            "\"I don't know\" removed (idk: how many).")
+def _export_options(command: Any) -> Any:
+    options = [
+        click.option("--table", "tables", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+                     help="Write the criterion x judge table: .csv, .md or .tex (booktabs); repeatable."),
+        click.option("--latex-layout", type=click.Choice(["resize", "narrow", "full"]), default="resize",
+                     show_default=True, help="How a .tex table fits a two-column paper: scaled to the "
+                     "column, the key columns only, or across both columns (table*)."),
+        click.option("--report", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Write an HTML report with figures (needs the plots extra: matplotlib)."),
+        click.option("--figures", "figures_dir", type=click.Path(file_okay=False, path_type=Path),
+                     help="Write every figure as SVG and PDF into this folder (matplotlib)."),
+        _WIDE_OPTION,
+        click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Write the rows as JSON."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
 
 
-@click.command("metaeval")
+METAEVAL_EXAMPLES = """
+\b
+Examples:
+  convoscope metaeval verdicts.jsonl --human humans.csv --criterion overall --by language
+  convoscope metaeval verdicts.jsonl --human human.jsonl --items items.jsonl \\
+      --baseline length --baseline embedding --baseline tfidf
+  convoscope metaeval verdicts.jsonl --human human.jsonl --system-level --correction bh \\
+      --table table.tex --latex-layout narrow --figures figures/
+"""
+
+
+@click.command("metaeval", epilog=METAEVAL_EXAMPLES)
 @click.argument("verdicts_path", metavar="VERDICTS", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--human", "human_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Human ratings (long-format CSV/JSONL, or verdict JSONL). Default: the human: "
@@ -154,11 +219,7 @@ def _legend(rows: list[Any], level: str) -> str:
 @_column_options
 @click.option("--criterion", "criteria", multiple=True, help="Only these criteria (repeatable).")
 @click.option("--by", type=click.Choice(["language", "system"]), help="Add rows per language or system.")
-@click.option("--resamples", type=int, default=2000, show_default=True, help="Bootstrap resamples.")
-@click.option("--confidence", type=float, default=0.95, show_default=True, help="Interval coverage.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
-@click.option("--level", type=click.Choice(LEVELS), help="Level for the humans' alpha "
-              "(default: ordinal for numbers, nominal for labels).")
+@_metaeval_options
 @click.option("--positive", help="Positive label for F1+ on label scales (numbers: the larger).")
 @click.option("--expected", is_flag=True, help="Use judges' probability-weighted scores where present.")
 @click.option("--items", "items_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -180,48 +241,32 @@ def _legend(rows: list[Any], level: str) -> str:
               help="dialogue: average turn ratings per dialogue first.")
 @click.option("--dialogue-pattern", default=r"^(.*):[^:]*$", show_default=True,
               help="Regular expression whose first group is an item's dialogue (for --view dialogue).")
-@click.option("--system-level", "system", is_flag=True,
-              help="Add system-level correlations (system means) with intervals from resampling items.")
-@click.option("--permutations", type=int, default=0, show_default=True,
-              help="Also compare judges by a paired permutation test of Kendall's tau (resamples).")
-@click.option("--table", "tables", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the criterion x judge table: .csv, .md or .tex (booktabs); repeatable.")
-@click.option("--report", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write an HTML report with figures (needs the plots extra: matplotlib).")
+@_system_options
 @click.option("--own-family", multiple=True, metavar="SYSTEM",
               help="A system built on the judges' own model family: the bias table then measures "
               "self-preference. Repeatable.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the rows as JSON.")
+@_export_options
 def metaeval(verdicts_path: Path, human_path: Path | None, criteria: tuple[str, ...], by: str | None,
-             resamples: int, confidence: float, seed: int, level: str | None, positive: str | None,
-             expected: bool, items_path: Path | None, baselines: tuple[str, ...], embedding_model: str,
-             context_turns: int, criteria_file: Path | None, human_sets: str, view: str,
-             dialogue_pattern: str, system: bool, permutations: int, tables: tuple[Path, ...],
-             report: Path | None, own_family: tuple[str, ...], out: Path | None, **columns: str) -> None:
+             positive: str | None, expected: bool, items_path: Path | None, baselines: tuple[str, ...],
+             embedding_model: str, context_turns: int, criteria_file: Path | None, human_sets: str, view: str,
+             dialogue_pattern: str, own_family: tuple[str, ...], **options: Any) -> None:
     """Meta-evaluate judges: compare the verdicts in VERDICTS with human ratings.
 
     For each judge and criterion: Spearman, Kendall and Pearson correlation with the mean human
     score (bootstrap confidence intervals), Cohen's kappa with the human majority (quadratic
-    weights for numbers), F1 for both classes and the ROC AUC on binary criteria, and the
-    humans' own agreement (Krippendorff's alpha; leave-one-out correlation with 3+ humans) as
-    the ceiling; then each judge's biases against people (length — with --items —, language
-    gaps, self-preference with --own-family). The column options describe the --human file.
-    --baseline adds rows computed
-    from the --items file (raters baseline:length, baseline:embedding-sim, baseline:tfidf-sim):
-    correlations and AUC only, since their scores have no threshold.
-
-    \b
-    Examples:
-      convoscope metaeval verdicts.jsonl --human humans.csv --criterion overall --by language
-      convoscope metaeval verdicts.jsonl --human human.jsonl --items items.jsonl \\
-          --baseline length --baseline embedding --baseline tfidf
+    weights for numbers) with its interval, F1 for both classes and the ROC AUC on binary
+    criteria, the alternative annotator test (can the judge replace one of the people?), and
+    the humans' own agreement (Krippendorff's alpha; leave-one-out correlation with 3+ humans)
+    as the ceiling; judges against each other (Williams, Steiger, permutation, McNemar); then
+    each judge's biases against people (length — with --items —, language gaps, self-preference
+    with --own-family). The column options describe the --human file. --baseline adds rows
+    computed from the --items file (raters baseline:length, baseline:embedding-sim,
+    baseline:tfidf-sim): correlations and AUC only, since their scores have no threshold.
     """
-    from rich.markup import escape
-
-    from convoscope.analysis import metaeval_study as run_metaeval
     from convoscope.analysis import read_ratings
 
-    console = Console()
+    columns = {key: options.pop(key) for key in list(options) if key.endswith("_col")}
+    console = console_for(options["wide"])
     with fail_on(console):
         judged = read_ratings(verdicts_path)
         humans = None
@@ -231,46 +276,103 @@ def metaeval(verdicts_path: Path, human_path: Path | None, criteria: tuple[str, 
         if baselines:
             judged += _baseline_ratings(items_path, baselines, criteria or _judged_criteria(judged),
                                         embedding_model, context_turns, console)
-        study = run_metaeval(judged, humans, criteria=list(criteria) or None, by=by,
-                             n_resamples=resamples, confidence=confidence, seed=seed,
-                             level=level,
-                             positive=_label(positive), score="expected_value" if expected else "value",
-                             definitions=_definitions(criteria_file), view=view,  # type: ignore[arg-type]
-                             dialogue_pattern=dialogue_pattern, human_sets=human_sets,  # type: ignore[arg-type]
-                             system=system, permutations=permutations)
-        rows = study.rows
-        for table in _metaeval_tables(rows):
-            console.print(table)
-        console.print(f"[dim]{_metaeval_legend(confidence)}[/dim]")
-        for extra in _study_tables(study):
-            console.print(extra)
-        for row in rows:
-            for note in row.notes:
-                console.print(f"[dim]{row.judge} on {row.criterion}: {note}[/dim]")
-        extra_rows: list[Any] = [*study.comparisons, *study.systems]
-        for extra_row in extra_rows:
-            for note in extra_row.notes:
-                text = escape(f"{_who(extra_row)} on {extra_row.criterion}: {note}")
-                console.print(f"[dim]{text}[/dim]", soft_wrap=True)
+        study = _study(judged, humans, criteria, by, positive, expected, criteria_file, human_sets, view,
+                       dialogue_pattern, options)
+        _print_study(console, study, options)
         bias = _bias_reports(judged, humans, criteria, items_path, own_family, expected)
         if bias:
-            console.print(_bias_table(bias))
-        for path in tables:
-            study.write_table(path)
-            console.print(f"Wrote {path}")
-        if report is not None:
-            report.write_text(study.report_html(title=f"Meta-evaluation of {verdicts_path.name}"),
-                              encoding="utf-8")
-            console.print(f"Wrote {report}")
-        if out is not None:
-            _write_json(out, {"verdicts": str(verdicts_path), "human": str(human_path or verdicts_path),
-                              "resamples": resamples, "confidence": confidence, "seed": seed,
-                              "view": view, **study.as_dict(),
-                              "bias": [dataclasses.asdict(report) for report in bias]}, console)
+            from convoscope.cli._metaeval_render import bias_table
+
+            console.print(bias_table(bias))
+        _exports(console, study, verdicts_path, human_path, bias, options)
     if not study.computed:
         console.print("[red]error:[/red] nothing could be computed (no item has both a judge score and a "
                       "human rating on a comparable scale)", soft_wrap=True)
         raise SystemExit(1)
+
+
+def _study(judged: list[Any], humans: list[Any] | None, criteria: tuple[str, ...], by: str | None,
+           positive: str | None, expected: bool, criteria_file: Path | None, human_sets: str, view: str,
+           dialogue_pattern: str, options: dict[str, Any]) -> Any:
+    from convoscope.analysis import metaeval_study
+
+    return metaeval_study(
+        judged, humans, criteria=list(criteria) or None, by=by, n_resamples=options["resamples"],
+        confidence=options["confidence"], seed=options["seed"], level=options["level"],
+        positive=_label(positive), score="expected_value" if expected else "value",
+        definitions=_definitions(criteria_file), view=view,  # type: ignore[arg-type]
+        dialogue_pattern=dialogue_pattern, human_sets=human_sets,  # type: ignore[arg-type]
+        system=options["system"], system_resample=options["system_resample"],
+        inputs=_inputs(judged, humans, options["input_pattern"]), permutations=options["permutations"],
+        ties=options["ties"], alpha=options["alpha"], correction=options["correction"],
+        alt_epsilon=None if options["no_alt_test"] else options["alt_epsilon"])
+
+
+def _inputs(judged: list[Any], humans: list[Any] | None, pattern: str | None) -> dict[str, str] | None:
+    """Item id -> shared input, from the first group of ``pattern``; an id it does not match is its
+    own input."""
+    if pattern is None:
+        return None
+    import re
+
+    from convoscope.errors import ConfigError
+
+    try:
+        compiled = re.compile(pattern)
+    except re.error as error:
+        raise ConfigError(f"--input-pattern is not a regular expression: {error}") from None
+    found: dict[str, str] = {}
+    for rating in [*judged, *(humans or [])]:
+        item = str(rating.item_id)
+        match = compiled.match(item)
+        found[item] = match.group(1) if match and match.groups() else item
+    return found
+
+
+def _print_study(console: Console, study: Any, options: dict[str, Any]) -> None:
+    from rich.markup import escape
+
+    from convoscope.cli import _metaeval_render as render
+
+    for table in render.metaeval_tables(study.rows):
+        console.print(table)
+    epsilon = None if options["no_alt_test"] else options["alt_epsilon"]
+    console.print(Text(render.metaeval_legend(options["confidence"], study.alpha, study.correction,
+                                              options["ties"], epsilon), style="dim"))
+    if study.comparisons:
+        console.print(render.comparison_table(study.comparisons))
+    for table in render.system_tables(study):
+        console.print(table)
+    if study.per_set:
+        console.print(render.per_set_table(study.per_set))
+    for row in study.rows:
+        for note in row.notes:
+            console.print(Text(f"{row.judge} on {row.criterion}: {note}", style="dim"))
+    extra_rows: list[Any] = [*study.comparisons, *study.systems, *study.system_comparisons, *study.rankings]
+    for extra_row in extra_rows:
+        for note in extra_row.notes:
+            console.print(f"[dim]{escape(f'{_who(extra_row)} on {extra_row.criterion}: {note}')}[/dim]",
+                          soft_wrap=True)
+
+
+def _exports(console: Console, study: Any, verdicts_path: Path, human_path: Path | None, bias: list[Any],
+             options: dict[str, Any]) -> None:
+    for path in options["tables"]:
+        study.write_table(path, layout=options["latex_layout"])
+        console.print(f"Wrote {path}")
+    if options["report"] is not None:
+        options["report"].write_text(study.report_html(title=f"Meta-evaluation of {verdicts_path.name}"),
+                                     encoding="utf-8")
+        console.print(f"Wrote {options['report']}")
+    if options["figures_dir"] is not None:
+        written = study.write_figures(options["figures_dir"])
+        console.print(f"Wrote {len(written)} figure files (SVG and PDF) to {options['figures_dir']}")
+    if options["out"] is not None:
+        _write_json(options["out"], {"verdicts": str(verdicts_path),
+                                     "human": str(human_path or verdicts_path),
+                                     "resamples": options["resamples"], "confidence": options["confidence"],
+                                     "seed": options["seed"], "ties": options["ties"], **study.as_dict(),
+                                     "bias": [dataclasses.asdict(report) for report in bias]}, console)
 
 
 def _bias_reports(judged: list[Any], humans: list[Any] | None, criteria: tuple[str, ...],
@@ -287,23 +389,10 @@ def _bias_reports(judged: list[Any], humans: list[Any] | None, criteria: tuple[s
                       score="expected_value" if expected else "value")
 
 
-def _bias_table(reports: list[Any]) -> Table:
-    table = Table(title="Judge bias against people (residual = judge − people, both standardised)",
-                  **_COMPACT)
-    for header in ["judge", "criterion", "n", "length ρ (p)", "per language: mean residual",
-                   "self-preference"]:
-        table.add_column(header)
-    for report in reports:
-        length = "–" if report.length is None else f"{report.length.rho:+.2f} ({report.length.pvalue:.2g})"
-        languages = ", ".join(f"{name} {gap.mean_residual:+.2f}" for name, gap in report.languages.items())
-        own = report.self_preference
-        table.add_row(Text(report.judge), Text(report.criterion), str(report.n), length, languages,
-                      "–" if own is None else f"{own.mean_residual:+.2f} (n {own.n})")
-    return table
-
-
 def _who(row: Any) -> str:
-    return f"{row.judge_a} vs {row.judge_b}" if hasattr(row, "judge_a") else f"{row.judge} (system level)"
+    if hasattr(row, "judge_a"):
+        return f"{row.judge_a} vs {row.judge_b}" + (" (system level)" if hasattr(row, "n_systems") else "")
+    return f"{row.judge} (system level)" if hasattr(row, "judge") else "people's ranking"
 
 
 def _definitions(path: Path | None) -> dict[str, Any] | None:
@@ -312,46 +401,6 @@ def _definitions(path: Path | None) -> dict[str, Any] | None:
     from convoscope.criteria import load_criteria
 
     return {criterion.name: criterion for criterion in load_criteria(path)}
-
-
-def _comparison_row(c: Any) -> list[str | Text]:
-    williams, boot = c.williams, c.bootstrap
-    difference = "–" if boot is None else f"{boot.estimate:+.3f} [{boot.low:+.2f}, {boot.high:+.2f}]"
-    return [Text(c.criterion), Text(c.judge_a), Text(c.judge_b), str(c.n_items),
-            _fmt(williams.r_a if williams else None),
-            _fmt(williams.r_b if williams else None), _fmt(williams.pvalue if williams else None),
-            _fmt(c.steiger.pvalue if c.steiger else None), difference,
-            _fmt(c.mcnemar.pvalue if c.mcnemar else None)]
-
-
-def _study_tables(study: Any) -> list[Table]:
-    """Judge against judge, system level and per annotation set, when the study has them."""
-    tables = []
-    if study.comparisons:
-        table = Table(title="Judge against judge (Spearman ρ with the human mean)", **_COMPACT)
-        for header in ["criterion", "A", "B", "n", "ρ A", "ρ B", "Williams p", "Steiger p",
-                       "ρ A − ρ B [bootstrap]", "McNemar p"]:
-            table.add_column(header, justify="left" if header in ("criterion", "A", "B") else "right")
-        for c in study.comparisons:
-            table.add_row(*_comparison_row(c))
-        tables.append(table)
-    if study.systems:
-        table = Table(title="System level (system means; items resampled within systems)", **_COMPACT)
-        for header in ["criterion", "judge", "systems", "Pearson r", "Spearman ρ"]:
-            table.add_column(header, justify="left" if header in ("criterion", "judge") else "right")
-        for row in study.systems:
-            table.add_row(Text(row.criterion), Text(row.judge), str(row.n_systems), _interval(row.pearson),
-                          _interval(row.spearman))
-        tables.append(table)
-    if study.per_set:
-        table = Table(title="Against each human rater alone, averaged (per annotation set)", **_COMPACT)
-        for header in ["criterion", "judge", "sets", "F1+", "F1−", "accuracy", "Spearman ρ"]:
-            table.add_column(header, justify="left" if header in ("criterion", "judge") else "right")
-        for row in study.per_set:
-            table.add_row(Text(row.criterion), Text(row.judge), str(row.n_sets), _fmt(row.f1_pos),
-                          _fmt(row.f1_neg), _fmt(row.accuracy), _fmt(row.spearman))
-        tables.append(table)
-    return tables
 
 
 def _judged_criteria(ratings: list[Any]) -> tuple[str, ...]:
@@ -386,48 +435,6 @@ def _label(text: str | None) -> Any:
     from convoscope.analysis import parse_value
 
     return parse_value(text)
-
-
-def _interval(result: Any) -> str:
-    if result is None:
-        return "–"
-    return f"{result.estimate:.3f}\n[{result.low:.2f}, {result.high:.2f}]"
-
-
-def _metaeval_legend(confidence: float) -> str:
-    return (f"Correlations are with the mean human score, [{confidence:.0%} bootstrap interval]; "
-            "Cohen κ is with the human majority (quadratic weights for numbers); F1+ / F1− score "
-            "the positive and the negative class of binary criteria, AUC ranks their items by "
-            "score. baseline: rows have no threshold, so no κ or F1. The humans' own agreement, "
-            "under each table, is the ceiling.")
-
-
-def _metaeval_tables(rows: Sequence[Any]) -> list[Table]:
-    """One table per criterion and group: judges as rows, the human ceiling in the caption."""
-    sections: dict[tuple[str, str | None], list[Any]] = {}
-    for row in rows:
-        sections.setdefault((row.criterion, row.group), []).append(row)
-    tables = []
-    for (criterion, group), section in sections.items():
-        humans = section[0].humans
-        title = f"{criterion}" + (f" · {group}" if group else "")
-        caption = (f"humans: {humans.n_humans}, α {_fmt(humans.alpha)} ({humans.alpha_level}), "
-                   f"leave-one-out ρ {_fmt(humans.loo_spearman)}")
-        table = Table(title=Text(title), caption=caption, **_COMPACT)
-        binary = any(row.binary or row.auc is not None for row in section)
-        for header in ["judge", "n", "Spearman ρ", "Kendall τ", "Pearson r", "Cohen κ",
-                       *(["F1+", "F1−", "AUC"] if binary else [])]:
-            judge_column = header == "judge"
-            table.add_column(header, justify="left" if judge_column else "right", no_wrap=judge_column)
-        for row in section:
-            kappa = _fmt(row.kappa) + ("" if row.kappa_weights == "quadratic" or row.kappa is None
-                                       else " (unweighted)")
-            f1s = [_fmt(row.binary.f1_pos if row.binary else None),
-                   _fmt(row.binary.f1_neg if row.binary else None), _fmt(row.auc)] if binary else []
-            table.add_row(Text(row.judge), str(row.n_items), _interval(row.spearman), _interval(row.kendall),
-                          _interval(row.pearson), kappa, *f1s)
-        tables.append(table)
-    return tables
 
 
 COMMANDS = [agree, metaeval]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 from rich.console import Console
 from rich.markup import escape
@@ -19,6 +21,7 @@ def campaign_group() -> None:
       convoscope campaign init my-study/
       convoscope campaign invite my-study/ --n 12
       convoscope campaign serve my-study/ --items benchmark.jsonl --db study.db
+      convoscope campaign status my-study/
       convoscope campaign report my-study/ --out report.html
     """
 
@@ -43,8 +46,10 @@ def init_command(directory: str, name: str | None) -> None:
 
 @campaign_group.command("serve")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
-@click.option("--items", type=click.Path(exists=True, dir_okay=False), help="Items to judge.")
-@click.option("--db", help="Store path or postgresql:// URL (default: 'store:' in campaign.yaml).")
+@click.option("--items", type=click.Path(exists=True, dir_okay=False),
+              help="Items to judge; written into campaign.yaml (items:) so later commands find them.")
+@click.option("--db", help="Store path or postgresql:// URL; written into campaign.yaml (store:) so later "
+              "commands find it (default: 'store:' in campaign.yaml).")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on. Keep 127.0.0.1 behind a TLS reverse proxy (see docs/campaigns.md); "
                    "0.0.0.0 listens on every interface, without TLS.")
@@ -52,8 +57,13 @@ def init_command(directory: str, name: str | None) -> None:
 @click.option("--public-url", default=None,
               help="The address annotators use (e.g. https://study.example.org), "
               "for the links printed here.")
+@click.option("--max-per-client", default=64, show_default=True, type=click.IntRange(min=0),
+              help="Connections one client address may hold (0: no limit). Behind a reverse proxy every "
+                   "connection comes from the proxy: raise it, and limit clients in the proxy.")
+@click.option("--rate", default=10.0, show_default=True, type=click.FloatRange(min=0.1),
+              help="Requests per second one private link may make (bursts of three times as many).")
 def serve_command(directory: str, items: str | None, db: str | None, host: str, port: int,
-                  public_url: str | None) -> None:
+                  public_url: str | None, max_per_client: int, rate: float) -> None:
     """Run the annotation web app (uvicorn); annotators open their private links.
 
     \b
@@ -61,30 +71,44 @@ def serve_command(directory: str, items: str | None, db: str | None, host: str, 
       convoscope campaign serve my-study/ --items benchmark.jsonl --db study.db
       convoscope campaign serve my-study/ --port 8080 --public-url https://study.example.org
     """
-    from convoscope.campaigns import open_campaign
+    from convoscope.campaigns import open_campaign, remember_locations
 
     # Without the web extra, the import fails and the command line names the extra in one line.
     from convoscope.web import build_server, dashboard_secret, join_secret
 
     console = Console()
     with fail_on(console):
-        campaign = open_campaign(directory, items=items, store=db)
-        server = build_server(campaign, host=host, port=port)
+        for line in remember_locations(directory, items=items, store=db):
+            console.print(f"campaign.yaml now names {line}", soft_wrap=True, markup=False)
+        campaign = open_campaign(directory)
+        server = build_server(campaign, host=host, port=port, max_per_client=max_per_client, rate=rate,
+                              burst=int(3 * rate))
         base = (public_url or f"http://{host}:{server.server_port}").rstrip("/")
         console.print(f"annotators: {base}/a/<token>  (links from `campaign invite`)", soft_wrap=True)
-        kind = campaign.spec.platform.kind
-        if kind != "none":
-            names = {"prolific": "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}"
-                                 "&SESSION_ID={{%SESSION_ID%}}", "mturk": "(MTurk adds its own parameters)"}
-            console.print(f"{kind} study link: {base}/join/{join_secret(directory)}?{names[kind]}",
-                          soft_wrap=True, markup=False)
+        _print_study_link(console, campaign, base, join_secret)
         console.print(f"researcher dashboard (keep it private): {base}/r/{dashboard_secret(directory)}",
                       soft_wrap=True)
-        console.print("Ctrl-C to stop; every answer is already stored.")
+        console.print(f"answers are stored in {campaign.store.location}; Ctrl-C to stop, every answer is "
+                      "already stored.", soft_wrap=True, markup=False)
         try:
             server.serve_forever()
         finally:
             server.server_close()
+
+
+def _print_study_link(console: Console, campaign: Any, base: str, join_secret: Any) -> None:
+    kind = campaign.spec.platform.kind
+    if kind == "none":
+        return
+    names = {"prolific": "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}"
+                         "&SESSION_ID={{%SESSION_ID%}}", "mturk": "(MTurk adds its own parameters)"}
+    console.print(f"{kind} study link: {base}/join/{join_secret(campaign.directory)}?{names[kind]}",
+                  soft_wrap=True, markup=False)
+    if not campaign.references_ready():
+        console.print("the study link turns people away (a return request, before any work) until the "
+                      "reference annotators have answered the whole qualification batch: "
+                      + ", ".join(campaign.spec.qualification.reference_annotators), soft_wrap=True,
+                      markup=False, style="yellow")
 
 
 @campaign_group.command("invite")
@@ -111,8 +135,13 @@ def invite_command(directory: str, count: int, base_url: str) -> None:
 
 
 _ITEMS = click.option("--items", type=click.Path(exists=True, dir_okay=False),
-                      help="Items to judge (default: 'items:' in campaign.yaml).")
-_DB = click.option("--db", help="Store path or postgresql:// URL (default: 'store:' in campaign.yaml).")
+                      help="Items to judge (default: 'items:' in campaign.yaml, found from any directory).")
+_DB = click.option("--db", help="Store path or postgresql:// URL (default: 'store:' in campaign.yaml, found "
+                   "from any directory; never created here).")
+_SIDE = click.option("--exclude-side-biased", is_flag=True, default=None,
+                     help="Pairwise: leave out people whose choice of the response shown first departs from "
+                          "one half (Holm-adjusted binomial p < 0.05); default: exclude_side_biased in "
+                          "campaign.yaml.")
 
 
 @campaign_group.command("status")
@@ -124,13 +153,13 @@ def status_command(directory: str, items: str | None, db: str | None) -> None:
 
     \b
     Example:
-      convoscope campaign status my-study/ --items benchmark.jsonl --db study.db
+      convoscope campaign status my-study/
     """
     from convoscope.campaigns import open_campaign
 
     console = Console()
     with fail_on(console):
-        status = open_campaign(directory, items=items, store=db).status()
+        status = open_campaign(directory, items=items, store=db, create=False).status()
         console.print(f"{status.invited} invited, {status.qualified_text}, "
                       f"{status.answers} answers that count")
         table = Table("batch", "people", "answers", "Fleiss", "Cohen", "strong", "min", "late", "flagged",
@@ -163,10 +192,14 @@ def status_command(directory: str, items: str | None, db: str | None) -> None:
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="The HTML file to write.")
 @click.option("--all-answers", is_flag=True, help="Also count answers of people not invited, blocked or "
               "not qualified (left out by default).")
+@_SIDE
 @_ITEMS
 @_DB
-def report_command(directory: str, out: str, all_answers: bool, items: str | None, db: str | None) -> None:
+def report_command(directory: str, out: str, all_answers: bool, exclude_side_biased: bool | None,
+                   items: str | None, db: str | None) -> None:
     """Write the HTML report: the protocol's reporting checklist, results and agreement.
+
+    The file is readable by its owner only (it quotes annotators' notes), like the store.
 
     \b
     Example:
@@ -176,8 +209,10 @@ def report_command(directory: str, out: str, all_answers: bool, items: str | Non
 
     console = Console()
     with fail_on(console):
-        campaign = open_campaign(directory, items=items, store=db)
-        console.print(f"wrote {write_campaign_report(campaign, out, everything=all_answers)}")
+        campaign = open_campaign(directory, items=items, store=db, create=False)
+        path = write_campaign_report(campaign, out, everything=all_answers,
+                                     exclude_side_biased=exclude_side_biased)
+        console.print(f"wrote {path}", soft_wrap=True, markup=False)
 
 
 @campaign_group.command("export")
@@ -186,24 +221,36 @@ def report_command(directory: str, out: str, all_answers: bool, items: str | Non
 @click.option("--qualification", is_flag=True, help="Include the qualification batch's answers.")
 @click.option("--all-answers", is_flag=True, help="Also export answers of people not invited, blocked or "
               "not qualified (left out by default).")
+@click.option("--questionnaires", "questionnaires", type=click.Path(dir_okay=False),
+              help="Also write every questionnaire answer (before / after the task) to this .jsonl or .csv.")
+@_SIDE
 @_ITEMS
 @_DB
-def export_command(directory: str, out: str, qualification: bool, all_answers: bool, items: str | None,
+def export_command(directory: str, out: str, qualification: bool, all_answers: bool,
+                   questionnaires: str | None, exclude_side_biased: bool | None, items: str | None,
                    db: str | None) -> None:
     """Write the human verdicts as JSONL or CSV, ready for `convoscope metaeval --human`.
+
+    Files are readable by their owner only, like the store.
 
     \b
     Example:
       convoscope campaign export my-study/ --out human.jsonl
+      convoscope campaign export my-study/ --out human.csv --questionnaires people.csv
       convoscope metaeval verdicts.jsonl --human human.jsonl
     """
-    from convoscope.campaigns import export_verdicts, open_campaign
+    from convoscope.campaigns import export_questionnaires, export_verdicts, open_campaign
 
     console = Console()
     with fail_on(console):
-        campaign = open_campaign(directory, items=items, store=db)
-        count = export_verdicts(campaign, out, qualification=qualification, everything=all_answers)
-        console.print(f"wrote {count} verdicts to {out}")
+        campaign = open_campaign(directory, items=items, store=db, create=False)
+        count = export_verdicts(campaign, out, qualification=qualification, everything=all_answers,
+                                exclude_side_biased=exclude_side_biased)
+        console.print(f"wrote {count} verdicts to {out}", soft_wrap=True, markup=False)
+        if questionnaires:
+            rows = export_questionnaires(campaign, questionnaires)
+            console.print(f"wrote {rows} questionnaire answers to {questionnaires}", soft_wrap=True,
+                          markup=False)
 
 
 @campaign_group.command("import")
@@ -307,7 +354,8 @@ def block_command(directory: str, annotator: str, reason: str, unblock: bool, it
 
     console = Console()
     with fail_on(console):
-        open_campaign(directory, items=items, store=db).block(annotator, reason, unblock=unblock)
+        campaign = open_campaign(directory, items=items, store=db, create=False)
+        campaign.block(annotator, reason, unblock=unblock)
         console.print(f"{'unblocked' if unblock else 'blocked'} {annotator}")
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any, TypeVar
 
 import click
 from rich.console import Console
@@ -68,3 +69,24 @@ def database_problem(error: BaseException) -> str | None:
     elif "not a database" in first:
         hint = " (the store or cache path points at a file that is not a SQLite database)"
     return f"store or cache database: {first}{hint}"
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+ENCODING_HELP = "Text encoding of the file, e.g. cp949 (Korean Windows) or latin-1."
+
+
+def encoding_option(function: F) -> F:
+    """``--encoding`` for a command that reads a text file (the one reader, convoscope.items)."""
+    return click.option("--encoding", default="utf-8", show_default=True, help=ENCODING_HELP)(function)
+
+
+@contextmanager
+def naming_encoding_flag() -> Iterator[None]:
+    """A file not in its encoding: the library's message, plus the flag that names one."""
+    from convoscope.items import TextEncodingError
+
+    try:
+        yield
+    except TextEncodingError as error:
+        raise TextEncodingError(error.path or "", error.line, error.field,
+                                f"{error.problem} (--encoding)") from None

@@ -62,20 +62,33 @@ def list_command(files: tuple[str, ...]) -> None:
               help="Look in this YAML file too. Repeatable.")
 @click.option("--mode", type=click.Choice(["chat", "completion"]), default="chat", show_default=True,
               help="Show the prompt of this judge mode.")
-def show_command(ref: str, files: tuple[str, ...], mode: str) -> None:
-    """A criterion's scale, levels, examples and options, and the prompt as the judge receives it.
+@click.option("--persona", help="Render the prompt with this persona, as 'convoscope judge "
+              "--persona' gives it: a library name (security-expert, brand-ambassador, ...) or NAME=TEXT.")
+@click.option("--domain", help="Render the prompt with this setting, as 'convoscope judge --domain' "
+              "gives it (replaces the suite's default).")
+def show_command(ref: str, files: tuple[str, ...], mode: str, persona: str | None,
+                 domain: str | None) -> None:
+    """A criterion's scale, levels, examples and options, and the prompt as the judge receives it
+    (with a persona and a domain when given).
 
     \b
     Example:
       convoscope criteria show effort
       convoscope criteria show dialogue-issues:overall --mode completion
+      convoscope criteria show kpi:harmful-system-output --persona security-expert --domain "a delivery van"
     """
+    from convoscope.judges import resolve_persona
+
     console = Console()
     with fail_on(console):
         criterion = get_criterion(ref, extra_paths=files)
+        if domain:
+            criterion = criterion.model_copy(update={"domain": domain})
+        name, text = resolve_persona(persona) if persona else (None, None)
         _print_criterion(console, criterion)
-        console.rule(f"prompt ({mode} mode) for an example item")
-        console.print(_example_prompt(criterion, mode), markup=False, highlight=False)
+        shown = f"{mode} mode" + (f", persona {name}" if name else "")
+        console.rule(f"prompt ({shown}) for an example item")
+        console.print(_example_prompt(criterion, mode, text), markup=False, highlight=False)
 
 
 def _print_criterion(console: Console, criterion: Criterion) -> None:
@@ -94,14 +107,14 @@ def _print_criterion(console: Console, criterion: Criterion) -> None:
         console.print(f"option [bold]{option.name}[/bold] (after {when}): {option.description}")
 
 
-def _example_prompt(criterion: Criterion, mode: str) -> str:
+def _example_prompt(criterion: Criterion, mode: str, persona: str | None = None) -> str:
     from convoscope.items import Item, Turn
     from convoscope.judges import build_request
 
     item = Item(id="example", question="What did you think of the service?",
                 context=(Turn(speaker="user", text="Can you recommend a quiet café nearby?"),),
                 response="The one on Elm Street is calm in the mornings and has good tea.")
-    request = build_request(criterion, item, mode=mode)
+    request = build_request(criterion, item, mode=mode, persona=persona)
     if request.prompt is not None:
         return request.prompt
     return "\n\n".join(f"[{message.role}]\n{message.content}" for message in request.messages or ())

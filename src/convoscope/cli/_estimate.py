@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -34,6 +33,7 @@ ROUTE_EXAMPLE = """
 Examples:
   convoscope route verdicts.jsonl --random 100 --out for-people.jsonl
   convoscope route survey-verdicts.jsonl --value hold --random 50 --out for-people.jsonl
+  convoscope route verdicts.jsonl --random 40 --budget 100 --out for-people.jsonl
 """
 
 
@@ -48,6 +48,8 @@ Examples:
               help="Select items where a judge's score distribution is flatter than this "
                    "(normalised entropy).")
 @click.option("--no-disagreement", is_flag=True, help="Do not select items where judges disagree.")
+@click.option("--budget", type=click.IntRange(min=0), help="At most this many items in all: the random "
+              "sample, then the items with the most reasons (flattest distribution first). Default: no cap.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="JSONL of the chosen items: item_id and the reasons it was chosen.")
@@ -57,8 +59,8 @@ Examples:
               help="Write the chosen items (meta.selected_because, meta.random_sample) as JSONL, "
                    "ready to append to a campaign's items file.")
 def route_command(verdict_paths: tuple[Path, ...], random_size: int, criterion: str | None,
-                  values: tuple[str, ...], flat_above: float, no_disagreement: bool, seed: int,
-                  out: Path, items_path: Path | None, write_items: Path | None) -> None:
+                  values: tuple[str, ...], flat_above: float, no_disagreement: bool, budget: int | None,
+                  seed: int, out: Path, items_path: Path | None, write_items: Path | None) -> None:
     """Choose the items of a judged run that people should rate, and say why.
 
     Items where judges disagree, where a judge's distribution is flat, or with a chosen value
@@ -71,7 +73,7 @@ def route_command(verdict_paths: tuple[Path, ...], random_size: int, criterion: 
     with fail_on(console):
         chosen = select_items(_read(verdict_paths), criterion=criterion, random=random_size,
                               disagreement=not no_disagreement, flat_above=flat_above,
-                              values=values, seed=seed)
+                              values=values, seed=seed, budget=budget)
         with out.open("w", encoding="utf-8") as handle:
             for selected in chosen:
                 handle.write(json.dumps({"item_id": selected.item_id,
@@ -123,7 +125,8 @@ CALIBRATE_EXAMPLE = """
 \b
 Examples:
   convoscope calibrate verdicts.jsonl humans.jsonl --criterion overall \\
-      --judge "model:openai:gpt-4o-mini[chat]" --levels 1-5 --out calibration.json
+      --judge "model:openai:gpt-4o-mini[chat]" --levels 1-5 --exclude for-people.jsonl \\
+      --out calibration.json
 """
 
 
@@ -144,13 +147,16 @@ def _levels(text: str | None) -> list[float] | None:
 @click.option("--score", type=click.Choice(["value", "expected_value"]), default="expected_value",
               show_default=True, help="The judge's score to map (expected_value falls back to value).")
 @click.option("--folds", type=click.IntRange(min=2), default=5, show_default=True)
+@click.option("--exclude", "exclude_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Leave these items out of the fit (a `route` output: its random sample), so "
+                   "`estimate` may use their labels. The items fitted on are saved with the map.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Where to save the calibration (JSON), for `convoscope estimate --calibration`.")
 @click.option("--write-calibrated", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the judge's verdicts mapped through the calibration (JSONL), as "
                    "rater '<judge>|calibrated:<name>'.")
 def calibrate_command(verdict_paths: tuple[Path, ...], criterion: str, judge_rater: str,
-                      levels: str | None, score: str, folds: int, out: Path,
+                      levels: str | None, score: str, folds: int, exclude_path: Path | None, out: Path,
                       write_calibrated: Path | None) -> None:
     """Learn a monotone map from a judge's scores to the human scale, on items both rated.
 
@@ -162,23 +168,25 @@ def calibrate_command(verdict_paths: tuple[Path, ...], criterion: str, judge_rat
     console = Console()
     with fail_on(console):
         verdicts = _read(verdict_paths)
-        pairs = calibration_pairs(verdicts, criterion=criterion, judge=judge_rater, score=score)
+        excluded = _random_sample(exclude_path) or set()
+        pairs = calibration_pairs([v for v in verdicts if v.item_id not in excluded], criterion=criterion,
+                                  judge=judge_rater, score=score)
         scale = _levels(levels)
         report = cross_validate(pairs.judge, pairs.human, folds=folds, levels=scale, groups=pairs.language)
         bounds = (min(scale), max(scale)) if scale else None
-        calibration = fit_isotonic(pairs.judge, pairs.human, scale=bounds,
+        calibration = fit_isotonic(pairs.judge, pairs.human, scale=bounds, item_ids=pairs.item_ids,
                                    name=f"isotonic:{judge_rater}->{criterion}")
         out.write_text(json.dumps(calibration.to_dict(), indent=2, ensure_ascii=False) + "\n",
                        encoding="utf-8")
-        table = Table(box=box.SIMPLE_HEAD, title=Text(f"{criterion}: {judge_rater}, {report.n} items, "
-                                                      f"{report.folds}-fold"), title_justify="left")
-        for column in ("group", "when", "Spearman", "QWK", "accuracy"):
-            table.add_column(column)
+        from convoscope.cli._analysis import wrapped_table
+
+        table = wrapped_table(f"{criterion}: {judge_rater}, {report.n} items, {report.folds}-fold",
+                              ["group", "when", "Spearman", "QWK", "accuracy"], keys=2)
         rows = [("all", report.before, report.after),
                 *((name, before, after) for name, (before, after) in report.groups.items())]
         for group, before, after in rows:
             for when, scores in (("before", before), ("after", after)):
-                table.add_row(group, when, *(("–" if v is None else f"{v:.3f}")
+                table.add_row(Text(group), when, *(("–" if v is None else f"{v:.3f}")
                                              for v in (scores.spearman, scores.qwk, scores.accuracy)))
         console.print(table)
         console.print(f"Wrote {out}")
@@ -197,6 +205,8 @@ Examples:
   convoscope estimate verdicts.jsonl humans.jsonl --criterion overall --judge J \\
       --random-sample for-people.jsonl --calibration calibration.json \\
       --by system,language --out estimates.csv
+  convoscope estimate verdicts.jsonl humans.jsonl --criterion overall --judge J \\
+      --cross-fit 5 --difference bot-a bot-b
 """
 
 
@@ -214,14 +224,27 @@ _EXISTING = click.Path(exists=True, dir_okay=False, path_type=Path)
 @click.option("--random-sample", "sample_path", type=_EXISTING,
               help="Which human-rated items are the uniform random sample (a `route` output).")
 @click.option("--calibration", "calibration_path", type=_EXISTING,
-              help="Map the judge's scores through this calibration first.")
+              help="Map the judge's scores through this calibration first (it must not have been "
+                   "fitted on the labelled items: `calibrate --exclude`).")
+@click.option("--cross-fit", "folds", type=click.IntRange(min=2),
+              help="Calibrate the judge isotonically on the same labels, out of fold, in this many "
+                   "folds (cross-prediction-powered inference).")
 @click.option("--score", type=click.Choice(["value", "expected_value"]), default="expected_value",
               show_default=True)
+@click.option("--interval", type=click.Choice(["t", "normal"]), default="t", show_default=True,
+              help="t: Student t on n-1 degrees of freedom (covers with few labels); normal: the "
+                   "papers' and ppi-python's CLT interval.")
+@click.option("--min-labels", type=click.IntRange(min=2), default=10, show_default=True,
+              help="Groups with fewer labelled items are not estimated.")
 @click.option("--confidence", type=click.FloatRange(0.5, 0.999), default=0.95, show_default=True)
+@click.option("--difference", nargs=2, metavar="A B",
+              help="Also estimate system A minus system B (independent samples).")
+@click.option("--wide", is_flag=True, help="Print tables at full width instead of wrapping cells.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Also write a CSV.")
 def estimate_command(verdict_paths: tuple[Path, ...], criterion: str, judge_rater: str, target: str,
-                     by: str, sample_path: Path | None, calibration_path: Path | None, score: str,
-                     confidence: float, out: Path | None) -> None:
+                     by: str, sample_path: Path | None, calibration_path: Path | None, folds: int | None,
+                     score: str, interval: str, min_labels: int, confidence: float,
+                     difference: tuple[str, str] | None, wide: bool, out: Path | None) -> None:
     """What people would say, from a few human labels and many judged items, with honest intervals.
 
     Prediction-powered inference (PPI++): the judge's mean over all items, corrected by how it
@@ -229,9 +252,10 @@ def estimate_command(verdict_paths: tuple[Path, ...], criterion: str, judge_rate
     alone and how many human labels the judge was worth. The human-rated items must be a
     uniform random sample; name it with --random-sample when people also rated routed items.
     """
+    from convoscope.cli._analysis import console_for, wrapped_table
     from convoscope.estimate import Calibration, estimate
 
-    console = Console()
+    console = console_for(wide)
     with fail_on(console):
         groups = tuple(part.strip() for part in by.split(",") if part.strip())
         calibration = (Calibration.from_dict(json.loads(calibration_path.read_text(encoding="utf-8")))
@@ -239,32 +263,82 @@ def estimate_command(verdict_paths: tuple[Path, ...], criterion: str, judge_rate
         results = estimate(_read(verdict_paths), criterion=criterion, judge=judge_rater,
                            target=target,  # type: ignore[arg-type]
                            by=groups, random_sample=_random_sample(sample_path),  # type: ignore[arg-type]
-                           calibration=calibration, score=score, confidence=confidence)
+                           calibration=calibration, cross_fit=folds, score=score, confidence=confidence,
+                           interval=interval, min_labels=min_labels)  # type: ignore[arg-type]
+        differences = _differences(results, difference) if difference else []
         rows = [_estimate_row(result) for result in results]
-        table = Table(box=box.SIMPLE_HEAD, title_justify="left",
-                      title=Text(f"{criterion}: people's {target} estimated with {judge_rater}"))
-        for column in ("group", "target", "PPI [CI]", "people only [CI]", "n people", "n judge",
-                       "labels worth"):
-            table.add_column(column)
+        table = wrapped_table(f"{criterion}: people's {target} estimated with {judge_rater}",
+                              ["group", "target", "PPI [CI]", "people only [CI]", "n people", "n judge",
+                               "labels worth"], keys=2)
         for row in rows:
             ppi = f"{row['estimate']:.3f} {_interval(row['ci_low'], row['ci_high'])}"
             human = f"{row['human_only']:.3f} {_interval(row['human_only_low'], row['human_only_high'])}"
-            table.add_row(row["group"], row["target"], ppi, human, str(row["n_human"]),
+            table.add_row(Text(row["group"]), Text(row["target"]), ppi, human, str(row["n_human"]),
                           str(row["n_judged"]), f"{row['effective_n']:.0f}")
         console.print(table)
-        for note in results.skipped:
-            console.print(f"Not estimated: {note}")
-        if results and results[0].labelled == "all human-rated items":
-            console.print("Every human-rated item was taken as the random sample; pass --random-sample "
-                          "if people also rated items chosen for a reason.")
-        if calibration:
-            console.print(f"Judge scores mapped through {calibration.name}.")
+        if differences:
+            console.print(_difference_table(differences))
+        _estimate_notes(console, results, calibration, interval, confidence)
         if out:
             with out.open("w", encoding="utf-8", newline="") as handle:
                 writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
                 writer.writeheader()
                 writer.writerows(rows)
             console.print(f"Wrote {out}")
+
+
+def _estimate_notes(console: Console, results: Any, calibration: Any, interval: str,
+                    confidence: float) -> None:
+    for note in results.skipped:
+        console.print(Text(f"Not estimated: {note}"))
+    if results and results[0].labelled == "all human-rated items":
+        console.print("Every human-rated item was taken as the random sample; pass --random-sample "
+                      "if people also rated items chosen for a reason.")
+    if results and results[0].calibration:
+        console.print(Text(f"Judge scores mapped through {results[0].calibration}."))
+    kind = "Student t, n-1 degrees of freedom" if interval == "t" else "normal (CLT)"
+    console.print(f"{confidence:.0%} intervals: {kind}; shares clipped to [0, 1].")
+
+
+def _differences(results: Any, pair: tuple[str, str]) -> list[tuple[str, str, Any]]:
+    """(group, target, Difference) for system A minus system B, matching the other groupings."""
+    from convoscope.errors import ConfigError
+    from convoscope.estimate import ppi_difference
+
+    if "system" not in results[0].group:
+        raise ConfigError("--difference compares systems: group by system (--by system)")
+    systems = sorted({str(r.group["system"]) for r in results})
+    for name in pair:
+        if name not in systems:
+            raise ConfigError(f"--difference: no estimate for system {name!r}; estimated systems: "
+                              f"{', '.join(systems)}")
+    first, second = pair
+
+    def rest(result: Any) -> tuple[Any, ...]:
+        return (result.target, *((k, v) for k, v in result.group.items() if k != "system"))
+
+    others = {rest(r): r for r in results if str(r.group["system"]) == second}
+    found = []
+    for result in results:
+        match = others.get(rest(result))
+        if str(result.group["system"]) == first and match is not None:
+            extra = ",".join(f"{k}={v}" for k, v in result.group.items() if k != "system")
+            label = f"{first} − {second}" + (f" ({extra})" if extra else "")
+            found.append((label, result.target, ppi_difference(result.estimate, match.estimate)))
+    return found
+
+
+def _difference_table(differences: list[tuple[str, str, Any]]) -> Table:
+    from convoscope.cli._analysis import wrapped_table
+
+    table = wrapped_table("Differences between systems", ["systems", "target", "PPI [CI]",
+                                                           "people only [CI]"], keys=2)
+    for label, target, found in differences:
+        low, high = found.human_only_ci
+        table.add_row(Text(label), Text(target),
+                      f"{found.value:+.3f} [{found.ci[0]:+.3f}, {found.ci[1]:+.3f}]",
+                      f"{found.human_only:+.3f} [{low:+.3f}, {high:+.3f}]")
+    return table
 
 
 def _text_cell(text: str) -> str:
@@ -283,7 +357,7 @@ def _estimate_row(result: Any) -> dict[str, Any]:
             "human_only": value.human_only, "human_only_low": value.human_only_ci[0],
             "human_only_high": value.human_only_ci[1], "n_human": value.n_human,
             "n_judged": value.n_judged, "lambda": value.lam, "effective_n": value.effective_n,
-            "confidence": value.confidence, "labelled": result.labelled,
+            "confidence": value.confidence, "interval": value.interval, "labelled": result.labelled,
             "calibration": result.calibration or ""}
 
 

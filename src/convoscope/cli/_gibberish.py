@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
-from convoscope.cli._common import fail_on
+from convoscope.cli._common import encoding_option, fail_on, naming_encoding_flag
 from convoscope.errors import ConfigError
 from convoscope.filters import (
     GibberishSummary,
@@ -57,11 +57,20 @@ def _summary_table(summary: GibberishSummary, out: Path | None) -> Table:
     return table
 
 
+def _language(value: str) -> str:
+    code = value.strip().lower()
+    if code != "auto" and not (2 <= len(code.split("-")[0]) <= 3 and code.split("-")[0].isalpha()):
+        raise click.BadParameter(f"{value!r} is not 'auto' or an ISO 639 code such as en, ko, pt")
+    return code
+
+
 @click.command("gibberish")
 @click.argument("answers_path", metavar="ANSWERS", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--lang", type=click.Choice(["auto", "en", "ko"]), default="auto", show_default=True,
+@click.option("--lang", default="auto", show_default=True, callback=lambda _c, _p, value: _language(value),
               help="auto = choose per answer from its script; en / ko = judge every answer as that "
-              "language (answers without its letters are flagged 'wrong_script').")
+              "language (answers without its letters are flagged 'wrong_script'); any other ISO "
+              "639 code (pt, de, ja...) = the answers' language: its word list and the "
+              "language-neutral rules, no identification.")
 @click.option("--column", help="The answer column (CSV/TSV) or field (JSONL). Plain text files "
               "hold one answer per line.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
@@ -70,8 +79,9 @@ def _summary_table(summary: GibberishSummary, out: Path | None) -> Table:
               help="How to flag empty answers (they are always kept, one output row per input row).")
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="Override a threshold, e.g. --set en_min_log_likelihood=-4.5. Repeatable.")
+@encoding_option
 def gibberish(answers_path: Path, lang: str, column: str | None, out: Path | None, empty: str,
-              settings: tuple[str, ...]) -> None:
+              settings: tuple[str, ...], encoding: str) -> None:
     """Flag gibberish answers (keyboard mashes, random letters) without any model call.
 
     Writes one JSON object per answer with line, text, lang, gibberish, reasons (the rules that
@@ -81,13 +91,16 @@ def gibberish(answers_path: Path, lang: str, column: str | None, out: Path | Non
     \b
     Example:
       convoscope gibberish answers.txt --lang auto --out flags.jsonl
+      convoscope gibberish respostas.txt --lang pt --out flags.jsonl
       convoscope gibberish survey.csv --column answer --out flags.jsonl
+      convoscope gibberish korean-export.csv --column answer --encoding cp949
     """
     console = Console(stderr=True)
     with fail_on(console):
         thresholds = _thresholds(settings, empty)
-        answers = read_answers(answers_path, column=column)
-        results = detect_many([a.text for a in answers], lang=lang, thresholds=thresholds)  # type: ignore[arg-type]
+        with naming_encoding_flag():
+            answers = read_answers(answers_path, column=column, encoding=encoding)
+        results = detect_many([a.text for a in answers], lang=lang, thresholds=thresholds)
         if out is None:
             write_flags(answers, results, sys.stdout)
         else:

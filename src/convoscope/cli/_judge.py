@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -15,31 +16,32 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from convoscope.cli._common import fail_on
+from convoscope.cli._common import fail_on, naming_encoding_flag
 from convoscope.cli._progress import RunProgress
 from convoscope.criteria import Criterion, select_criteria
 from convoscope.items import (
     ColumnMap,
     ItemStream,
     RecordStream,
-    TextEncodingError,
     check_output,
     read_items,
+    sample_items,
     with_reference_candidates,
 )
 from convoscope.judges import Verdict
-from convoscope.models import endpoint_options
 from convoscope.runs import (
+    BESIDE_STORE,
     DEFAULT_LEASE_S,
     DEFAULT_MAX_UNSCORED,
     EXIT_BELOW_GATE,
     EXIT_OUTSTANDING,
     OFFLINE_WARNING,
     GateTally,
+    RunOptions,
     RunResult,
     is_embedded,
+    judge_async,
     judge_specs,
-    judge_workers_async,
     parse_gate,
     resolve_gates,
     run_sync,
@@ -58,8 +60,14 @@ Examples:
   convoscope judge answers.csv --criterion survey/effort --judge openai:gpt-4o-mini \\
       --api-key-env api.openai.com=OPENAI_API_KEY --concurrency 32 --rpm 500 --timeout 30
   convoscope judge candidates.jsonl --suite response-candidates --reference-candidates --out verdicts.jsonl
+  convoscope judge logs.jsonl --suite kpi --sample 500 --stratify-by language --seed 1 --out sample.jsonl
   convoscope judge qa.jsonl --suite kpi --kpi follow-up --kpi low-latency \\
       --judge embedded --judge embedded:gemma3-270m --pool max-vote --persona brand-ambassador
+  convoscope judge logs.jsonl --suite kpi --judge openai:qwen2.5-7b@http://127.0.0.1:8000/v1 --workers 2
+  convoscope judge logs.parquet --suite kpi --judge openai:qwen2.5-7b@http://10.0.0.5:8000/v1 \\
+      --engine ray --ray-address 10.0.0.2:6379 --store postgresql://judge@10.0.0.2/runs
+  convoscope judge answers.csv --response-col answer --criterion survey/effort \\
+      --judge python:myrules:specifics --judge anthropic:claude-3-5-haiku-latest --pool mean
 """
 
 
@@ -74,12 +82,15 @@ Examples:
 @click.option("--criteria-file", "criteria_files", multiple=True, type=click.Path(exists=True),
               help="Your own criteria in YAML. Repeatable.")
 @click.option("--judge", "judges", multiple=True, default=("embedded",), show_default=True,
-              help="Model spec: 'embedded', 'embedded:gemma3-270m', 'embedded:/path/m.gguf', "
-              "'openai:MODEL@BASE_URL'. Repeat for a panel.")
+              help="A judge: 'embedded', 'embedded:NAME' (gemma3-270m), 'embedded:PATH' (a .gguf file), "
+              "'openai:MODEL@BASE_URL' (any OpenAI-compatible server), 'anthropic:MODEL[@BASE_URL]', "
+              "'gemini:MODEL', 'litellm:PROVIDER/MODEL[@API_BASE]' (extra providers), a prefix an "
+              "installed package adds, or a judge written in Python: 'python:MODULE:NAME' or "
+              "'python:ENTRY_POINT' (docs/python-judges.md). Repeat for a panel.")
 @click.option("--mode", type=click.Choice(["auto", "chat", "completion"]), default="auto",
               show_default=True, help="chat = JSON answer; completion = next-token scoring "
               "(auto: completion for embedded models, chat otherwise).")
-@click.option("--persona", "personas", multiple=True, metavar="NAME|NAME=TEXT",
+@click.option("--persona", "personas", multiple=True, default=(), metavar="NAME|NAME=TEXT",
               help="Judge from a point of view: a library persona (brand-ambassador, "
               "security-expert, safety-engineer, first-time-user, domain-expert, strict-rater) or your own "
               "NAME=TEXT. Several personas on one model form a panel.")
@@ -92,15 +103,20 @@ Examples:
               show_default=True, help="Majority tie rule: lowest scale value, highest, or none.")
 @click.option("--quorum", type=int, default=1, show_default=True,
               help="Scored panel members needed for a pooled verdict.")
-@click.option("--out", type=click.Path(path_type=Path),
-              help="Write the run's verdicts here (.jsonl, .csv or .parquet; with --engine ray a "
-              "directory of Parquet files); checked before the run, written atomically.")
+@click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Ask each judge N times (distinct seeds, sampled), pool the answers as a panel "
+              "does, and report how far each judge agrees with itself.")
+@click.option("--temperature", type=click.FloatRange(min=0), metavar="T",
+              help="The judges' sampling temperature (default 0; 0.7 with --repeats).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the run's verdicts here (.jsonl, .csv or .parquet); checked before the run, "
+              "written atomically.")
 @click.option("--encoding", default="utf-8", show_default=True,
               help="Text encoding of a CSV / JSON items file, e.g. cp949 or latin-1.")
 @click.option("--store", "store_target", default=DEFAULT_STORE, show_default=True,
               help="SQLite file or PostgreSQL URL where every verdict is kept as it is made.")
-@click.option("--cache", "cache_path", type=click.Path(dir_okay=False),
-              help="Response cache file (default: beside the store).")
+@click.option("--cache", "cache_path", type=click.Path(dir_okay=False), default=BESIDE_STORE,
+              show_default=True, help="Response cache file (beside-store: next to a SQLite store).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
 @click.option("--one-call", is_flag=True, help="Ask every criterion in a single chat call per item "
               "(e.g. all dialogue-issue labels at once) instead of one call per criterion; the "
@@ -110,7 +126,7 @@ Examples:
 @click.option("--concurrency", type=int, default=8, show_default=True,
               help="Judgements in flight at once; an HTTP endpoint's in-flight limit follows it.")
 @click.option("--retry-unscored", is_flag=True, help="Also judge again the tasks whose verdict is "
-              "a parse_failure or refusal (model_error verdicts are always retried).")
+              "a parse_failure, refusal or judge_error (model_error verdicts are always retried).")
 @click.option("--max-unscored", type=click.FloatRange(0, 1), default=DEFAULT_MAX_UNSCORED,
               show_default=True, help="Exit 4 when more than this share of the run's verdicts is "
               "unscored (idk answers excepted).")
@@ -128,7 +144,7 @@ Examples:
 @click.option("--rpm", type=float, help="HTTP judges: requests per minute per endpoint, e.g. --rpm 500.")
 @click.option("--tpm", type=float, help="HTTP judges: tokens per minute per endpoint (prompt estimate "
               "plus --max-tokens), e.g. --tpm 200000.")
-@click.option("--api-key-env", "api_key_env", multiple=True, metavar="VAR|HOST=VAR",
+@click.option("--api-key-env", "api_key_env", multiple=True, default=(), metavar="VAR|HOST=VAR",
               help="The environment variable holding an endpoint's API key: VAR for every endpoint of "
               "the run, HOST=VAR for one host, e.g. --api-key-env api.openai.com=OPENAI_API_KEY. "
               "Without it OPENAI_API_KEY goes to api.openai.com (or OPENAI_BASE_URL) only. Repeatable.")
@@ -147,16 +163,23 @@ Examples:
               "otel; spans go to the tracer provider your environment configures, e.g. through "
               "opentelemetry-instrument).")
 @click.option("--limit", type=int, help="Judge only the first N items.")
+@click.option("--sample", "sample_size", type=click.IntRange(min=1), metavar="N",
+              help="Judge a reproducible random sample of N items (see --stratify-by, --seed).")
+@click.option("--stratify-by", metavar="FIELD", help="Share the sample in proportion to the items' "
+              "FIELD: language, system, question or meta.KEY.")
+@click.option("--seed", "sample_seed", type=int, default=0, show_default=True,
+              help="Which sample --sample draws (the same seed, the same items).")
 @click.option("--chunk-size", type=click.IntRange(min=1), default=256, show_default=True,
               help="Items read, planned and claimed together. Workers sharing a run claim chunks.")
+@click.option("--workers", type=click.IntRange(min=1), metavar="N", help="Processes sharing the run "
+              "(default 1): on this machine they claim chunks through the store; with --engine ray, "
+              "Ray workers (default: as many as the cluster's CPUs allow). A dead worker's work is "
+              "taken over; see docs/runs.md.")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="ray: spread the run over a Ray cluster (extra ray): items read as a Ray Dataset, "
-              "one judge per worker, --out a directory of Parquet files.")
-@click.option("--ray-address", metavar="ADDR", help="The Ray cluster (HOST:PORT); default RAY_ADDRESS, "
-              "else a local Ray instance.")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Processes sharing the run on this machine (chunks claimed through the store); "
-              "with --engine ray, Ray workers (default: as many as the cluster's CPUs allow).")
+              "one judge per Ray worker, every verdict to the shared --store.")
+@click.option("--ray-address", metavar="ADDR", help="With --engine ray: the cluster (HOST:PORT, "
+              "ray://HOST:PORT or auto); default RAY_ADDRESS, else a Ray instance on this machine.")
 @click.option("--progress-every", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
               metavar="SECONDS", help="When not on a terminal (CI logs, nohup, | tee): one progress "
               "line this often.")
@@ -171,17 +194,11 @@ Examples:
 @click.option("--language-col", default="language", show_default=True)
 @click.option("--system-col", default="system", show_default=True)
 def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tuple[str, ...],
-                  kpis: tuple[str, ...], criteria_files: tuple[str, ...], judges: tuple[str, ...], mode: str,
-                  personas: tuple[str, ...], domain: str | None, pool: str, ties: str, quorum: int,
-                  out: Path | None, encoding: str,
-                  store_target: str, cache_path: str | None, no_cache: bool, one_call: bool,
-                  max_tokens: int, concurrency: int, retry_unscored: bool, max_unscored: float,
-                  lease_s: float, timeout: float | None, deadline: float | None, max_retries: int | None,
-                  rpm: float | None, tpm: float | None, api_key_env: tuple[str, ...],
-                  allow_insecure_key: bool, context_length: int | None, batch: str | None,
-                  gates: tuple[str, ...], otel: bool, limit: int | None, chunk_size: int,
-                  engine: str, ray_address: str | None, workers: int, progress_every: float,
-                  reference_candidates: bool, **columns: str) -> None:
+                  kpis: tuple[str, ...], criteria_files: tuple[str, ...], judges: tuple[str, ...],
+                  domain: str | None, out: Path | None, encoding: str, store_target: str, no_cache: bool,
+                  max_unscored: float, gates: tuple[str, ...], limit: int | None,
+                  sample_size: int | None, stratify_by: str | None, sample_seed: int, chunk_size: int,
+                  progress_every: float, reference_candidates: bool, **settings: Any) -> None:
     """Judge ITEMS (.jsonl, .csv, .tsv, .parquet) on criteria and keep every verdict.
 
     Every verdict is written to the store as it is produced. Run the same command again after
@@ -200,48 +217,35 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
     """
     console = Console(stderr=True)
     with fail_on(console):
-        mapping: dict[str, Any] = {key.removesuffix("_col"): value for key, value in columns.items()}
-        with _encoding_hint(items_path):
+        mapping = {key.removesuffix("_col"): settings.pop(key) for key in list(settings)
+                   if key.endswith("_col")}
+        options = RunOptions(**settings)  # every other option is a run setting, as judge() takes it
+        if no_cache:
+            options = replace(options, cache_path=None)
+        with naming_encoding_flag():
             stream = _item_stream(items_path, ColumnMap(**mapping), encoding, limit, chunk_size,
                                   reference_candidates)
             stream.check_start()
+            if sample_size is not None:
+                stream = _sampled(console, stream, sample_size, stratify_by, sample_seed)
         criteria = select_criteria(suites=suites, names=criteria_refs, files=criteria_files, only=kpis)
         if domain:
             criteria = [criterion.model_copy(update={"domain": domain}) for criterion in criteria]
         rules = resolve_gates([parse_gate(text) for text in gates], criteria)
-        specs = judge_specs(judges, mode=mode, personas=personas)
-        ray = engine == "ray"
-        inputs = (items_path, *criteria_files, store_target)
-        writer = None if ray else _verdict_stream(out, criteria, inputs=inputs)
+        specs = judge_specs(judges, mode=options.mode, personas=options.personas)
+        writer = _verdict_stream(out, criteria, inputs=(items_path, *criteria_files, store_target))
         store = Store(store_target)
         console.print(f"Judging {items_path} on {len(criteria)} criteria; "
                       f"store: [bold]{escape(store.location)}[/bold]")
         if any(is_embedded(spec.model) for spec in specs):
             console.print(f"[yellow]{OFFLINE_WARNING}[/yellow]")
         tally = GateTally(rules)
-        options = dict(cache_path=None if no_cache else cache_path or "beside-store", pool=pool, ties=ties,
-                       quorum=quorum, concurrency=concurrency, max_tokens=max_tokens, one_call=one_call,
-                       retry_unscored=retry_unscored, lease_s=lease_s, model_options=endpoint_options(
-                           timeout=timeout, deadline=deadline, max_retries=max_retries, rpm=rpm, tpm=tpm,
-                           api_key_env=api_key_env, allow_insecure_key=allow_insecure_key,
-                           context_length=context_length)
-                       | ({"batch": batch} if batch else {}) | ({"trace": True} if otel else {}))
-        with _encoding_hint(items_path):
-            if ray:
-                from convoscope.cli._spread import run_on_ray
-
-                result = run_on_ray(console, items_path, criteria, specs, store, out, tally, progress_every,
-                                    options, address=ray_address, workers=None if workers == 1 else workers,
-                                    columns=ColumnMap(**mapping), encoding=encoding, limit=limit,
-                                    batch_size=chunk_size, count_total=_total(stream, criteria),
-                                    reference_candidates=reference_candidates)
-            else:
-                result = _run(console, stream, criteria, specs, store, writer, tally, progress_every,
-                              options | {"workers": workers})
+        with naming_encoding_flag():
+            result = _run(console, stream, criteria, specs, store, writer, tally, progress_every, options)
         if writer is not None:
             console.print(f"Wrote {writer.count} verdicts to {escape(str(out))}")
         _print_summary(console, result)
-        if batch and result.summary.cost:
+        if options.batch and result.summary.cost:
             cost = result.summary.cost
             console.print(f"Batch answers are billed at half the list price: {cost:.4f} "
                           f"instead of {2 * cost:.4f}.")
@@ -260,7 +264,7 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
 
 
 def _run(console: Console, stream: ItemStream, criteria: list[Criterion], specs: list[Any], store: Store,
-         writer: RecordStream | None, tally: GateTally, every: float, options: dict[str, Any]) -> RunResult:
+         writer: RecordStream | None, tally: GateTally, every: float, options: RunOptions) -> RunResult:
     """The run, streaming: verdicts go to --out and the gates as they are committed."""
     with RunProgress(console, every=every, count_total=_total(stream, criteria)) as progress:
         def on_verdicts(finals: list[Verdict], members: list[Verdict]) -> None:
@@ -270,9 +274,11 @@ def _run(console: Console, stream: ItemStream, criteria: list[Criterion], specs:
                 writer.write([*members, *finals])
 
         try:
-            return run_sync(_until_terminated(judge_workers_async(
+            settings = {name: value for name, value in vars(options).items()
+                        if name not in ("mode", "personas")}  # already in the specs
+            return run_sync(_until_terminated(judge_async(
                 stream, criteria, specs, store=store, on_progress=progress.advance,
-                on_verdicts=on_verdicts, collect=False, **options)))
+                on_verdicts=on_verdicts, collect=False, **settings)))
         except Terminated:
             console.print("[yellow]Stopped (SIGTERM).[/yellow] Every verdict made so far is in the "
                           "store; run the same command again to resume (exit 3).")
@@ -291,14 +297,12 @@ def _item_stream(path: Path, columns: ColumnMap, encoding: str, limit: int | Non
     return ItemStream(path, columns=columns, encoding=encoding, limit=limit, chunk_size=chunk_size)
 
 
-@contextlib.contextmanager
-def _encoding_hint(path: Path) -> Iterator[None]:
-    """A file read in the wrong encoding: the message names the option that fixes it."""
-    try:
-        yield
-    except TextEncodingError as error:
-        raise TextEncodingError(error.path or path, error.line, None,
-                                f"{error.problem} (--encoding)") from None
+def _sampled(console: Console, stream: ItemStream, size: int, stratify_by: str | None,
+             seed: int) -> ItemStream:
+    chosen = sample_items(stream, size, stratify_by=stratify_by, seed=seed)
+    how = f", stratified by {stratify_by}" if stratify_by else ""
+    console.print(f"Sample: {len(chosen)} items{how}, seed {seed}.", markup=False, highlight=False)
+    return ItemStream(chosen, chunk_size=stream.chunk_size)
 
 
 def _verdict_stream(out: Path | None, criteria: list[Criterion],
@@ -375,12 +379,19 @@ def _print_summary(console: Console, result: RunResult) -> None:
         rows.append((f"member {rater}", counts))
     rows += [
         ("not applicable", summary.not_applicable),
-        ("model calls", summary.model_calls), ("cache hits", summary.cache_hits),
+        ("model calls", summary.model_calls), ("failed calls", summary.failed_calls),
+        ("cache hits", summary.cache_hits),
         ("prompt tokens", summary.prompt_tokens), ("completion tokens", summary.completion_tokens),
         ("wall time", f"{summary.wall_time_s:.1f} s"), ("store", summary.store),
     ]
     if summary.cost:
         rows.append(("cost", f"{summary.cost:.4f}"))
+    for found in summary.self_consistency:
+        alpha = "–" if found["alpha"] is None else f"{found['alpha']:.3f}"
+        rows.append((f"self-consistency {found['judge']} on {found['criterion']}",
+                     f"agreement {found['agreement']:.3f}, α {alpha} "
+                     f"({found['repeats']} repeats, {found['items']} items)"))
+    rows += [("note", note) for note in summary.notes]
     for name, value in rows:
         table.add_row(Text(name), Text(str(value)))  # rater names hold brackets: never markup
     Console().print(table)

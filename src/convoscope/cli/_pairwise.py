@@ -28,7 +28,8 @@ Examples:
 @click.option("--criterion", "criterion_ref", required=True, help="The criterion to compare on.")
 @click.option("--criteria-file", "criteria_files", multiple=True, type=click.Path(exists=True))
 @click.option("--judge", "judges", multiple=True, default=("embedded",), show_default=True,
-              help="Model spec; repeat for several judges (each is reported on its own).")
+              help="Model spec, or a judge written in Python ('python:MODULE:NAME': it scores each "
+              "response and the better score wins); repeat for several judges (each reported on its own).")
 @click.option("--mode", type=click.Choice(["auto", "chat", "completion"]), default="auto",
               show_default=True)
 @click.option("--system", "systems", multiple=True, help="Compare only these systems. Repeatable.")

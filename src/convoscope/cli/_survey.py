@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
-from convoscope.cli._common import fail_on
+from convoscope.cli._common import encoding_option, fail_on, naming_encoding_flag
 from convoscope.errors import ConfigError
 
 SCORE_EXAMPLE = """
@@ -22,6 +22,7 @@ Examples:
   convoscope survey score new.csv --question-col q --answer-col a --model fitted.json --out scored.csv
   convoscope survey score answers.csv --judge openai:qwen2.5-7b@http://127.0.0.1:8000/v1 --aggregate llm
   convoscope survey score answers.csv --baseline length --baseline tfidf --out scored.csv
+  convoscope survey score korean-export.csv --answer-col answer --encoding cp949 --out scored.csv
 """
 
 FIT_EXAMPLE = """
@@ -29,6 +30,7 @@ FIT_EXAMPLE = """
 Examples:
   convoscope survey fit scored.csv --labels expert.csv --out fitted.json
   convoscope survey fit scored.csv --labels expert.csv --aggregate ridge --hold-far 0.05 --hold-frr 0.05
+  convoscope survey fit scored.csv --labels expert.csv --features judge+length --out fitted.json
 """
 
 GROUP_EXAMPLE = """
@@ -59,12 +61,15 @@ def survey_group() -> None:
 @click.option("--aggregate", "aggregation", type=click.Choice(["sum", "llm"]), default="sum",
               show_default=True, help="Overall score: normalised sum, or LLM synthesis with the "
               "survey 'overall' criterion. --model switches to the fitted rule.")
-@click.option("--model", "model_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="fitted.json from 'survey fit': its aggregate, thresholds and hold band.")
-@click.option("--threshold", type=float, default=0.5, show_default=True,
-              help="Accept threshold on the 0-1 overall score (ignored with --model).")
-@click.option("--hold-band", type=float, default=0.05, show_default=True,
-              help="Scores this close to the threshold are held (ignored with --model).")
+@click.option("--model", "model_choice", metavar="FITTED|shipped|none",
+              help="The decision rule: fitted.json from 'survey fit' (its aggregate, inputs, "
+              "thresholds and hold band), 'shipped' (the model fitted on convoscope's own "
+              "labelled answers for the embedded judge), or 'none' (the plain thresholds) "
+              "[default: shipped with the embedded judge, else none].")
+@click.option("--threshold", type=float, help="Accept threshold on the 0-1 overall score "
+              "[default: 0.5; giving it chooses the plain thresholds].")
+@click.option("--hold-band", type=float, help="Scores this close to the threshold are held "
+              "[default: 0.05; giving it chooses the plain thresholds].")
 @click.option("--lang", type=click.Choice(["auto", "en", "ko"]), default="auto", show_default=True,
               help="Language for the gibberish filter.")
 @click.option("--rubrics", type=click.Choice(["auto", "en"]), default="auto", show_default=True,
@@ -73,6 +78,12 @@ def survey_group() -> None:
 @click.option("--baseline", "baselines", multiple=True, type=click.Choice(["length", "tfidf", "embedding"]),
               help="Add a judge-free score column (repeatable): answer length in words, or "
               "question-answer similarity by TF-IDF or by the embedded model's embeddings.")
+@click.option("--on-grader", type=click.Choice(["reject", "hold"]), default="reject",
+              show_default=True, help="Answers that ask the grader for a score or imitate the "
+              "judge (forged verdicts, fake tags, result blocks...): reject them, or hold them for "
+              "a person.")
+@click.option("--include-flagged", is_flag=True, help="Count the scores of answers that address or "
+              "imitate the grader in aggregates and 'survey fit' (default: kept for audit only).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Scored CSV.")
 @click.option("--report", is_flag=False, flag_value="survey-report.html",
               type=click.Path(dir_okay=False, path_type=Path),
@@ -82,13 +93,15 @@ def survey_group() -> None:
 @click.option("--no-cache", is_flag=True)
 @click.option("--concurrency", type=int, default=8, show_default=True)
 @click.option("--limit", type=int, help="Score only the first N answers.")
+@encoding_option
 def score_command(items_path: Path, id_col: str | None, question_col: str | None,
                   answer_col: str | None, language_col: str | None, skip_rows: int | None,
                   judges: tuple[str, ...], mode: str, aggregation: str,
-                  model_path: Path | None, threshold: float, hold_band: float, lang: str,
-                  rubrics: str, baselines: tuple[str, ...], out: Path | None, report: Path | None,
+                  model_choice: str | None, threshold: float | None, hold_band: float | None, lang: str,
+                  rubrics: str, baselines: tuple[str, ...], on_grader: str, include_flagged: bool,
+                  out: Path | None, report: Path | None,
                   store_target: str, cache_path: str | None, no_cache: bool, concurrency: int,
-                  limit: int | None) -> None:
+                  limit: int | None, encoding: str) -> None:
     """Score ANSWERS (.csv, .tsv, .jsonl): gibberish filter, then effort / relevance /
     completeness from the judge, overall quality, accept / hold / reject and a follow-up question.
 
@@ -99,7 +112,7 @@ def score_command(items_path: Path, id_col: str | None, question_col: str | None
     from convoscope.store import Store
     from convoscope.survey import (
         SurveyColumns,
-        load_model,
+        decision_model,
         read_survey,
         write_scored_csv,
         write_survey_report,
@@ -107,23 +120,29 @@ def score_command(items_path: Path, id_col: str | None, question_col: str | None
 
     console = Console(stderr=True)
     with fail_on(console):
+        model_path = Path(model_choice) if model_choice not in (None, "shipped", "none") else None
         _refuse_overwriting(out, items_path, model_path)
         _refuse_overwriting(report, items_path, model_path, out)
-        export = read_survey(items_path, SurveyColumns(id=id_col, question=question_col,
-                                                       answer=answer_col, language=language_col),
-                             skip_rows=skip_rows)
+        with naming_encoding_flag():
+            export = read_survey(items_path, SurveyColumns(id=id_col, question=question_col,
+                                                           answer=answer_col, language=language_col),
+                                 skip_rows=skip_rows, encoding=encoding)
         for note in export.notes:
             console.print(f"[cyan]{items_path}:[/cyan] {note}", soft_wrap=True)
         items = export.items[: limit or None]
-        fitted = load_model(model_path) if model_path else None
         specs = judge_specs(judges, mode=mode)
+        fitted, rule = decision_model(model_choice, specs, thresholds_given=(
+            threshold is not None or hold_band is not None or aggregation == "llm"))
         store = Store(store_target)
         cache = None if no_cache else cache_path or default_cache_path(store)
         if any(is_embedded(spec.model) for spec in specs):
             console.print(f"[yellow]{OFFLINE_WARNING}[/yellow]")
+        console.print(rule, soft_wrap=True, markup=False)
         result = _run(console, items, specs, store, cache, aggregation=aggregation, fitted=fitted,
-                      threshold=threshold, hold_band=hold_band, lang=lang, concurrency=concurrency,
-                      rubrics=rubrics, baselines=baselines)
+                      threshold=0.5 if threshold is None else threshold,
+                      hold_band=0.05 if hold_band is None else hold_band, lang=lang,
+                      concurrency=concurrency, rubrics=rubrics, baselines=baselines,
+                      on_grader=on_grader, include_flagged=include_flagged)
         if out is not None:
             console.print(f"Wrote {write_scored_csv(result.answers, out)} answers to {out}")
         if report is not None:
@@ -160,14 +179,23 @@ def _print_summary(result) -> None:
             ("cache hits / resumed", f"{result.cache_hits} / {result.resumed}"),
             *((name, decisions.count(name)) for name in ("accept", "hold", "reject")),
             ("overall", result.aggregation),
+            ("decision rule", _rule(result.fitted)),
             ("accept at / reject below", f"{result.accept_at:.3f} / {result.reject_below:.3f}"),
             ("scores used", _bases(result.answers)),
             ("addresses the grader", sum(bool(a.grader_signals) for a in result.answers)),
+            ("scores excluded (kept for audit)", sum(a.scores_excluded for a in result.answers)),
             ("follow-ups by source", _sources(result.answers)),
             ("runs", ", ".join(result.run_ids) or "-")]
     for name, value in rows:
         table.add_row(name, str(value))
     Console().print(table)
+
+
+def _rule(fitted) -> str:
+    if fitted is None:
+        return "plain thresholds"
+    inputs = ", ".join(fitted.dimensions)
+    return f"shipped model ({inputs})" if fitted.source else f"fitted model ({fitted.aggregate}: {inputs})"
 
 
 def _bases(answers) -> str:
@@ -197,10 +225,14 @@ def _sources(answers) -> str:
               help="Top of the overall-quality scale (seed 000: 0-4).")
 @click.option("--accept-min", type=float, help="Without accept/reject labels: ratings at or "
               "above this count as accepted [default: 3 on a 0-4 scale].")
-@click.option("--aggregate", type=click.Choice(["sum", "ridge", "llm"]), default="sum",
-              show_default=True, help="Overall score the threshold is set on: Sum (seed 000's "
-              "default), ridge weights fitted to the overall ratings, or the LLM synthesis "
-              "(needs SCORED from --aggregate llm).")
+@click.option("--aggregate", type=click.Choice(["sum", "ridge", "llm"]),
+              help="Overall score the threshold is set on: Sum (seed 000's default), ridge weights "
+              "fitted to the overall ratings, or the LLM synthesis (needs SCORED from --aggregate "
+              "llm) [default: sum; ridge when --features names more than the judge].")
+@click.option("--features", "feature_spec", default="judge", show_default=True,
+              help="Inputs of the ridge weights: a set (judge, length, judge+length, text, all) "
+              "or names (effort, relevance, completeness, log_words, distinct_ratio, tfidf, "
+              "gibberish), comma-separated. Every set is compared by cross-validation either way.")
 @click.option("--hold-far", type=float, help="Hold band: accept only where the false-accept "
               "rate is at most this (e.g. 0.05).")
 @click.option("--hold-frr", type=float, help="Hold band: reject only where the false-reject "
@@ -211,23 +243,31 @@ def _sources(answers) -> str:
 @click.option("--folds", type=int, default=5, show_default=True, help="Cross-validation folds.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("fitted.json"),
               show_default=True)
+@encoding_option
 def fit_command(scored_path: Path, labels_path: Path, id_col: str, label_col: str,
                 overall_col: str | None, overall_max: float, accept_min: float | None,
-                aggregate: str, hold_far: float | None, hold_frr: float | None, basis: str,
-                folds: int, out: Path) -> None:
+                aggregate: str | None, feature_spec: str, hold_far: float | None,
+                hold_frr: float | None, basis: str, folds: int, out: Path, encoding: str) -> None:
     """Fit seed 000's decision rule on SCORED (the CSV of 'survey score') and expert labels:
     the accept threshold at the equal-error rate of the chosen aggregate (hold counts as not
     accepted), an optional hold band from two ROC operating points, AUC / EER by k-fold
-    cross-validation beside the in-sample figures. Prints the ROC with the chosen points."""
-    from convoscope.survey import fit_labelled, save_model
+    cross-validation beside the in-sample figures. Ridge weights may also weigh judge-free
+    features (--features); every feature set is compared by cross-validated AUC / EER, so you
+    see whether the judge adds anything to answer length. Prints the ROC with the chosen points.
+    Every labelled id must be in SCORED (the count of those that are not is the error)."""
+    from convoscope.survey import DIMENSIONS, fit_labelled, parse_features, save_model
 
     console = Console(stderr=True)
     with fail_on(console):
         _refuse_overwriting(out, scored_path, labels_path)
-        fitted, report = fit_labelled(scored_path, labels_path, id_col=id_col, label_col=label_col,
-                                      overall_col=overall_col, overall_max=overall_max,
-                                      accept_min=accept_min, aggregate=aggregate,  # type: ignore[arg-type]
-                                      hold_far=hold_far, hold_frr=hold_frr, basis=basis, folds=folds)
+        features = parse_features(feature_spec)
+        aggregate = aggregate or ("sum" if features == DIMENSIONS else "ridge")
+        with naming_encoding_flag():
+            fitted, report = fit_labelled(
+                scored_path, labels_path, id_col=id_col, label_col=label_col,
+                overall_col=overall_col, overall_max=overall_max, accept_min=accept_min,
+                aggregate=aggregate, hold_far=hold_far, hold_frr=hold_frr,  # type: ignore[arg-type]
+                basis=basis, folds=folds, features=features, encoding=encoding)
         save_model(fitted, out)
         for line in report:
             console.print(line, soft_wrap=True, markup=False)
@@ -256,6 +296,90 @@ def _print_fit(fitted) -> None:
               f"({fitted.cv_note}); {fitted.labelled} labelled answers", soft_wrap=True)
     for note in fitted.notes:
         out.print(f"note: {note}", soft_wrap=True)
+    _print_compared(out, fitted)
+
+
+def _print_compared(out: Console, fitted) -> None:
+    if not fitted.compared:
+        return
+    table = Table(title="Feature sets (accept vs hold+reject; ridge cross-validated, Sum needs no fit)")
+    for name in ("features", "inputs", "AUC (CV)", "EER (CV)", "AUC in-sample", "EER in-sample"):
+        table.add_column(name, justify="left" if name in ("features", "inputs") else "right")
+    for row in fitted.compared:
+        table.add_row(row.name, ", ".join(row.features), *(_rate(value) for value in (
+            row.auc_cv, row.eer_cv, row.auc_in_sample, row.eer_in_sample)))
+    out.print(table)
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+EVALUATE_EXAMPLE = """
+\b
+Examples:
+  convoscope survey evaluate scored.csv --labels expert.csv
+  convoscope survey evaluate scored.csv --labels expert.csv --id-col ResponseId --out evaluation.json
+"""
+
+
+@survey_group.command("evaluate", epilog=EVALUATE_EXAMPLE)
+@click.argument("scored_path", metavar="SCORED", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--labels", "labels_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="CSV with an id column and any of effort, relevance, completeness (rubric "
+              "scales), overall (0-4) and label (accept / hold / reject).")
+@click.option("--id-col", default="id", show_default=True, help="Id column in the labels CSV.")
+@click.option("--label-col", default="label", show_default=True, help="accept / hold / reject column.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the figures as JSON.")
+@encoding_option
+def evaluate_command(scored_path: Path, labels_path: Path, id_col: str, label_col: str,
+                     out: Path | None, encoding: str) -> None:
+    """Score the judge's dimensions and the decision in SCORED (the CSV of 'survey score')
+    against labels, in one command: Spearman, Kendall and weighted kappa per dimension; the
+    label-by-decision table, accuracy, kappa, precision and recall of accept, and the AUC / EER
+    of the overall score. Every labelled id must be in SCORED (unknown ids are refused, with
+    their count)."""
+    from convoscope.survey import evaluate_labelled
+
+    console = Console(stderr=True)
+    with fail_on(console):
+        _refuse_overwriting(out, scored_path, labels_path)
+        with naming_encoding_flag():
+            evaluation = evaluate_labelled(scored_path, labels_path, id_col=id_col,
+                                           label_col=label_col, encoding=encoding)
+        if out is not None:
+            out.write_text(evaluation.model_dump_json(indent=2) + "\n", encoding="utf-8")
+            console.print(f"wrote {out}")
+    _print_evaluation(evaluation)
+
+
+def _print_evaluation(evaluation) -> None:
+    out = Console()
+    out.print(f"{evaluation.labelled} labelled answers, {evaluation.gibberish} of them gibberish "
+              "(never judged: left out of the dimension rows, in the overall and decision rows)")
+    if evaluation.dimensions:
+        table = Table(title="The judge against the labels")
+        for name in ("dimension", "n", "Spearman", "Kendall", "weighted kappa", "Spearman (expected)"):
+            table.add_column(name, justify="left" if name == "dimension" else "right")
+        for row in evaluation.dimensions:
+            table.add_row(row.name, str(row.n), *(_rate(value) for value in (
+                row.spearman, row.kendall, row.weighted_kappa, row.spearman_expected)))
+        out.print(table)
+    decision = evaluation.decision
+    if decision is not None:
+        table = Table(title="Decisions (rows: label, columns: decision)")
+        for name in ("label", "accept", "hold", "reject"):
+            table.add_column(name, justify="left" if name == "label" else "right")
+        for label, made in decision.table.items():
+            table.add_row(label, *(str(made[name]) for name in ("accept", "hold", "reject")))
+        out.print(table)
+        out.print(f"accuracy {decision.accuracy:.3f}; kappa {_rate(decision.kappa)} (quadratic "
+                  f"{_rate(decision.weighted_kappa)}); accept precision {_rate(decision.accept_precision)}, "
+                  f"recall {_rate(decision.accept_recall)}; overall score AUC {_rate(decision.auc)}, "
+                  f"EER {_rate(decision.eer)} (accept vs hold + reject)", soft_wrap=True)
+    for note in evaluation.notes:
+        out.print(f"note: {note}", soft_wrap=True, markup=False)
 
 
 COMMANDS: list[click.Command] = [survey_group]

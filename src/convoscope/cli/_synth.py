@@ -14,8 +14,8 @@ from convoscope.cli._common import fail_on
 
 GROUP_EXAMPLE = """
 \b
-Example (offline, a few minutes on two cores):
-  convoscope synth contexts --n 2 --languages en,pt --out contexts.jsonl
+Example (offline, a few minutes on two cores; for trying the pipeline):
+  convoscope synth contexts --n 2 --languages en,ko --out contexts.jsonl
   convoscope synth dialogues contexts.jsonl --user embedded --judge embedded --chatbot embedded \\
       --max-turns 4 --max-tokens 48 --out dialogues.jsonl
   convoscope synth stats dialogues.jsonl dialogues.filtered.jsonl
@@ -112,17 +112,22 @@ Examples:
               help="Response cache (default: OUT with .cache.db), so a resumed run repeats no call.")
 @click.option("--no-cache", is_flag=True)
 @click.option("--limit", type=int, help="Use only the first N contexts.")
+@click.option("--embedded-model", "embedded_models", multiple=True, metavar="LANG=MODEL",
+              help="For the plain 'embedded' spec: the packaged model (smollm2, gemma3-270m) of a "
+              "language instead of the measured default. Repeatable.")
 def dialogues_command(contexts_path: Path, users: tuple[str, ...], judge: str, chatbots: tuple[str, ...],
                       out: Path, filtered_out: Path | None, max_turns: int, first_turn_attempts: int,
                       later_turn_attempts: int, max_tokens: int, opening_max_tokens: int,
                       opening_temperature: float, judge_mode: str, no_role_check: bool,
                       seed: int, concurrency: int, cache_path: str | None, no_cache: bool,
-                      limit: int | None) -> None:
+                      limit: int | None, embedded_models: tuple[str, ...]) -> None:
     """Simulate dialogues: a user agent (checked turn by turn by a judge) talks to each chatbot.
 
     Each dialogue is appended to OUT (or to the filtered file) as soon as it ends. Interrupt the
     run and start the same command again: finished dialogues are skipped, and the response cache
-    answers the calls already made.
+    answers the calls already made. The plain 'embedded' spec picks, per role and language, the
+    packaged model measured to write that language better (docs/synth.md); 'embedded:smollm2'
+    uses one model for every language.
     """
     from convoscope.synth import SynthSettings, read_contexts
 
@@ -136,22 +141,36 @@ def dialogues_command(contexts_path: Path, users: tuple[str, ...], judge: str, c
                                  user_first_temperature=opening_temperature,
                                  check_role=not no_role_check, seed=seed)
         cache = None if no_cache else cache_path or str(out.with_suffix(".cache.db"))
+        choice = _language_choice(embedded_models)
         console.print(f"{len(contexts)} contexts x {len(users)} users x {len(chatbots)} chatbots")
         summary = asyncio.run(_generate(console, contexts, users, judge, chatbots, out, filtered_out,
-                                        settings, concurrency, cache))
+                                        settings, concurrency, cache, choice))
         _print_generation(summary)
 
 
+def _language_choice(pairs: tuple[str, ...]) -> dict[str, str]:
+    choice = {}
+    for pair in pairs:
+        language, sep, model = pair.partition("=")
+        if not sep or not language.strip() or not model.strip():
+            raise click.BadParameter(f"{pair!r}: write LANG=MODEL, e.g. ko=gemma3-270m",
+                                     param_hint="--embedded-model")
+        choice[language.strip()] = model.strip()
+    return choice
+
+
 async def _generate(console, contexts, users, judge, chatbots, out, filtered_out, settings,
-                    concurrency, cache):
+                    concurrency, cache, choice):
     from convoscope.models import ResponseCache
     from convoscope.synth import generate_dialogues_async, model_label
 
     store = ResponseCache(cache) if cache else None
-    models = _RoleModels(store)
+    models = _RoleModels(store, choice)
     user_models = _labelled(users, lambda spec: models.get(spec, "user"), model_label)
     bot_models = _labelled(chatbots, lambda spec: models.get(spec, "chatbot"), model_label)
     judge_model = None if judge.lower() == "none" else models.get(judge, "judge")
+
+    _print_choice(console, [user_models, {"": judge_model}, bot_models], contexts)
 
     def report(item) -> None:
         synth = item.meta["synth"]
@@ -170,26 +189,47 @@ async def _generate(console, contexts, users, judge, chatbots, out, filtered_out
 
 class _RoleModels:
     """One model per spec, except embedded models: each role (user, judge, chatbot) gets its own
-    in-process instance, so each keeps its prompt prefix in its own KV cache (one shared
+    in-process instances, so each keeps its prompt prefix in its own KV cache (one shared
     instance re-read the judge's prompt from scratch after every user turn) and the roles run in
-    parallel instead of queueing on one lock. HTTP models are shared: the server caches."""
+    parallel instead of queueing on one lock. The plain ``embedded`` spec is the model chosen
+    per language (``EmbeddedByLanguage``). HTTP models are shared: the server caches."""
 
-    def __init__(self, store) -> None:
+    def __init__(self, store, choice: dict[str, str] | None = None) -> None:
         self._store = store
+        self._choice = choice or {}
         self._built: dict[tuple[str, str], object] = {}
 
     def get(self, spec: str, role: str):
         from convoscope.models import open_model
+        from convoscope.synth import EmbeddedByLanguage
 
         bare = spec.partition("=")[2] if "=" in spec.split(":")[0] else spec
         key = (bare, role if bare.split(":")[0] == "embedded" else "")
         if key not in self._built:
-            self._built[key] = open_model(bare, cache=self._store)
+            if bare == "embedded":
+                self._built[key] = EmbeddedByLanguage(
+                    role, lambda name: open_model(f"embedded:{name}", cache=self._store),  # type: ignore[arg-type]
+                    choice=self._choice)
+            else:
+                self._built[key] = open_model(bare, cache=self._store)
         return self._built[key]
 
     async def aclose(self) -> None:
         for instance in self._built.values():
             await instance.aclose()  # type: ignore[attr-defined]
+
+
+def _print_choice(console, role_maps, contexts) -> None:
+    """Which packaged model plays each role per language, for the plain 'embedded' spec."""
+    from convoscope.synth import EmbeddedByLanguage
+
+    languages = sorted({context.language for context in contexts})
+    for models in role_maps:
+        for model in models.values():
+            if isinstance(model, EmbeddedByLanguage):
+                chosen = ", ".join(f"{language} {model.model_name(language) or 'none (rules only)'}"
+                                   for language in languages)
+                console.print(f"Embedded {model.role}: {chosen}")
 
 
 def _labelled(specs, build, label):
@@ -264,8 +304,9 @@ def stats_command(paths: tuple[Path, ...], out: Path | None, include_filtered: b
 
 CURATE_EXAMPLE = """
 \b
-Example:
+Examples:
   convoscope synth curate dialogues.jsonl --verdicts verdicts.jsonl --per-language 100 --out benchmark.jsonl
+  convoscope synth curate dialogues.jsonl --verdicts verdicts.jsonl --clean-pick best --out benchmark.jsonl
 """
 
 
@@ -275,13 +316,19 @@ Example:
               help="Verdicts JSONL from 'convoscope judge DIALOGUES --suite dialogue-issues --out ...'.")
 @click.option("--per-language", type=int, default=100, show_default=True)
 @click.option("--rater", help="Which rater's verdicts to use when the file holds several.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Breaks ties reproducibly.")
+@click.option("--clean-pick", type=click.Choice(["random", "best"]), default="random", show_default=True,
+              help="Each user x chatbot pair's issue-free dialogue: drawn at random among those "
+              "reaching --clean-min-overall (seed 001), or the best-scoring one.")
+@click.option("--clean-min-overall", type=int,
+              help="Overall score an issue-free pick must reach (default: the top of the scale, 5).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Random draws and ties, reproducibly.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="The benchmark, as items JSONL (what 'convoscope judge' and campaigns read).")
 @click.option("--summary", "summary_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Balance summary as JSON (default: OUT with .summary.json).")
 def curate_command(dialogues_path: Path, verdicts_path: Path, per_language: int, rater: str | None,
-                   seed: int, out: Path, summary_path: Path | None) -> None:
+                   clean_pick: str, clean_min_overall: int | None, seed: int, out: Path,
+                   summary_path: Path | None) -> None:
     """Select a benchmark balanced over issues, overall scores and chatbots, per language."""
     from convoscope.items import read_items, write_jsonl
     from convoscope.synth import curate, read_curation_verdicts
@@ -290,7 +337,8 @@ def curate_command(dialogues_path: Path, verdicts_path: Path, per_language: int,
     with fail_on(console):
         items = read_items(dialogues_path)
         chosen, summaries = curate(items, read_curation_verdicts(verdicts_path), per_language=per_language,
-                                   seed=seed, rater=rater)
+                                   seed=seed, rater=rater, clean_pick=clean_pick,  # type: ignore[arg-type]
+                                   clean_min_overall=clean_min_overall)
         write_jsonl(chosen, out)
         summary_path = summary_path or out.with_name(out.name.removesuffix(".jsonl") + ".summary.json")
         summary_path.write_text(json.dumps([s.model_dump(mode="json") for s in summaries], indent=2),

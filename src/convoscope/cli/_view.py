@@ -15,6 +15,7 @@ Examples:
   convoscope view convoscope.db --items dialogues.jsonl
   convoscope view convoscope.db --verdicts people.jsonl --items dialogues.jsonl --port 8800
   convoscope view --verdicts verdicts.jsonl --items dialogues.jsonl
+  convoscope view convoscope.db --items answers.jsonl --criteria-file my-criteria.yaml
 """
 
 
@@ -24,15 +25,22 @@ Examples:
               help="The judged items, to show each one's context and response. Repeatable.")
 @click.option("--verdicts", "verdict_paths", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="More verdicts from files (e.g. people's, from `campaign export`). Repeatable.")
+@click.option("--criteria-file", "criteria_files", multiple=True,
+              type=click.Path(exists=True, dir_okay=False),
+              help="Your own criteria (YAML), to name their values (e.g. a binary scale's labels); "
+              "built-in and installed suites are read without it. Repeatable.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Interface to listen on. Keep 127.0.0.1 unless a reverse proxy with TLS is in front.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True)
 def view_command(store: str | None, item_paths: tuple[str, ...], verdict_paths: tuple[str, ...],
-                 host: str, port: int) -> None:
+                 criteria_files: tuple[str, ...], host: str, port: int) -> None:
     """Serve a local, read-only page of STORE's verdicts (a SQLite file or a PostgreSQL URL).
 
-    Filter by run, criterion, rater, value, system, language or unscored reason; open an item
-    to see its context and every judge's and person's verdict and reason side by side.
+    Filter by run, criterion, rater, value, system, language or unscored reason (the filters
+    stay in the page's address, so a view can be bookmarked and returned to); items are listed in
+    the order of the --items files, with their question; values show their names (a binary
+    scale's labels, a level's name). Open an item to see its context and every judge's and
+    person's verdict and reason side by side.
     """
     from convoscope.viewer import load, serve
 
@@ -42,7 +50,7 @@ def view_command(store: str | None, item_paths: tuple[str, ...], verdict_paths: 
             raise click.UsageError("give a STORE, --verdicts files, or both")
         if store is not None and "://" not in store and not Path(store).exists():
             raise click.UsageError(f"no store at {store}")
-        data = load(store, items=item_paths, verdict_files=verdict_paths)
+        data = load(store, items=item_paths, verdict_files=verdict_paths, criteria_files=criteria_files)
         console.print(f"Serving {len(data.rows)} verdicts on http://{host}:{port}/ (Ctrl-C to stop)")
         serve(data, host=host, port=port)
 

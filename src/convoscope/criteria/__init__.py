@@ -10,7 +10,14 @@ from convoscope.criteria._load import (
     load_yaml,
 )
 from convoscope.criteria._model import Criterion, Evaluation, ExplanationOption, Level, Scale
-from convoscope.criteria._render import IDK, answer_schema, answer_words, describe_scale, render_rubric
+from convoscope.criteria._render import (
+    IDK,
+    answer_schema,
+    answer_words,
+    describe_scale,
+    missing_free_text,
+    render_rubric,
+)
 from convoscope.criteria._select import select_criteria, suite_criteria
 
 __all__ = [
@@ -30,6 +37,7 @@ __all__ = [
     "load_criteria",
     "load_suite",
     "load_yaml",
+    "missing_free_text",
     "render_rubric",
     "select_criteria",
     "suite_criteria",

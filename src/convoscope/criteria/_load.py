@@ -51,22 +51,47 @@ class Suite(BaseModel):
 
 
 def list_suites() -> list[str]:
-    """Names of the built-in suites."""
+    """Names of the built-in suites and of those installed packages add (entry points of group
+    ``convoscope.suites``)."""
+    from convoscope._entry_points import SUITES, entry_point_names
+
+    return sorted({*_built_in_suites(), *entry_point_names(SUITES)})
+
+
+def _built_in_suites() -> list[str]:
     folder = resources.files("convoscope.criteria") / "suites"
-    return sorted(entry.name.removesuffix(".yaml") for entry in folder.iterdir()
-                  if entry.name.endswith(".yaml"))
+    return [entry.name.removesuffix(".yaml") for entry in folder.iterdir() if entry.name.endswith(".yaml")]
 
 
 def load_suite(name_or_path: str | Path) -> Suite:
-    """A built-in suite by name (``survey``), or a suite file by path."""
+    """A built-in suite by name (``survey``), a suite an installed package adds, or a suite file
+    by path."""
     path = Path(name_or_path)
     if path.suffix in (".yaml", ".yml") or path.exists():
         return _parse_suite(path.read_text(encoding="utf-8"), path)
-    if str(name_or_path) not in list_suites():
-        raise CriteriaError(str(name_or_path), "no such built-in suite or file "
-                            f"(built-in suites: {', '.join(list_suites())})")
+    if str(name_or_path) not in _built_in_suites():
+        return _installed_suite(str(name_or_path))
     resource = resources.files("convoscope.criteria") / "suites" / f"{name_or_path}.yaml"
     return _parse_suite(resource.read_text(encoding="utf-8"), Path(f"<built-in>/{name_or_path}.yaml"))
+
+
+def _installed_suite(name: str) -> Suite:
+    """A suite from a ``convoscope.suites`` entry point: a Suite, a path to its YAML (``str``,
+    ``Path`` or an ``importlib.resources`` file), or a function returning one of those."""
+    from convoscope._entry_points import SUITES, load_entry_point
+
+    found = load_entry_point(SUITES, name)
+    if found is None:
+        raise CriteriaError(name, f"no such built-in suite or file (suites: {', '.join(list_suites())})")
+    if callable(found) and not isinstance(found, Suite):
+        found = found()
+    if isinstance(found, Suite):
+        return found
+    if isinstance(found, str | Path) or hasattr(found, "read_text"):
+        source = Path(str(found)) if isinstance(found, str | Path) else found
+        return _parse_suite(source.read_text(encoding="utf-8"), Path(f"<{SUITES}:{name}>/{name}.yaml"))
+    raise CriteriaError(name, f"the {SUITES} entry point gives {type(found).__name__}, not a Suite or "
+                        "the path of a suite file")
 
 
 def load_criteria(path: str | Path) -> list[Criterion]:

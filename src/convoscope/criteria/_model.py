@@ -127,7 +127,9 @@ def _coerce_binary(raw: object, labels: tuple[str, str]) -> int | None:
 
 
 class ExplanationOption(BaseModel):
-    """A reason a rater may tick beside a score, e.g. 'genericness'."""
+    """A reason a rater may tick beside a score, e.g. 'genericness'; a ``free_text`` option
+    ('other', seed 002) is ticked with words saying what applies instead (the rater's reason
+    or note)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -136,6 +138,9 @@ class ExplanationOption(BaseModel):
     when: tuple[int | str, ...] = Field(
         default=(), description="The answers after which the option is offered (empty: any)."
     )
+    free_text: bool = Field(default=False, description=(
+        "Chosen only with words saying what applies (the reason / note): the 'other' option of "
+        "seed 002, for when none of the listed reasons fits."))
 
 
 class Criterion(BaseModel):
@@ -167,7 +172,8 @@ class Criterion(BaseModel):
     evaluation: Evaluation = Field(
         default="llm",
         description="'llm': a judge reads the item; 'llm+documents': the judge also needs the "
-        "reference documents (item.reference); 'metric': computed from the log, never judged.",
+        "reference documents (the item's meta.documents, shown to the judge as 'Reference "
+        "documents'); 'metric': computed from the log, never judged.",
     )
     parameters: dict[str, float | int | str] = Field(
         default_factory=dict, description="Settings of a metric criterion, e.g. max_seconds."
@@ -228,6 +234,10 @@ class Criterion(BaseModel):
     def level(self, value: int | str) -> Level | None:
         """The rubric level for a stored value, if the rubric defines one."""
         return next((level for level in self.levels if level.value == value), None)
+
+    def offered_options(self, value: int | str) -> tuple[ExplanationOption, ...]:
+        """The options offered after the stored answer ``value`` (those without ``when`` always)."""
+        return tuple(option for option in self.options if not option.when or value in option.when)
 
     def answer_word(self, value: int | str) -> str:
         """How a stored value is written in prompts and reports ('present' for 1 on a binary scale)."""

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from convoscope.criteria._model import Criterion, Level
 
 IDK: Literal["idk"] = "idk"  # the one "I don't know" answer, for judges, people and statistics
+# How the judge's item shows ``meta.documents`` (judges._prompt.SITUATION_FIELDS uses this label).
+DOCUMENTS_LABEL = "Reference documents"
 
 
 def answer_words(criterion: Criterion) -> list[int | str]:
@@ -46,12 +49,15 @@ def render_rubric(criterion: Criterion) -> str:
             when = ""
             if option.when:
                 when = " [after " + " or ".join(criterion.answer_word(value) for value in option.when) + "]"
-            lines.append(f"- {option.name}{when}: {option.description}")
+            words = " (choose it only with a reason that says what applies)" if option.free_text else ""
+            lines.append(f"- {option.name}{when}: {option.description}{words}")
     if criterion.ask_relevance:
         lines.append('Also say whether the criterion is relevant to this item at all ("relevant": true '
                      "or false); when it is not, still give your best score.")
     if criterion.evaluation == "llm+documents":
-        lines.append("Judge against the reference documents given with the item.")
+        lines.append(f'Judge against the documents in the item\'s "{DOCUMENTS_LABEL}" field (the '
+                     "manufacturer's approved material); what they do not say, the answer cannot "
+                     "rest on.")
     if criterion.instructions:
         lines.append(f"Note: {criterion.instructions.strip()}")
     return "\n".join(lines)
@@ -66,6 +72,15 @@ def _render_level(criterion: Criterion, level: Level) -> str:
 
 
 REASON_MAX_CHARS = 400
+
+
+def missing_free_text(criterion: Criterion, options: Sequence[str], reason: str | None) -> str | None:
+    """Why a choice of options is incomplete: a free-text option ('other') chosen without words
+    saying what applies; None when it is complete. For forms and importers that take options."""
+    chosen = [option.name for option in criterion.options if option.free_text and option.name in options]
+    if chosen and not (reason or "").strip():
+        return f"'{chosen[0]}' needs a note saying what applies"
+    return None
 
 
 def answer_schema(criterion: Criterion) -> dict[str, Any]:

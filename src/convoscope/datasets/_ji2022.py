@@ -33,15 +33,23 @@ def _slider(key: str, description: str) -> Dimension:
     return Dimension(key, f"{description} 0-100 slider (agreement with the statement).", 0, 100)
 
 
+# "robotic" and "repetitive" were asked as negative statements; the released scores are already
+# reversed (100 - answer), so every criterion reads higher = better: the z-scores shipped in the
+# files equal the per-worker standardisation of the raw scores as stored (to 2e-7), and not of
+# their reversal (max difference 6.7); "robotic" correlates +.41 with "interesting".
 CRITERIA = (
-    _slider("robotic", "The chatbot came across as a machine rather than a person (lower is better)."),
+    _slider("robotic", "The chatbot did not come across as a machine (reversed negative statement: "
+                       "higher is better)."),
     _slider("interesting", "The conversation with the chatbot was interesting."),
     _slider("fun", "Talking to the chatbot was fun."),
     _slider("consistent", "The chatbot's replies were consistent with each other."),
     _slider("fluent", "The chatbot's English was fluent."),
-    _slider("repetitive", "The chatbot repeated itself (lower is better)."),
+    _slider("repetitive", "The chatbot did not repeat itself (reversed negative statement: higher is "
+                          "better)."),
     _slider("topic", "The chatbot stayed on the topic of the conversation."),
 )
+NULL_Z = ("conversations without z-scores (the worker gave every conversation the same score, so no "
+          "per-worker z exists; skipped in derived['z'] as in the authors' analysis)")
 
 
 def load_ji2022(path: Path) -> Benchmark:
@@ -52,7 +60,9 @@ def load_ji2022(path: Path) -> Benchmark:
 
 def load_ji2022_all(path: Path) -> Benchmark:
     """Every rated conversation, from workers who passed and who failed the quality control
-    (``item.meta['qc']``), for studying annotator screening."""
+    (``item.meta['qc']``), for studying annotator screening. In the public release some failed
+    workers have null z-scores (constant ratings): their raw ratings are kept, their z-scores are
+    skipped and counted in ``notes``."""
     return _load(Path(path), "ji2022-all", ("pass_*.json", "fail_*.json"))
 
 
@@ -96,13 +106,18 @@ def _hits(root: At, stem: str, notes: Notes) -> list[tuple[Item, list[Verdict], 
                 if key not in dimensions:
                     score.fail(f"unknown criterion '{key}' (expected one of: {', '.join(dimensions)})")
                 verdicts.append(rate(item, dimensions[key], rater, score, notes))
-            found.append((item, verdicts, _z_scores(item, conversation, rater, dimensions)))
+            found.append((item, verdicts, _z_scores(item, conversation, rater, dimensions, notes)))
     return found
 
 
-def _z_scores(item: Item, conversation: At, rater: str, dimensions: dict[str, Dimension]) -> list[Rating]:
-    """The per-worker z-scores the file ships beside the raw scores (absent in some copies)."""
+def _z_scores(item: Item, conversation: At, rater: str, dimensions: dict[str, Dimension],
+              notes: Notes) -> list[Rating]:
+    """The per-worker z-scores the file ships beside the raw scores (absent in some copies); a
+    conversation whose z-scores are all null is skipped and counted."""
     if conversation.get("z scores") is None:
+        return []
+    if all(score.value is None for _, score in conversation["z scores"].entries()):
+        notes.add(NULL_Z, item.id)
         return []
     found = []
     for key, score in conversation["z scores"].entries():

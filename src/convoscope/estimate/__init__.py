@@ -2,7 +2,7 @@
 
 * :func:`ppi_mean` — prediction-powered inference (PPI, and PPI++ with power tuning) for a mean
   or a share from a few human labels and many judge scores; :func:`ppi_difference` for two
-  systems.
+  systems; :func:`crossfit_mean` when the judge was calibrated on folds of the same labels.
 * :func:`fit_isotonic` / :func:`cross_validate` — calibrate a judge's score onto the human scale
   with a monotone map, and measure agreement before and after out of fold.
 * :func:`estimate` — the same, read straight from a verdict table, per system and language.
@@ -29,9 +29,18 @@ from convoscope.estimate._calibrate import (
     cross_validate,
     fit_isotonic,
 )
-from convoscope.estimate._ppi import Difference, Estimate, power_tuning_lambda, ppi_difference, ppi_mean
+from convoscope.estimate._crossfit import CrossFit, cross_fit
+from convoscope.estimate._ppi import (
+    Difference,
+    Estimate,
+    crossfit_mean,
+    power_tuning_lambda,
+    ppi_difference,
+    ppi_mean,
+)
 from convoscope.estimate._route import RANDOM, Selected, select_items, selected_items
 from convoscope.estimate._verdicts import (
+    MIN_LABELS,
     Estimates,
     GroupEstimate,
     Pairs,
@@ -54,6 +63,8 @@ __all__ = [
     "AgreementScores",
     "Calibration",
     "CalibrationReport",
+    "CrossFit",
+    "MIN_LABELS",
     "Difference",
     "Estimate",
     "Estimates",
@@ -61,7 +72,9 @@ __all__ = [
     "Pairs",
     "apply_calibration",
     "calibration_pairs",
+    "cross_fit",
     "cross_validate",
+    "crossfit_mean",
     "estimate",
     "fit_isotonic",
     "power_tuning_lambda",

@@ -22,13 +22,16 @@ class Calibration:
     """A fitted monotone map. ``apply`` takes judge scores and returns human-scale values.
 
     ``name`` identifies it in reports (e.g. ``isotonic:<judge>→<criterion>``); ``knots_x`` are
-    judge scores, ``knots_y`` the fitted human-scale values at them."""
+    judge scores, ``knots_y`` the fitted human-scale values at them. ``fitted_on`` lists the
+    items whose human labels it learnt from, so :func:`convoscope.estimate.estimate` can refuse
+    to use those labels again (None: not recorded, and then not usable for an estimate)."""
 
     name: str
     knots_x: tuple[float, ...]
     knots_y: tuple[float, ...]
     n: int
     scale: tuple[float, float] | None = None
+    fitted_on: tuple[str, ...] | None = None
 
     def apply(self, scores: Any) -> np.ndarray:
         values = np.interp(np.asarray(scores, dtype=float), self.knots_x, self.knots_y)
@@ -38,24 +41,30 @@ class Calibration:
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "knots_x": list(self.knots_x), "knots_y": list(self.knots_y),
-                "n": self.n, "scale": list(self.scale) if self.scale else None}
+                "n": self.n, "scale": list(self.scale) if self.scale else None,
+                "fitted_on": None if self.fitted_on is None else list(self.fitted_on)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Calibration:
-        scale = data.get("scale")
+        scale, fitted_on = data.get("scale"), data.get("fitted_on")
         return cls(name=data["name"], knots_x=tuple(data["knots_x"]), knots_y=tuple(data["knots_y"]),
-                   n=int(data["n"]), scale=tuple(scale) if scale else None)
+                   n=int(data["n"]), scale=tuple(scale) if scale else None,
+                   fitted_on=None if fitted_on is None else tuple(map(str, fitted_on)))
 
 
 def fit_isotonic(judge_scores: Any, human_scores: Any, *, name: str = "isotonic",
-                 scale: tuple[float, float] | None = None) -> Calibration:
-    """Fit a non-decreasing map from judge scores to human scores.
+                 scale: tuple[float, float] | None = None, item_ids: Any = None) -> Calibration:
+    """Fit a non-decreasing map from judge scores to human scores. ``item_ids`` (one per pair)
+    are recorded as ``fitted_on``.
 
     Example: ``fit_isotonic([1, 2, 3, 4], [1, 1, 3, 4]).apply([2.5])``."""
     x = np.asarray(judge_scores, dtype=float).reshape(-1)
     y = np.asarray(human_scores, dtype=float).reshape(-1)
     if len(x) != len(y):
         raise ConfigError(f"{len(x)} judge scores but {len(y)} human scores: they must pair up")
+    ids = None if item_ids is None else [str(i) for i in item_ids]
+    if ids is not None and len(ids) != len(x):
+        raise ConfigError(f"{len(ids)} item ids for {len(x)} score pairs: they must pair up")
     keep = ~(np.isnan(x) | np.isnan(y))
     x, y = x[keep], y[keep]
     if len(x) < 2:
@@ -64,8 +73,9 @@ def fit_isotonic(judge_scores: Any, human_scores: Any, *, name: str = "isotonic"
     knots, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
     means = np.bincount(inverse, weights=y) / counts
     fitted = isotonic_regression(means, weights=counts.astype(float), increasing=True).x
+    fitted_on = None if ids is None else tuple(i for i, kept in zip(ids, keep, strict=True) if kept)
     return Calibration(name=name, knots_x=tuple(map(float, knots)), knots_y=tuple(map(float, fitted)),
-                       n=int(len(x)), scale=scale)
+                       n=int(len(x)), scale=scale, fitted_on=fitted_on)
 
 
 @dataclass(frozen=True)

@@ -46,21 +46,26 @@ def _entropy(distribution: dict[str, float]) -> float:
 
 def select_items(verdicts: Iterable[object], *, criterion: str | None = None, random: int,
                  disagreement: bool = True, flat_above: float | None = 0.8,
-                 values: Iterable[str] = (), seed: int = 0) -> list[Selected]:
+                 values: Iterable[str] = (), seed: int = 0, budget: int | None = None) -> list[Selected]:
     """Items for people from a judged run.
 
     ``random`` is the size of the uniform random sample drawn from every item in the run
     (required: without it no unbiased estimate is possible; 0 is allowed but says so by
     choice). ``disagreement`` picks items whose model raters gave different values;
     ``flat_above`` items where a judge's normalised entropy exceeds it; ``values`` items where
-    some verdict has one of these values (e.g. ``hold``)."""
+    some verdict has one of these values (e.g. ``hold``). ``budget`` caps the number of items
+    chosen: the whole random sample, then the items with the most reasons (ties: the flattest
+    distribution first, then a seeded random order)."""
     if random < 0:
         raise ConfigError("the random sample size cannot be negative")
+    if budget is not None and budget < random:
+        raise ConfigError(f"a budget of {budget} is smaller than the random sample of {random}")
     rows = [v for v in verdicts if criterion is None or getattr(v, "criterion", None) == criterion]
     if not rows:
         raise ConfigError(f"no verdicts{f' on {criterion!r}' if criterion else ''} to select from")
     wanted = set(values)
     reasons: dict[str, set[str]] = defaultdict(set)
+    flatness: dict[str, float] = defaultdict(float)
     by_item: dict[tuple[str, str], set[str]] = defaultdict(set)
     order: dict[str, None] = {}  # every item of the run, in first-seen order
     for verdict in rows:
@@ -72,7 +77,9 @@ def select_items(verdicts: Iterable[object], *, criterion: str | None = None, ra
         if verdict.value is not None and kind is not RaterKind.PANEL:  # type: ignore[attr-defined]
             by_item[(item, verdict.criterion)].add(str(verdict.value))  # type: ignore[attr-defined]
         distribution = getattr(verdict, "distribution", None)
-        if flat_above is not None and distribution and _entropy(distribution) > flat_above:
+        if distribution:
+            flatness[item] = max(flatness[item], _entropy(distribution))
+        if flat_above is not None and distribution and flatness[item] > flat_above:
             reasons[item].add(f"flat:{verdict.criterion}")  # type: ignore[attr-defined]
         if verdict.value is not None and str(verdict.value) in wanted:  # type: ignore[attr-defined]
             reasons[item].add(f"value:{verdict.value}")  # type: ignore[attr-defined]
@@ -87,7 +94,21 @@ def select_items(verdicts: Iterable[object], *, criterion: str | None = None, ra
     rng = np.random.default_rng(seed)
     for index in rng.choice(len(items), size=random, replace=False):
         reasons[items[int(index)]].add(RANDOM)
-    return [Selected(item, tuple(sorted(reasons[item]))) for item in items if reasons.get(item)]
+    chosen = [item for item in items if reasons.get(item)]
+    if budget is not None and len(chosen) > budget:
+        chosen = _within_budget(chosen, reasons, flatness, budget, rng)
+    return [Selected(item, tuple(sorted(reasons[item]))) for item in chosen]
+
+
+def _within_budget(chosen: list[str], reasons: dict[str, set[str]], flatness: dict[str, float],
+                   budget: int, rng: np.random.Generator) -> list[str]:
+    """The random sample, then the reasoned items by priority; the run's order is kept."""
+    tie_break = dict(zip(chosen, rng.permutation(len(chosen)).tolist(), strict=True))
+    others = sorted((item for item in chosen if RANDOM not in reasons[item]),
+                    key=lambda item: (-len(reasons[item]), -flatness[item], tie_break[item]))
+    kept = {item for item in chosen if RANDOM in reasons[item]}
+    kept.update(others[:budget - len(kept)])
+    return [item for item in chosen if item in kept]
 
 
 def selected_items(items: Iterable[Any], chosen: Iterable[Selected]) -> list[Any]:

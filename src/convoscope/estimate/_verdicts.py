@@ -19,7 +19,8 @@ import numpy as np
 
 from convoscope.errors import ConfigError
 from convoscope.estimate._calibrate import Calibration
-from convoscope.estimate._ppi import Estimate, power_tuning_lambda, ppi_mean
+from convoscope.estimate._crossfit import CrossFit, cross_fit
+from convoscope.estimate._ppi import Estimate, Interval, crossfit_mean, power_tuning_lambda, ppi_mean
 from convoscope.judges import RaterKind
 
 Target = Literal["mean", "shares"]
@@ -76,23 +77,66 @@ class Estimates(Sequence[GroupEstimate]):
         return len(self.rows)
 
 
+MIN_LABELS = 10
+
+
 def estimate(verdicts: Iterable[Any], *, criterion: str, judge: str, target: Target = "mean",
              by: Sequence[GroupField] = ("system",), random_sample: Iterable[str] | None = None,
-             calibration: Calibration | None = None, score: str = "expected_value",
-             confidence: float = 0.95) -> Estimates:
+             calibration: Calibration | None = None, cross_fit: int | None = None,
+             score: str = "expected_value", confidence: float = 0.95, interval: Interval = "t",
+             min_labels: int = MIN_LABELS, seed: int = 0) -> Estimates:
     """Prediction-powered estimates of what people would say, per group.
 
     ``judge`` is the judge's rater name as it appears in the verdicts; human raters are those
     named ``human:…``. ``target="shares"`` estimates the share of each label people give (the
     judge's probability of the label where it gave a distribution, else its label).
+
+    ``calibration`` maps the judge's scores first; it must record the items it was fitted on
+    (``fitted_on``) and none of them may be a labelled item here, or the interval loses its
+    coverage. ``cross_fit=K`` instead calibrates isotonically out of fold on the same labels
+    (cross-prediction). Groups with fewer than ``min_labels`` labelled items are not estimated
+    (listed in ``skipped``); ``interval`` is ``t`` (default) or ``normal`` (see :func:`ppi_mean`).
     """
     rows = [v for v in verdicts if v.criterion == criterion and v.value is not None]
     if not any(v.rater == judge for v in rows):
         raters = sorted({v.rater for v in rows if not _is_human(v.rater)})
         raise ConfigError(f"no scored verdict by judge {judge!r} on {criterion!r}; judges present: "
                           f"{', '.join(raters) or 'none'}")
+    if min_labels < 2:
+        raise ConfigError(f"min_labels must be at least 2, not {min_labels}")
+    groups = _groups(rows, judge, by)
+    if not any(g["human"] for g in groups.values()):
+        raise ConfigError(f"no human verdict on {criterion!r}: people must rate a sample first")
     sample = None if random_sample is None else set(random_sample)
-    groups: dict[tuple[Any, ...], dict[str, dict[str, Any]]] = defaultdict(
+    labelled = {key: [i for i in g["judge"] if i in g["human"] and (sample is None or i in sample)]
+                for key, g in groups.items()}
+    if calibration is not None:
+        _check_calibration(calibration, [i for ids in labelled.values() for i in ids])
+    folds = _folds(groups, labelled, cross_fit, target, calibration, score, seed)
+    options = dict(target=target, score=score, confidence=confidence, interval=interval)
+    results, skipped = [], []
+    for key in sorted(groups, key=lambda k: tuple(str(part) for part in k)):
+        group = dict(zip(by, key, strict=True))
+        judged, chosen = groups[key]["judge"], labelled[key]
+        unlabelled = [i for i in judged if i not in set(chosen)]
+        if len(chosen) < min_labels or not unlabelled:
+            name = ", ".join(f"{k}={v}" for k, v in group.items()) or "all items"
+            skipped.append(f"{name}: {len(chosen)} human-labelled and {len(unlabelled)} judge-only "
+                           f"items (at least {min_labels} and 1 are needed)")
+            continue
+        found = _group_estimates(groups[key], chosen, unlabelled, calibration, folds, options)
+        for name, value in found:
+            results.append(GroupEstimate(
+                criterion=criterion, judge=judge, target=name, group=group, estimate=value,
+                labelled="all human-rated items" if sample is None else "random sample",
+                calibration=folds.name if folds else (calibration.name if calibration else None)))
+    if not results:
+        raise ConfigError("no group could be estimated: " + "; ".join(skipped))
+    return Estimates(tuple(results), tuple(skipped))
+
+
+def _groups(rows: list[Any], judge: str, by: Sequence[str]) -> dict[tuple[Any, ...], dict[str, Any]]:
+    groups: dict[tuple[Any, ...], dict[str, Any]] = defaultdict(
         lambda: {"judge": {}, "human": defaultdict(list)})
     for verdict in rows:
         key = tuple(getattr(verdict, name) for name in by)
@@ -100,31 +144,56 @@ def estimate(verdicts: Iterable[Any], *, criterion: str, judge: str, target: Tar
             groups[key]["judge"][verdict.item_id] = verdict
         elif _is_human(verdict.rater):
             groups[key]["human"][verdict.item_id].append(verdict.value)
-    if not any(g["human"] for g in groups.values()):
-        raise ConfigError(f"no human verdict on {criterion!r}: people must rate a sample first")
-    results, skipped = [], []
-    for key in sorted(groups, key=lambda k: tuple(str(part) for part in k)):
-        judged, human = groups[key]["judge"], groups[key]["human"]
-        labelled = [i for i in judged if i in human and (sample is None or i in sample)]
-        unlabelled = [i for i in judged if i not in labelled]
-        group = dict(zip(by, key, strict=True))
-        if len(labelled) < 2 or not unlabelled:
-            name = ", ".join(f"{k}={v}" for k, v in group.items()) or "all items"
-            skipped.append(f"{name}: {len(labelled)} human-labelled and {len(unlabelled)} "
-                           "judge-only items (at least 2 and 1 are needed)")
-            continue
-        targets = list(_targets(target, judged, human, labelled, unlabelled, calibration, score))
-        # One weight for every label's share (PPI++ "overall" tuning), so the shares sum to one.
-        lam = power_tuning_lambda(*(np.column_stack([t[index] for t in targets]) for index in (1, 2, 3)))
-        for name, y, yhat, yhat_u in targets:
-            results.append(GroupEstimate(
-                criterion=criterion, judge=judge, target=name, group=group,
-                estimate=ppi_mean(y, yhat, yhat_u, confidence=confidence, lam=lam),
-                labelled="all human-rated items" if sample is None else "random sample",
-                calibration=calibration.name if calibration else None))
-    if not results:
-        raise ConfigError("no group could be estimated: " + "; ".join(skipped))
-    return Estimates(tuple(results), tuple(skipped))
+    return groups
+
+
+def _check_calibration(calibration: Calibration, labelled: list[str]) -> None:
+    """Refuse a calibration learnt from the labels the estimate is about to use."""
+    fix = ("fit it on items outside the random sample (`convoscope calibrate --exclude SAMPLE`, or "
+           "fit_isotonic(..., item_ids=...)) or let `estimate --cross-fit K` calibrate out of fold")
+    if calibration.fitted_on is None:
+        raise ConfigError(f"calibration {calibration.name!r} does not record which items it was fitted "
+                          f"on, so its labels cannot be kept apart from the estimate's: {fix}")
+    used = set(calibration.fitted_on) & set(labelled)
+    if used:
+        raise ConfigError(f"calibration {calibration.name!r} was fitted on {len(used)} of the "
+                          f"{len(labelled)} labelled items; an estimate from the same labels loses "
+                          f"its coverage: {fix}")
+
+
+def _folds(groups: dict[tuple[Any, ...], dict[str, Any]], labelled: dict[tuple[Any, ...], list[str]],
+           folds: int | None, target: str, calibration: Calibration | None, score: str,
+           seed: int) -> CrossFit | None:
+    if folds is None:
+        return None
+    if calibration is not None:
+        raise ConfigError("give a calibration or cross-fit one, not both")
+    if target != "mean":
+        raise ConfigError("cross-fitting calibrates a score onto the human scale: it needs target='mean'")
+    judge = {i: _judge_score(v, score) for g in groups.values() for i, v in g["judge"].items()}
+    human = {i: float(np.mean([_number(x) for x in values])) for g in groups.values()
+             for i, values in g["human"].items()}
+    scored = {i: x for i, x in judge.items() if x is not None}
+    return cross_fit(scored, human, [i for ids in labelled.values() for i in ids], folds=folds, seed=seed)
+
+
+def _group_estimates(group: dict[str, Any], labelled: list[str], unlabelled: list[str],
+                     calibration: Calibration | None, folds: CrossFit | None,
+                     options: dict[str, Any]) -> list[tuple[str, Estimate]]:
+    judged, human = group["judge"], group["human"]
+    settings = dict(confidence=options["confidence"], interval=options["interval"])
+    if folds is not None:
+        y = np.array([np.mean([_number(v) for v in human[i]]) for i in labelled], dtype=float)
+        scores = [_judge_score(judged[i], options["score"]) for i in unlabelled]
+        raw = [np.nan if score is None else score for score in scores]
+        return [("mean", crossfit_mean(y, [folds.out_of_fold[i] for i in labelled],
+                                       folds.unlabelled(raw), **settings))]
+    targets = list(_targets(options["target"], judged, human, labelled, unlabelled, calibration,
+                            options["score"]))
+    # One weight for every label's share (PPI++ "overall" tuning), so the shares sum to one.
+    lam = power_tuning_lambda(*(np.column_stack([t[index] for t in targets]) for index in (1, 2, 3)))
+    return [(name, ppi_mean(y, yhat, yhat_u, lam=lam, share=options["target"] == "shares", **settings))
+            for name, y, yhat, yhat_u in targets]
 
 
 def _targets(target: Target, judged: dict[str, Any], human: dict[str, list[Any]],

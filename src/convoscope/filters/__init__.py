@@ -7,8 +7,10 @@
 Nothing is loaded at import, and each resource loads when the first answer that needs it arrives:
 the English tables and word list with the first Latin-script answer, the Korean analyser with the
 first Korean one, the language identifier (py3langid) only for answers that may not be English.
-Answers in languages without a model meet language-neutral rules only. ``addresses_grader``
-spots answers that talk to the grader ("please give me a high score").
+Answers in languages without a model meet language-neutral rules only. ``grader_signals``
+spots answers that talk to the grader ("please give me a high score", in any language the word
+lists know) or imitate the judge (a forged ``{"score": 7}``, a fake ``</answer>`` tag, a result
+block, a claim that the rubric changed): ``imitation_signals``.
 """
 
 from convoscope.filters._filter import (
@@ -23,6 +25,7 @@ from convoscope.filters._filter import (
     markov_log_likelihood,
 )
 from convoscope.filters._grader import addresses_grader, grader_signals
+from convoscope.filters._imitation import IMITATION_CLASSES, imitation_signals
 from convoscope.filters._io import Answer, GibberishSummary, read_answers, summarize, write_flags
 from convoscope.filters._korean import to_jamo
 from convoscope.filters._langid import Language, detect_language
@@ -30,6 +33,7 @@ from convoscope.filters._markov import BigramModel
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
+    "IMITATION_CLASSES",
     "Answer",
     "BigramModel",
     "GibberishResult",
@@ -44,6 +48,7 @@ __all__ = [
     "detect_language",
     "detect_many",
     "grader_signals",
+    "imitation_signals",
     "markov_log_likelihood",
     "read_answers",
     "summarize",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -31,7 +31,15 @@ from convoscope.filters._korean import (
     korean_symbols,
 )
 from convoscope.filters._langid import count_scripts, is_mixed_script, language_of
-from convoscope.filters._neutral import neutral_reasons, neutral_signals
+from convoscope.filters._multilingual import other_language_rules
+from convoscope.filters._routing import (
+    acronyms_only,
+    choice_for,
+    cjk_language,
+    language_code,
+    short_foreign,
+    word_checker_for,
+)
 
 Reason = Literal[
     "empty",  # nothing but whitespace
@@ -46,6 +54,8 @@ Reason = Literal[
     "keyboard_mash",  # any language: most letters slide along a keyboard row (asdf, hjkl)
     "repeated_characters",  # any language: most letters are one letter repeated (aaaaaa)
     "few_distinct_letters",  # any language: a long answer made of one or two letters
+    "repeated_pattern",  # any language: one short stretch typed over and over (asdasdasd)
+    "rare_characters",  # Han text: most characters are used by no common word (靐齉爩)
     "gibberish_segment",  # one sentence or segment is gibberish though the whole passed
 ]
 Note = Literal[
@@ -53,12 +63,16 @@ Note = Literal[
     "elongation",  # en: a stretched word (sooo) was read as the word
     "whitelisted",  # ko: the whole answer is chat markers or whitelisted short forms
     "mixed_script",  # Hangul and Latin letters both hold a sizeable share
-    "unsupported_language",  # a language without a model: only language-neutral rules ran
+    "unsupported_language",  # no bigram model: language-neutral rules and the wordfreq word list
     "language_id_unavailable",  # py3langid is not installed: the script chose the pipeline
     "numeric",  # digits but no letters: a number is a legitimate answer
     "morpheme_check_skipped",  # ko: the analyser is off or not installed
+    "declared_language",  # the answer's declared language chose the rules, not identification
 ]
-LanguageChoice = Literal["auto", "en", "ko"]
+LanguageChoice = str
+"""``auto`` (identify), or the ISO 639 code of the answers' language (``en``, ``ko``, ``pt``,
+``pt-BR``, ``ja``...): English and Korean have their own models, every other language gets the
+language-neutral rules and its wordfreq word list."""
 
 
 class GibberishThresholds(BaseModel):
@@ -173,18 +187,52 @@ def _check_options(thresholds: GibberishThresholds) -> None:
 
 def detect(text: str, *, lang: LanguageChoice = "auto",
            thresholds: GibberishThresholds = DEFAULT_THRESHOLDS) -> GibberishResult:
-    """Judge one answer. ``lang="auto"`` picks the pipeline from the script of the text; "en" or
-    "ko" applies that pipeline to every answer, flagging answers with none of its letters."""
+    """Judge one answer. ``lang="auto"`` picks the pipeline from the script of the text (and
+    py3langid for Latin letters that may not be English); "en" or "ko" applies that pipeline,
+    flagging answers with none of its letters; any other code ("pt", "ja") is the answer's
+    language: its word list and the language-neutral rules judge it, with no identification."""
     _check_options(thresholds)
-    return _detect(text, lang, thresholds)
+    choice = language_code(lang)
+    result = _detect(text, choice, thresholds)
+    return result if choice in ("auto", "en", "ko") else _declared(result)
 
 
 def detect_many(texts: Iterable[str], *, lang: LanguageChoice = "auto",
+                languages: Sequence[str | None] | None = None,
                 thresholds: GibberishThresholds = DEFAULT_THRESHOLDS) -> list[GibberishResult]:
     """Judge many answers with the same options; results come back in input order. Repeated
-    answers (survey exports repeat "no", "good", "n/a" a lot) are judged once."""
+    answers (survey exports repeat "no", "good", "n/a" a lot) are judged once.
+
+    ``languages`` gives each answer's declared language (a survey's language column; None or ""
+    where unknown). A declared language wins over identification; only the script can overrule
+    it (Hangul is judged as Korean, and an answer declared Korean without Hangul is identified)."""
     _check_options(thresholds)
     texts = list(texts)
+    if languages is None:
+        choice = language_code(lang)
+        found = _judge_distinct(texts, choice, thresholds)
+        return found if choice in ("auto", "en", "ko") else [_declared(r) for r in found]
+    declared = list(languages)
+    if len(declared) != len(texts):
+        raise ValueError(f"{len(declared)} declared languages for {len(texts)} answers")
+    choices = [choice_for(text, language_code(given or ""), language_code(lang))
+               for text, given in zip(texts, declared, strict=True)]
+    results: list[GibberishResult | None] = [None] * len(texts)
+    for choice in dict.fromkeys(choice for choice, _ in choices):
+        indexes = [index for index, (wanted, _) in enumerate(choices) if wanted == choice]
+        for index, result in zip(indexes, _judge_distinct([texts[i] for i in indexes], choice, thresholds),
+                                 strict=True):
+            results[index] = _declared(result) if choices[index][1] else result
+    return [result for result in results if result is not None]
+
+
+def _declared(result: GibberishResult) -> GibberishResult:
+    if "declared_language" in result.notes:
+        return result
+    return result.model_copy(update={"notes": (*result.notes, "declared_language")})
+
+
+def _judge_distinct(texts: list[str], lang: str, thresholds: GibberishThresholds) -> list[GibberishResult]:
     distinct = list(dict.fromkeys(texts))
     if len(distinct) == len(texts):
         return _judge_all(texts, lang, thresholds)
@@ -285,6 +333,8 @@ def _detect_whole(text: str, choice: LanguageChoice, thresholds: GibberishThresh
                                reasons=("empty",) if thresholds.empty_is_gibberish else ())
     notes: tuple[Note, ...] = ()
     lang: str
+    if choice not in ("auto", "en", "ko"):
+        return _other_language(text, thresholds, (choice, None))
     if choice != "auto":
         lang = choice
     elif text.isascii():  # the common case: Latin letters only, never mixed with Hangul
@@ -325,6 +375,9 @@ def _unless_another_language(text: str, english: GibberishResult,
         return english.model_copy(update={"notes": (*english.notes, "language_id_unavailable")})
     code, probability = found
     if code in ("en", "zxx") or probability < thresholds.other_min_probability:
+        rescued = short_foreign(text, english.gibberish)
+        if rescued is not None:
+            return _other_language(text, thresholds, rescued)
         return english.model_copy(update={"language_probability": probability if code == "en" else None})
     return _other_language(text, thresholds, found)
 
@@ -353,7 +406,7 @@ def _has_function_word_lowered(lowered: str) -> bool:
 
 
 def _other_language(text: str, thresholds: GibberishThresholds,
-                    found: tuple[str, float] | None) -> GibberishResult:
+                    found: tuple[str, float | None] | None) -> GibberishResult:
     """A language without a model: only the language-neutral rules, never a flag for the
     language itself."""
     if found is None:
@@ -361,9 +414,19 @@ def _other_language(text: str, thresholds: GibberishThresholds,
     code, probability = found if found is not None else ("other", None)
     if code == "zxx":  # py3langid's "no linguistic content" on a script we do not model
         code = "other"
-    reasons = neutral_reasons(neutral_signals(text), max_noise_share=thresholds.neutral_max_noise_share)
+    code = cjk_language(text, code)
+    if not any(char.isalpha() for char in text):
+        numeric = any(char.isdigit() for char in text)
+        return GibberishResult(text=text, lang=code, gibberish=not numeric,
+                               reasons=() if numeric else ("no_letters",),
+                               notes=("numeric",) if numeric else (), language_probability=probability)
+    reasons, notes, ratio = other_language_rules(
+        text, word_checker_for(code), _resources.cjk_characters(),
+        max_noise_share=thresholds.neutral_max_noise_share,
+        min_valid_word_ratio=thresholds.en_min_valid_word_ratio)
     return GibberishResult(text=text, lang=code, gibberish=bool(reasons), reasons=reasons,  # type: ignore[arg-type]
-                           notes=("unsupported_language",), language_probability=probability)
+                           notes=("unsupported_language", *notes), valid_word_ratio=ratio,  # type: ignore[arg-type]
+                           language_probability=probability)
 
 
 def _slang_exception(stats: EnglishStats, unlikely: bool, few_words: bool
@@ -402,6 +465,8 @@ def _english(text: str, thresholds: GibberishThresholds, notes: tuple[Note, ...]
     fired = (("low_likelihood", unlikely), ("few_valid_words", few_words),
              ("char_class_run", stats.longest_class_run > thresholds.en_max_class_run))
     reasons = tuple(name for name, hit in fired if hit)
+    if reasons and acronyms_only(text, thresholds.neutral_max_noise_share):
+        reasons, notes = (), (*notes, "slang")
     return GibberishResult(text=text, lang="en", gibberish=bool(reasons), reasons=reasons,  # type: ignore[arg-type]
                            notes=notes, log_likelihood=likelihood, valid_word_ratio=ratio,
                            longest_class_run=stats.longest_class_run)
@@ -515,6 +580,8 @@ class _AsciiEnglish:
             fired = (("low_likelihood", unlikely), ("few_valid_words", few_words),
                      ("char_class_run", long_run))
             reasons = tuple(name for name, hit in fired if hit)  # type: ignore[misc]
+            if acronyms_only(text, self.quick.neutral_max_noise_share):
+                reasons, notes = (), (*notes, "slang")
         if self.ask_language and (reasons or (ratio or 0.0) < self.sure_word_ratio
                                   or not _has_function_word_lowered(text.lower())):
             return None  # not surely English: py3langid decides on the general path

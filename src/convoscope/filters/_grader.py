@@ -15,7 +15,22 @@ a satisfaction question, not requests to the grader.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
+
+from convoscope.filters._imitation import imitation_signals
+from convoscope.filters._lexicon import (
+    GRADER_NOUNS,
+    IGNORE_VERBS,
+    MACHINE_NOUNS,
+    REQUEST_VERBS,
+    RUBRIC_NOUNS,
+    SCORE_NOUNS,
+    SELF_REFERENCE,
+    TOP_WORDS,
+    compiled,
+    fold,
+)
 
 _GRADER_NOUNS_EN = (r"(?:grader|evaluator|reviewer|rater|assessor|examiner|marker|judge|scorer|"
                     r"(?:ai|llm|language model|model|bot|gpt|chatgpt|assistant)"
@@ -31,7 +46,7 @@ PATTERNS_EN: dict[str, str] = {
                        rf"this (?:answer|response|reply)|us)\s+(?:an?\s+|the\s+)?{_HIGH_EN}\s+"
                        rf"{_SCORE_NOUNS_EN}\b"),
     "grade_this_as": (rf"\b(?:grade|rate|score|mark|classify|label|evaluate|judge|put)\s+"
-                      rf"(?:this|me|my (?:answer|response|reply)|this (?:answer|response|reply)|it)\s+"
+                      rf"(?:this|me|my (?:answer|response|reply)|this (?:answer|response|reply))\s+"
                       rf"(?:down\s+)?(?:(?:as|with|a|an|at)\s+)?(?:an?\s+)?(?:{_HIGH_EN}|{_RUBRIC_EN})\b"),
     "vocative_grader": (rf"(?:^|[(\[.!?]\s*)(?:{_GRADER_NOUNS_EN}|system|note to self)s?\s*[,:]"),
     "whoever_grades": (r"\b(?:whoever|whomever|anyone|the person|the one)\s+(?:is\s+)?"
@@ -76,29 +91,72 @@ PATTERNS_KO: dict[str, str] = {
 }
 
 
+# Requests in other languages: the grader (or "this answer") and a top score in one sentence.
+PATTERNS_OTHER: dict[str, str] = {
+    "pt:asks_for_score": (r"\b(?:d[eêá]|dar|atribu[ai]|me d[eêá])\b[^.!?\n]{0,30}\bnota (?:m[aá]xima|"
+                          r"mais alta|10|dez)\b[^.!?\n]{0,30}\b(?:resposta|avaliador|corretor)"),
+    "es:asks_for_score": (r"\b(?:d[ée]me|dame|ot[oó]rgue(?:me)?|as[ií]gne(?:me)?|pon(?:ga)?me)\b"
+                          r"[^.!?\n]{0,30}\b(?:m[aá]xima|m[aá]s alta|mejor) "
+                          r"(?:puntuaci[oó]n|nota|calificaci[oó]n)"),
+    "de:asks_for_score": (r"\b(?:gib|geben sie|vergib|vergeben sie)\b[^.!?\n]{0,20}\b(?:mir|dieser antwort)"
+                          r"\b[^.!?\n]{0,20}\b(?:beste|h[oö]chste|volle)\w* (?:note|punktzahl|bewertung)"),
+    "fr:asks_for_score": (r"\b(?:donne[zr]?|attribue[zr]?|accorde[zr]?)(?:-moi)?\b[^.!?\n]{0,20}"
+                          r"\b(?:la )?(?:meilleure|note maximale|plus haute)"),
+    "ja:asks_for_score": (r"(?:満点|最高点|高得点|高い点数?|最高評価)(?:を|に|で)?"
+                          r"(?:ください|下さい|お願い|して(?:ください|ね)|つけて|付けて)"),
+    "zh:asks_for_score": r"(?:请|麻烦)?(?:给我|给这个回答|给本回答|打)(?:个|一个)?(?:满分|最高分|高分)",
+}
+
+
+def _grading_talk(folded: str) -> bool:
+    """The language-neutral check: an answer that talks about its own grading in any language the
+    word lists know. One family of words is not enough ("the score app crashes", "I'd give it
+    full marks"); the grader, a rubric or the answer itself must be named beside scores, top
+    marks, requests or "ignore"."""
+    def has(entries: tuple[str, ...]) -> bool:
+        return compiled(entries).search(folded) is not None
+
+    score, top = has(SCORE_NOUNS), has(TOP_WORDS)
+    if has(GRADER_NOUNS) and (score or top or has(RUBRIC_NOUNS) or has(SELF_REFERENCE)
+                              or has(REQUEST_VERBS)):
+        return True
+    if has(RUBRIC_NOUNS) and has(IGNORE_VERBS):
+        return True
+    if has(SELF_REFERENCE) and (score or top):
+        return True
+    return has(MACHINE_NOUNS) and score and top and has(_FIRST_PERSON)
+
+
+_FIRST_PERSON = ("give me", "me d[eêá]", "d[eê]-me", "dame", "d[eé]me", "gib mir", "geben sie mir",
+                 "donne-moi", "donnez-moi", "me donner", "dammi", "reading this", "reads this",
+                 "给我", "私に", "저에게", "제게", "읽는", "lendo isso", "leyendo esto", "liest",
+                 "lisez", "読んで")
+
+
 @lru_cache(maxsize=1)
 def _compiled() -> tuple[tuple[str, re.Pattern[str]], ...]:
     patterns = [(f"en:{name}", re.compile(text, re.IGNORECASE)) for name, text in PATTERNS_EN.items()]
     patterns += [(f"ko:{name}", re.compile(text, re.IGNORECASE)) for name, text in PATTERNS_KO.items()]
+    patterns += [(name, re.compile(text, re.IGNORECASE)) for name, text in PATTERNS_OTHER.items()]
     return tuple(patterns)
 
 
-@lru_cache(maxsize=1)
-def _any() -> re.Pattern[str]:
-    joined = "|".join(f"(?:{text})" for text in (*PATTERNS_EN.values(), *PATTERNS_KO.values()))
-    return re.compile(joined, re.IGNORECASE)
+def grader_signals(text: str, *, terms: Iterable[str] = ()) -> tuple[str, ...]:
+    """Why an answer seems to work on its grader, empty when it does not: the names of the phrase
+    patterns it matches (``en:asks_for_score``, ``ko:full_marks``, ``pt:asks_for_score``...),
+    ``any:grading_talk`` from the language-neutral check, and ``imitation:<class>`` for each kind
+    of judge imitation (see :func:`imitation_signals`; ``terms`` are the suite's criterion names
+    and level labels). Every language's patterns always run: a Korean answer may end in an English
+    request and the other way round."""
+    plain = text.replace("\u2019", "'")
+    found = [name for name, pattern in _compiled() if pattern.search(plain)]
+    folded = fold(text)
+    if _grading_talk(folded):
+        found.append("any:grading_talk")
+    return (*found, *imitation_signals(text, terms=terms))
 
 
-def grader_signals(text: str) -> tuple[str, ...]:
-    """Names of the patterns an answer matches (``en:asks_for_score``, ``ko:full_marks``...);
-    empty when the answer does not address the grader. Both languages' patterns always run:
-    a Korean answer may end in an English request and the other way round."""
-    folded = text.replace("\u2019", "'")
-    if _any().search(folded) is None:  # one pass for the common case
-        return ()
-    return tuple(name for name, pattern in _compiled() if pattern.search(folded))
-
-
-def addresses_grader(text: str) -> bool:
-    """True when the answer talks to the grader or asks for a score (see ``grader_signals``)."""
-    return _any().search(text.replace("\u2019", "'")) is not None
+def addresses_grader(text: str, *, terms: Iterable[str] = ()) -> bool:
+    """True when the answer talks to the grader, asks for a score or imitates the judge (see
+    ``grader_signals``)."""
+    return bool(grader_signals(text, terms=terms))

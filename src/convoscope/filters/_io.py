@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from convoscope.errors import LocatedError
 from convoscope.filters._filter import GibberishResult
+from convoscope.items import read_text
 
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}
@@ -33,17 +34,9 @@ class Answer(BaseModel):
     text: str
 
 
-def _decode(path: Path) -> str:
-    raw = path.read_bytes()
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = raw[: error.start].count(b"\n") + 1
-        raise LocatedError(path, "not UTF-8 text; save the file as UTF-8", line=line) from None
-
-
-def read_answers(path: Path, *, column: str | None = None) -> list[Answer]:
-    """Answers from a text (one per line), CSV/TSV or JSONL file; CSV and JSONL need ``column``."""
+def read_answers(path: Path, *, column: str | None = None, encoding: str = "utf-8") -> list[Answer]:
+    """Answers from a text (one per line), CSV/TSV or JSONL file; CSV and JSONL need ``column``.
+    ``encoding``: the file's text encoding (read by :func:`convoscope.items.read_text`)."""
     suffix = path.suffix.lower()
     structured = suffix in TABLE_SUFFIXES or suffix in JSONL_SUFFIXES
     if structured and not column:
@@ -51,7 +44,7 @@ def read_answers(path: Path, *, column: str | None = None) -> list[Answer]:
     if not structured and column:
         raise LocatedError(path, "--column applies to CSV/TSV/JSONL files; this is read as plain "
                            "text, one answer per line", field=column)
-    text = _decode(path)
+    text = read_text(path, encoding=encoding)
     if suffix in TABLE_SUFFIXES:
         return _read_table(path, text, TABLE_SUFFIXES[suffix], str(column))
     if suffix in JSONL_SUFFIXES:

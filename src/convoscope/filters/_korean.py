@@ -45,8 +45,20 @@ DEFAULT_KO_WHITELIST = frozenset(
     "네네 넵넵 응응 예예 오오 와와 헐헐 노노 짱 짱짱 굿굿 굳 굳굳 노잼 꿀잼 "
     # Consonant-only chat abbreviations: ok, no-no, go, thanks, sorry, agreed, bye, hi, ...
     "ㅇㅇ ㅇㅇㅇ ㅇㅋ ㅇㅋㅇㅋ ㄴㄴ ㄴㄴㄴ ㄱㄱ ㄷㄷ ㄷㄷㄷ ㅎㄷㄷ ㅊㅋ ㄳ ㄱㅅ ㄱㅊ ㅈㅅ ㅇㅈ ㅂㅂ ㅃㅃ "
-    "ㅎㅇ ㅅㄱ ㄹㅇ ㅁㄹ ㅂㄷㅂㄷ ㄴㅇㅅ ㄱㄷ".split()
+    "ㅎㅇ ㅅㄱ ㄹㅇ ㅁㄹ ㅂㄷㅂㄷ ㄴㅇㅅ ㄱㄷ ㅇㄱㄹㅇ ㄱㅇㄷ "
+    # Clipped chat spellings the analyser does not know: fine (괜찮아), delicious, so much, great.
+    "갠춘 괜춘 존맛 존맛탱 꿀맛 노맛 별루 넘나 핵노잼 핵꿀잼 개꿀 쩔어 쩐다 오진다 굿굿굿".split()
 )
+
+
+def _listed(token: str, whitelist: frozenset[str]) -> bool:
+    """A whitelisted form, or a form of two different letters said two or three times
+    (ㅊㅋㅊㅋ, ㅇㅋㅇㅋㅇㅋ); one letter held down (아아아아아, ㄱㄱㄱㄱㄱㄱ) stays noise."""
+    if token in whitelist:
+        return True
+    unit = token[:2]
+    return (len(set(unit)) == 2 and len(token) in (4, 6) and unit * (len(token) // 2) == token
+            and unit in whitelist)
 
 
 def to_jamo(text: str) -> str:
@@ -86,9 +98,9 @@ def set_aside_chat_forms(text: str, whitelist: frozenset[str]) -> tuple[str, boo
     """Drop laughter/crying markers and whitelisted tokens; say whether anything was dropped."""
     hangul_only = "".join(c if is_hangul_syllable(c) or is_hangul_jamo(c) else " " for c in text)
     # Whitelist first, so that ㅇㅋ is kept whole before its ㅋ is read as laughter.
-    unlisted = " ".join(token for token in hangul_only.split() if token not in whitelist)
+    unlisted = " ".join(token for token in hangul_only.split() if not _listed(token, whitelist))
     kept = [token for token in CHAT_MARKERS.sub(" ", unlisted).split()
-            if token not in whitelist and not _LAUGHTER_SYLLABLES.fullmatch(token)]
+            if not _listed(token, whitelist) and not _LAUGHTER_SYLLABLES.fullmatch(token)]
     remaining = " ".join(kept)
     return remaining, remaining != " ".join(hangul_only.split())
 

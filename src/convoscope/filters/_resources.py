@@ -79,6 +79,65 @@ def wordfreq_words(min_zipf: float) -> frozenset[str]:
     return frozenset(words)
 
 
+def _wordfreq_file(lang: str) -> Path | None:
+    import wordfreq
+
+    folder = Path(wordfreq.__file__).parent / "data"
+    for size in ("large", "small"):
+        path = folder / f"{size}_{lang}.msgpack.gz"
+        if path.exists():
+            return path
+    return None
+
+
+def has_word_list(lang: str) -> bool:
+    """True when wordfreq (installed) has a frequency list for ``lang`` (40+ languages)."""
+    return lang.isalpha() and wordfreq_available() and _wordfreq_file(lang) is not None
+
+
+@lru_cache(maxsize=16)
+def language_words(lang: str, min_zipf: float) -> frozenset[str]:
+    """Every word of ``lang``'s wordfreq list at or above a Zipf frequency (empty when wordfreq
+    has no list); read as ``wordfreq_words`` reads the English one, without the ASCII filter."""
+    import gzip as gz
+
+    import msgpack
+
+    path = _wordfreq_file(lang) if wordfreq_available() else None
+    if path is None:
+        return frozenset()
+    last_bucket = int(round((9 - min_zipf) * 100 + 1e-9))
+    words: set[str] = set()
+    with gz.open(path, "rb") as handle:
+        unpacker = msgpack.Unpacker(handle, raw=False)
+        count = unpacker.read_array_header()
+        unpacker.skip()
+        for _ in range(min(count - 1, last_bucket + 1)):
+            words.update(unpacker.unpack())
+    return frozenset(words)
+
+
+@lru_cache(maxsize=8)
+def language_characters(lang: str, min_zipf: float) -> frozenset[str]:
+    """The characters the words of ``lang``'s list use (for Han text: a character no common word
+    uses is a rare one)."""
+    return frozenset(char for word in language_words(lang, min_zipf) for char in word)
+
+
+@lru_cache(maxsize=1)
+def cjk_characters() -> frozenset[str]:
+    """Characters used by the Chinese and Japanese words of wordfreq's lists (Zipf 2 and up)."""
+    return language_characters("zh", 2.0) | language_characters("ja", 2.0)
+
+
+def identify_ranked(text: str, top: int = 5) -> list[tuple[str, float]]:
+    """py3langid's most likely languages, best first (empty when it is not installed)."""
+    if not langid_available():
+        return []
+    ranked = language_identifier().rank(text)  # type: ignore[attr-defined]
+    return [(str(code), float(probability)) for code, probability in ranked[:top]]
+
+
 def resolve_dictionary(choice: Dictionary) -> Literal["wordfreq", "corpus"]:
     if choice == "auto":
         return "wordfreq" if wordfreq_available() else "corpus"

@@ -9,15 +9,15 @@ from convoscope.items._candidates import (
 from convoscope.items._frames import items_from_table, verdicts_to_table
 from convoscope.items._io import (
     ColumnMap,
-    ItemError,
-    TextEncodingError,
     jsonl_records,
     read_items,
     records,
     validate_record,
 )
 from convoscope.items._model import Item, Turn
+from convoscope.items._sample import sample_items, stratum_of
 from convoscope.items._stream import ItemStream, RawChunk
+from convoscope.items._text import ItemError, TextEncodingError, open_text, read_text
 from convoscope.items._write import (
     OUTPUT_SUFFIXES,
     RecordStream,
@@ -43,8 +43,12 @@ __all__ = [
     "context_key",
     "items_from_table",
     "jsonl_records",
+    "open_text",
     "read_items",
+    "read_text",
     "records",
+    "sample_items",
+    "stratum_of",
     "verdicts_to_table",
     "reference_candidate",
     "validate_record",

@@ -2,8 +2,9 @@
 
 Every reader validates the whole file before anything is judged, and a bad row fails with an
 :class:`ItemError` that names the file, the line (or row) and the field: text that is not in the
-file's encoding (the line, and a hint to name the encoding), JSON nested deeper than
-:data:`MAX_NESTING` levels (the line and the top-level field), a malformed record.
+file's encoding or holds a NUL byte (the line, and a hint naming an encoding that reads it; see
+:mod:`convoscope.items._text`, the one text reader), JSON nested deeper than :data:`MAX_NESTING`
+levels (the line and the top-level field), a malformed record.
 """
 
 from __future__ import annotations
@@ -11,35 +12,27 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from convoscope.errors import LocatedError
-from convoscope.items._limits import MAX_NESTING, decoding_problem, nesting_problem
+from convoscope.items._limits import MAX_NESTING, nesting_problem
 from convoscope.items._model import Item
-
-
-class ItemError(LocatedError):
-    """A malformed input row. The message names file, line and field."""
-
-    def __init__(self, path: Path | str, line: int | None, field_name: str | None, problem: str):
-        super().__init__(path, problem, line=line, field=field_name)
-
-
-class TextEncodingError(ItemError):
-    """A file that is not text in the encoding it was read with (the line of the first bad byte)."""
+from convoscope.items._text import ItemError, open_text, read_text
 
 
 @dataclass(frozen=True)
 class ColumnMap:
-    """Which CSV / Parquet columns hold which item fields.
+    """Which columns (or JSON keys) hold which fields, for items and for ratings alike.
 
-    ``context`` may be a column holding a JSON list of turns, or plain text (one turn per line,
-    optionally ``speaker: text``). Unmapped columns go into ``meta``.
+    Items: ``context`` may be a column holding a JSON list of turns, or plain text (one turn per
+    line, optionally ``speaker: text``); unmapped columns go into ``meta``. Ratings
+    (:func:`convoscope.analysis.read_ratings`): ``id`` is the item id — left at a default name
+    (``id``, ``item_id`` or ``item``), whichever of them the file has is used — and ``rater``,
+    ``criterion``, ``value``, ``unscored_reason``, ``expected_value``; a file without a criterion
+    column gets ``default_criterion``.
     """
 
     id: str = "id"
@@ -51,6 +44,12 @@ class ColumnMap:
     system: str = "system"
     meta_columns: tuple[str, ...] | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    rater: str = "rater"
+    criterion: str = "criterion"
+    value: str = "value"
+    unscored_reason: str = "unscored_reason"
+    expected_value: str = "expected_value"
+    default_criterion: str | None = None
 
     def field_of(self) -> dict[str, str]:
         names = ("id", "question", "context", "response", "reference", "language", "system")
@@ -140,11 +139,11 @@ def records(path: str | Path, *, encoding: str = "utf-8") -> Iterator[tuple[int,
 
 def jsonl_records(path: Path, *, encoding: str = "utf-8") -> Iterator[tuple[int, dict[str, Any]]]:
     """(line, object) for every non-blank line of a JSONL file, whatever its name ends with."""
-    with _decoding(path, encoding), path.open(encoding=_text_encoding(encoding)) as handle:
-        for number, text in enumerate(handle, start=1):
+    with open_text(path, encoding=encoding) as lines:
+        for number, text in enumerate(lines, start=1):  # \n, \r\n and \r end a line
             if not text.strip():
                 continue
-            row = _json_line(path, number, text.rstrip("\r\n"))  # an error at the end is on this line
+            row = _json_line(path, number, text.rstrip("\r\n"))
             if not isinstance(row, dict):
                 raise ItemError(path, number, None, "each line must be a JSON object")
             yield number, row
@@ -162,9 +161,7 @@ def _json_line(path: Path, number: int, text: str) -> Any:
 
 
 def _json_rows(path: Path, encoding: str = "utf-8") -> Iterator[tuple[int, dict[str, Any]]]:
-    with _decoding(path, encoding):
-        text = path.read_text(encoding=_text_encoding(encoding))
-    data = _json_line(path, 1, text)
+    data = _json_line(path, 1, read_text(path, encoding=encoding))
     if not isinstance(data, list):
         raise ItemError(path, None, None, "a .json file must hold a list of objects")
     for index, row in enumerate(data, start=1):
@@ -176,9 +173,8 @@ def _json_rows(path: Path, encoding: str = "utf-8") -> Iterator[tuple[int, dict[
 def csv_rows(path: Path, *, delimiter: str, encoding: str = "utf-8") -> Iterator[tuple[int, dict[str, Any]]]:
     """(line, row) for every record of a CSV/TSV file with a header; a row with too many or too
     few fields is an ItemError naming the line."""
-    with (_decoding(path, encoding),
-          path.open(encoding=_text_encoding(encoding), newline="") as handle):
-        reader = csv.DictReader(handle, delimiter=delimiter)
+    with open_text(path, encoding=encoding) as lines:
+        reader = csv.DictReader(lines, delimiter=delimiter)
         for row in _csv_records(path, reader):
             # The header is line 1; a quoted field may span lines, so ask the reader.
             extra, short = row.get(None), [key for key, value in row.items() if value is None]
@@ -212,23 +208,6 @@ def _csv_records(path: Path, reader: csv.DictReader[str]) -> Iterator[dict[str |
         except csv.Error as error:
             # DictReader copies the line number only after a good row; its inner reader knows.
             raise ItemError(path, reader.reader.line_num, None, f"not readable as CSV ({error})") from None
-
-
-def _text_encoding(encoding: str) -> str:
-    """UTF-8 files may start with a byte-order mark (Excel writes one); read it as such."""
-    return "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
-
-
-@contextmanager
-def _decoding(path: Path, encoding: str) -> Iterator[None]:
-    """Turn a decoding failure into an ItemError naming the file and the first bad line."""
-    try:
-        yield
-    except LookupError:
-        raise ItemError(path, None, None, f"unknown text encoding {encoding!r}") from None
-    except UnicodeDecodeError as error:
-        line, problem = decoding_problem(path, encoding, error)
-        raise TextEncodingError(path, line, None, problem) from None
 
 
 def _parquet_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -1,4 +1,4 @@
-"""Limits and diagnoses for input files: JSON nesting depth and text that is not in its encoding.
+"""Limits for input files: JSON nesting depth (text encodings are read in ``_text``).
 
 Python's JSON parser recurses once per nesting level, so a line of ``[[[[...`` ten thousand
 deep ends in a RecursionError that names nothing; later stages (validation, prompts, the store)
@@ -7,8 +7,6 @@ is refused with the line and the top-level field it is under, before it is parse
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 MAX_NESTING = 64
 
@@ -43,20 +41,3 @@ def nesting_problem(text: str, limit: int = MAX_NESTING) -> tuple[int, str | Non
         elif char == "\n":
             newlines += 1
     return None
-
-
-def decoding_problem(path: Path, encoding: str, error: UnicodeDecodeError) -> tuple[int | None, str]:
-    """(1-based line of the first undecodable byte, the problem in words) for a file that is not
-    ``encoding`` text. Reads the file again in binary; only called once decoding has failed."""
-    line = None
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                raw.decode(encoding)
-            except UnicodeDecodeError as bad:
-                line, error = number, bad
-                break
-    byte = error.object[error.start:error.start + 1].hex()
-    others = "cp949 (Korean Windows), latin-1" if encoding.lower() != "cp949" else "utf-8, latin-1"
-    return line, (f"not {encoding} text (byte 0x{byte} cannot be decoded); name the file's encoding, "
-                  f"e.g. {others}")

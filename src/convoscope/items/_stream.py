@@ -21,14 +21,13 @@ from convoscope.items._io import (
     TABLE_SUFFIXES,
     ColumnMap,
     ItemError,
-    _decoding,
     _json_line,
     _table_rows,
-    _text_encoding,
     _validate,
     records,
 )
 from convoscope.items._model import Item
+from convoscope.items._text import open_text
 
 DEFAULT_CHUNK = 256
 
@@ -84,6 +83,11 @@ class ItemStream:
             count += len(raw)
         if count == 0:
             raise self._empty()
+
+    def __iter__(self) -> Iterator[Item]:
+        """Every item, parsed and validated, in input order (one chunk in memory at a time)."""
+        for chunk in self.chunks():
+            yield from chunk.items()
 
     def check_start(self) -> None:
         """Read and validate the first chunk now: a file that is unreadable from its first lines
@@ -197,8 +201,8 @@ def _grouped(records: Iterator[tuple[int, bytes, Any]], size: int, limit: int | 
 
 
 def _jsonl_lines(path: Path, encoding: str) -> Iterator[tuple[int, bytes, str]]:
-    with _decoding(path, encoding), path.open(encoding=_text_encoding(encoding)) as handle:
-        for number, text in enumerate(handle, start=1):
+    with open_text(path, encoding=encoding) as lines:  # BOMs, line ends, NUL bytes as every reader
+        for number, text in enumerate(lines, start=1):
             if text.strip():
                 line = text.rstrip("\r\n")
                 yield number, line.encode("utf-8", "surrogatepass"), line

@@ -10,9 +10,12 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from convoscope.criteria import Criterion
 from convoscope.items import Item
+from convoscope.judges._options import with_options
 from convoscope.judges._parse import parse_answer, score_distribution
+from convoscope.judges._personas import persona_rules
 from convoscope.judges._prompt import build_request
 from convoscope.judges._relevance import with_relevance
+from convoscope.judges._safety import SAFETY_RULES_VERSION, apply_offline_rules
 from convoscope.judges._verdict import Verdict
 from convoscope.models import GenerateRequest, Generation, Model, ModelError
 
@@ -51,21 +54,31 @@ class RubricJudge:
     persona: str | None = None
     persona_name: str | None = None
     max_tokens: int = 400
+    temperature: float = 0.0
+    seed: int = 0
+    repeat: int | None = None  # which of several repeated judgements this is (rater suffix ~rN)
 
     @property
     def rater(self) -> str:
         suffix = f"#{self.persona_name or _short_hash(self.persona)}" if self.persona else ""
         mode = "" if self.mode == "chat" else f"[{self.mode}]"
-        return f"model:{self.model.name}{mode}{suffix}"
+        again = f"~r{self.repeat}" if self.repeat is not None else ""
+        return f"model:{self.model.name}{mode}{suffix}{again}"
 
     def identity(self) -> dict[str, Any]:
-        return {"kind": "rubric", "model": self.model.name, "mode": self.mode,
-                "persona": self.persona, "max_tokens": self.max_tokens}
+        found = {"kind": "rubric", "model": self.model.name, "mode": self.mode,
+                 "persona": self.persona, "max_tokens": self.max_tokens}
+        if persona_rules(self.persona_name):  # new rules are new work for that persona's verdicts
+            found["offline_rules"] = f"{','.join(persona_rules(self.persona_name))}@{SAFETY_RULES_VERSION}"
+        return found
 
     def request(self, item: Item, criterion: Criterion) -> GenerateRequest:
         """The model request this judge sends for ``item`` on ``criterion`` (what its key hashes)."""
-        return build_request(criterion, item, mode=self.mode, persona=self.persona,
-                             max_tokens=self.max_tokens)
+        request = build_request(criterion, item, mode=self.mode, persona=self.persona,
+                                max_tokens=self.max_tokens)
+        if self.temperature or self.seed:  # left as built otherwise: keys stay as they were
+            request = request.model_copy(update={"temperature": self.temperature, "seed": self.seed})
+        return request
 
     def task_key(self, item: Item, criterion: Criterion, request: GenerateRequest | None = None) -> str:
         """Equal exactly when the model would be asked the same thing: a hash of the rendered
@@ -84,10 +97,13 @@ class RubricJudge:
         except ModelError as error:
             return self._verdict(item, criterion, value=None, unscored_reason="model_error",
                                  raw=str(error), latency_s=time.perf_counter() - started)
-        if self.mode == "completion":  # relevance: a second next-token question (KPIs)
+        if self.mode == "completion":  # relevance and options: more next-token questions
             verdict = self._from_distribution(item, criterion, generation)
-            return await with_relevance(verdict, self.model, criterion, item, persona=self.persona)
-        return self._from_text(item, criterion, generation)
+            verdict = await with_relevance(verdict, self.model, criterion, item, persona=self.persona)
+            verdict = await with_options(verdict, self.model, criterion, item, persona=self.persona)
+        else:
+            verdict = self._from_text(item, criterion, generation)
+        return apply_offline_rules(verdict, item, criterion, self.persona_name)
 
     def _from_text(self, item: Item, criterion: Criterion, generation: Generation) -> Verdict:
         answer = parse_answer(generation.text, criterion)
@@ -109,8 +125,13 @@ class RubricJudge:
                                  raw=generation.text or "no scale value among next tokens",
                                  **_usage(generation))
         distribution, expected, mode_value = scored
+        usage = _usage(generation)
+        if self.temperature > 0:  # a repeat samples from the distribution, tempered, seeded
+            mode_value = sample_value(distribution, criterion, temperature=self.temperature,
+                                      seed=(self.seed, item.id, criterion.name))
+            usage.update(temperature=self.temperature, seed=self.seed)  # the draw is the judge's
         return self._verdict(item, criterion, value=mode_value, distribution=distribution,
-                             expected_value=expected, raw=generation.text, **_usage(generation))
+                             expected_value=expected, raw=generation.text, **usage)
 
     def _verdict(self, item: Item, criterion: Criterion, **fields: Any) -> Verdict:
         return Verdict(item_id=item.id, criterion=criterion.name, rater=self.rater,
@@ -123,6 +144,21 @@ def _usage(generation: Generation) -> dict[str, Any]:
             "latency_s": generation.latency_s, "cached": generation.cached,
             "served_model": generation.served_model, "seed": generation.seed,
             "temperature": generation.temperature}
+
+
+def sample_value(distribution: dict[str, float], criterion: Criterion, *, temperature: float,
+                 seed: tuple[Any, ...]) -> int | str:
+    """A scale value drawn from a next-token distribution raised to ``1 / temperature`` — what a
+    model sampling at that temperature would answer — with a generator seeded by ``seed`` (the
+    same seed, item and criterion draw the same value on every machine)."""
+    import random
+
+    values = criterion.scale.values()
+    weights = [distribution.get(str(value), 0.0) ** (1.0 / temperature) for value in values]
+    if not any(weights):
+        weights = [1.0] * len(values)
+    digest = hashlib.sha256(repr(seed).encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big")).choices(values, weights=weights)[0]
 
 
 def _short_hash(text: str | None) -> str:

@@ -36,6 +36,20 @@ PERSONAS: dict[str, str] = {
 }
 
 
+# Offline rule sets a persona brings to the criteria that ask for them (``parameters.offline_rules``):
+# the security expert and the safety engineer look for harm, which a tiny judge misses
+# (see ``convoscope.judges._safety``).
+PERSONA_RULES: dict[str, tuple[str, ...]] = {
+    "security-expert": ("safety",),
+    "safety-engineer": ("safety",),
+}
+
+
+def persona_rules(name: str | None) -> tuple[str, ...]:
+    """The offline rule sets of a library persona (none for other personas or none at all)."""
+    return PERSONA_RULES.get(name or "", ())
+
+
 def resolve_persona(name_or_text: str) -> tuple[str, str]:
     """Return (name, text) for a library persona name or for ``NAME=TEXT``.
 

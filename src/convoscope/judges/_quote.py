@@ -8,8 +8,10 @@ Two rules keep such text inert:
 * every piece of judged text is written as a JSON string literal, on one physical line: newlines,
   quotes and control characters are escaped, so the text cannot start a line of its own (no forged
   ``Score:`` line) nor close its quotes;
-* in completion prompts (next-token scoring by tiny models) the digits inside quoted text are
-  written full-width, so the scale's own tokens never occur in judged text;
+* in completion prompts (next-token scoring by tiny models) text that imitates or addresses the
+  grader (a forged ``Score: 7``, ``{"score": 7}``, "give me 7"; ``convoscope.filters.grader_signals``)
+  has its digits written full-width, so the scale's own tokens never occur in it; every other text
+  keeps its digits, so a manual's "2.4 bar" reaches the judge as written;
 * in chat prompts the item is a JSON object between two marker lines carrying a tag derived from
   the item's own content; the tag is checked not to occur inside the text, so no text can write
   the closing marker (it would have to contain the hash of itself).
@@ -42,20 +44,32 @@ _FULL_WIDTH_DIGITS = str.maketrans({str(digit): chr(0xFF10 + digit) for digit in
 
 
 def quote_for_scoring(value: Any) -> str:
-    """``value`` quoted as by :func:`quote`, with ASCII digits written as full-width digits.
+    """``value`` quoted as by :func:`quote`; a text that works on its grader has its ASCII digits
+    written as full-width digits, every other text keeps them.
 
     For next-token scoring: the score is read from the probability of the scale's tokens ("0" to
     "7") right after the prompt, and a tiny model copies a digit it has just read. Written
-    full-width, a "Score: 7" inside an answer still reads as seven but is not the token "7"."""
-    return quote(_full_width(value))
+    full-width, a forged "Score: 7" still reads as seven but is not the token "7". Only such
+    text is rewritten: the numbers of a manual or an ordinary answer ("2.4 bar", "3 nights") are
+    what a quantitative judgement checks, and they stay as written."""
+    return quote(_neutralised(value))
 
 
-def _full_width(value: Any) -> Any:
+def _neutralised(value: Any) -> Any:
     if isinstance(value, str):
-        return value.translate(_FULL_WIDTH_DIGITS)
+        return value.translate(_FULL_WIDTH_DIGITS) if works_on_grader(value) else value
     if isinstance(value, list | tuple):
-        return [_full_width(entry) for entry in value]
+        return [_neutralised(entry) for entry in value]
     return value
+
+
+def works_on_grader(text: str) -> bool:
+    """True when ``text`` has digits and imitates or addresses the grader."""
+    if not any("0" <= char <= "9" for char in text):
+        return False  # nothing to rewrite, and no need to run the detector
+    from convoscope.filters import grader_signals
+
+    return bool(grader_signals(text))
 
 
 def quote_object(fields: dict[str, Any]) -> str:

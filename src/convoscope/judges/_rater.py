@@ -19,6 +19,7 @@ class RaterKind(StrEnum):
     HUMAN = "human"  # a person, e.g. an annotator in a campaign
     METRIC = "metric"  # a KPI computed from the log (latency, answer length), no model
     BASELINE = "baseline"  # a judge-free reference score (length, TF-IDF, embeddings)
+    PYTHON = "python"  # a judge written in Python: rules, a classifier, a house client
 
     @property
     def prefix(self) -> str:

@@ -16,12 +16,13 @@ UnscoredReason = Literal[
     "no_quorum",  # a panel had too few scored members to pool
     "tie",  # a panel's members split evenly and the tie rule leaves it unscored
     "not_applicable",  # the criterion does not apply to this kind of item
+    "judge_error",  # a judge written in Python raised, or broke its contract (see ``raw``)
 ]
 
 # Reasons that say nothing about the item: the work is not done and a re-run does it again.
 TRANSIENT: frozenset[str] = frozenset({"model_error"})
 # Reasons a re-run retries only when asked (``retry_unscored``): the model answered, unreadably.
-RETRYABLE_ON_REQUEST: frozenset[str] = frozenset({"parse_failure", "refusal"})
+RETRYABLE_ON_REQUEST: frozenset[str] = frozenset({"parse_failure", "refusal", "judge_error"})
 
 
 class Verdict(BaseModel):
@@ -36,7 +37,7 @@ class Verdict(BaseModel):
     item_id: str
     criterion: str
     rater: str = Field(description="'<kind>:<name>': 'model:<name>', 'panel:<rule>', 'human:<id>', "
-                       "'metric:<name>' or 'baseline:<name>' (see :class:`RaterKind`).")
+                       "'metric:<name>', 'baseline:<name>' or 'python:<name>' (see :class:`RaterKind`).")
     value: int | str | None
     unscored_reason: UnscoredReason | None = None
     reason: str | None = Field(default=None, description="The rater's explanation.")

@@ -9,6 +9,7 @@ from convoscope.models._base import (
     UsageTotals,
 )
 from convoscope.models._cache import CachedModel, ResponseCache, cache_key
+from convoscope.models._capabilities import Capabilities, CapabilityProbe, capability_notes
 from convoscope.models._embedded import (
     DEFAULT_EMBEDDED,
     EMBEDDED_MODELS,
@@ -17,12 +18,15 @@ from convoscope.models._embedded import (
     embedded_model_path,
 )
 from convoscope.models._openai import OpenAIModel
+from convoscope.models._otel import run_span, task_context
 from convoscope.models._registry import endpoint_options, model_from_spec, open_model, register_backend
 
 __all__ = [
     "DEFAULT_EMBEDDED",
     "EMBEDDED_MODELS",
     "CachedModel",
+    "Capabilities",
+    "CapabilityProbe",
     "EmbeddedModel",
     "INSTALL_HINT",
     "GenerateRequest",
@@ -34,9 +38,12 @@ __all__ = [
     "ResponseCache",
     "UsageTotals",
     "cache_key",
+    "capability_notes",
     "embedded_model_path",
     "endpoint_options",
     "model_from_spec",
     "open_model",
     "register_backend",
+    "run_span",
+    "task_context",
 ]

@@ -66,6 +66,10 @@ class Generation(BaseModel):
         "The server's build / configuration fingerprint when it sends one."))
     seed: int | None = Field(default=None, description="The seed sent with the request.")
     temperature: float | None = Field(default=None, description="The temperature actually used.")
+    structured_output: str | None = Field(default=None, description=(
+        "How a request with a JSON schema asked for it: 'json_schema', 'json_object' (the schema "
+        "in llama.cpp's form), 'tool' (a forced tool call) or 'none' (the schema only in the prompt, "
+        "because the endpoint took no form); None when no schema was asked for."))
 
 
 class ModelError(ConvoscopeError, RuntimeError):

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 import httpx
 
+from convoscope.models._anthropic import chat_completion, messages_params
 from convoscope.models._base import GenerateRequest, Generation, ModelError
 from convoscope.models._cache import ResponseCache, cache_key
 
@@ -165,7 +166,7 @@ class BatchModel:
                 row = json.loads(line)
                 result = row.get("result") or {}
                 problem = f"{result.get('type')}: {json.dumps(result.get('error'))[:200]}"
-                results[row["custom_id"]] = (_from_anthropic(result["message"])
+                results[row["custom_id"]] = (chat_completion(result["message"])
                                              if result.get("type") == "succeeded" else problem)
         return "ended", results
 
@@ -202,11 +203,11 @@ class BatchModel:
     async def _submit_openai(self, requests: dict[str, GenerateRequest]) -> str:
         # The endpoint's structured-output form and log-probabilities, found out once on the live
         # route (the same base URL serves both), as for live requests.
-        structured, logprobs = await self.live._probed()
+        capabilities = await self.live.capabilities()
         lines = []
         for key, request in requests.items():
             if request.messages is not None:
-                url, body = "/v1/chat/completions", self.live._chat_body(request, structured, logprobs)
+                url, body = "/v1/chat/completions", self.live._chat_body(request, capabilities)
             else:
                 url, body = "/v1/completions", _completion_body(self.live.model, request)
             lines.append(json.dumps({"custom_id": key, "method": "POST", "url": url, "body": body}))
@@ -221,7 +222,7 @@ class BatchModel:
         return str(created["id"])
 
     async def _submit_anthropic(self, requests: dict[str, GenerateRequest]) -> str:
-        entries = [{"custom_id": key, "params": _anthropic_params(self.live.model, request)}
+        entries = [{"custom_id": key, "params": messages_params(self.live.model, request)}
                    for key, request in requests.items()]
         created = await self._json("POST", "/messages/batches", json={"requests": entries})
         return str(created["id"])
@@ -264,30 +265,3 @@ def _completion_body(model: str, request: GenerateRequest) -> dict[str, Any]:
     if request.seed is not None:
         body["seed"] = request.seed
     return body
-
-
-def _anthropic_params(model: str, request: GenerateRequest) -> dict[str, Any]:
-    """A Messages API request: the system message apart, no log-probabilities, no seed (the
-    Messages API takes neither), the JSON schema stays in the prompt."""
-    if request.messages is None:
-        raise ModelError("Anthropic batches take chat requests only; use chat mode for this judge")
-    system = "\n\n".join(m.content for m in request.messages if m.role == "system")
-    params: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens,
-                              "temperature": request.temperature,
-                              "messages": [m.model_dump() for m in request.messages if m.role != "system"]}
-    if system:
-        params["system"] = system
-    if request.stop:
-        params["stop_sequences"] = list(request.stop)
-    return params
-
-
-def _from_anthropic(message: dict[str, Any]) -> dict[str, Any]:
-    """An Anthropic message in the OpenAI shape the live backend reads."""
-    text = "".join(block.get("text", "") for block in message.get("content", [])
-                   if block.get("type") == "text")
-    usage = message.get("usage") or {}
-    return {"model": message.get("model"), "choices": [{"message": {"content": text},
-                                                        "finish_reason": message.get("stop_reason")}],
-            "usage": {"prompt_tokens": usage.get("input_tokens", 0),
-                      "completion_tokens": usage.get("output_tokens", 0)}}

@@ -54,7 +54,10 @@ class ResponseCache:
         self._read_lock = threading.Lock()
         self._reader = self._connect()
         self._pending: dict[str, Generation] = {}
-        self._queue: queue.Queue[tuple[str, Generation] | threading.Event | None] = queue.Queue()
+        self._gathered: list[tuple[str, Generation]] = []
+        self._gather_lock = threading.Lock()
+        self._scheduled: asyncio.TimerHandle | None = None
+        self._queue: queue.Queue[list[tuple[str, Generation]] | threading.Event | None] = queue.Queue()
         self._writer = threading.Thread(target=self._write_loop, name=f"cache-writer:{self.path.name}",
                                         daemon=True)
         self._closed = False
@@ -84,16 +87,52 @@ class ResponseCache:
             row = self._reader.execute("select generation from responses where key = ?", (key,)).fetchone()
         return Generation.model_validate_json(row[0]) if row else None
 
+    def get_many(self, keys: list[str]) -> dict[str, Generation]:
+        """The stored ones of ``keys``, in one query per 500 keys (call it off the event loop)."""
+        found = {key: self._pending[key] for key in keys if key in self._pending}
+        wanted = [key for key in keys if key not in found]
+        with self._read_lock:
+            for start in range(0, len(wanted), 500):
+                part = wanted[start:start + 500]
+                marks = ",".join("?" * len(part))
+                rows = self._reader.execute(
+                    f"select key, generation from responses where key in ({marks})", part).fetchall()
+                found.update((key, Generation.model_validate_json(data)) for key, data in rows)
+        return found
+
     def put(self, key: str, generation: Generation) -> None:
+        """Store a generation. Readable at once; on the event loop, puts made within a few
+        milliseconds reach the writer thread together (one wake-up, not one per answer)."""
         if self._closed:
             raise RuntimeError(f"the response cache {self.path} is closed")
         self._pending[key] = generation
-        self._queue.put((key, generation))
+        with self._gather_lock:
+            self._gathered.append((key, generation))
+            full = len(self._gathered) >= 64
+        if full:
+            self._hand_over()
+        elif self._scheduled is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                self._hand_over()
+                return
+            self._scheduled = loop.call_later(0.005, self._hand_over)
+
+    def _hand_over(self) -> None:
+        with self._gather_lock:  # flush() and close() may come from another thread
+            scheduled, self._scheduled = self._scheduled, None
+            rows, self._gathered = self._gathered, []
+        if scheduled is not None:
+            scheduled.cancel()
+        if rows:
+            self._queue.put(rows)
 
     def flush(self) -> None:
         """Block until every row put so far is committed."""
         if self._closed:
             return
+        self._hand_over()
         done = threading.Event()
         self._queue.put(done)
         done.wait()
@@ -120,17 +159,17 @@ class ResponseCache:
         finally:
             connection.close()
 
-    def _drain(self, first: tuple[str, Generation] | threading.Event
+    def _drain(self, first: list[tuple[str, Generation]] | threading.Event
                ) -> tuple[list[tuple[str, Generation]], list[threading.Event]]:
         """The first entry and whatever else is already queued (up to ``batch`` rows)."""
         rows: list[tuple[str, Generation]] = []
         waiters: list[threading.Event] = []
-        entry: tuple[str, Generation] | threading.Event | None = first
+        entry: list[tuple[str, Generation]] | threading.Event | None = first
         while True:
             if isinstance(entry, threading.Event):
                 waiters.append(entry)
             elif entry is not None:
-                rows.append(entry)
+                rows.extend(entry)
             if len(rows) >= self._batch:
                 break
             try:
@@ -156,6 +195,7 @@ class ResponseCache:
     def close(self) -> None:
         if self._closed:
             return
+        self._hand_over()
         self._closed = True
         self._queue.put(None)
         self._writer.join()
@@ -174,14 +214,30 @@ class CachedModel:
         self.inner = model
         self.cache = cache
         self._in_flight: dict[str, asyncio.Future[Generation]] = {}
+        # What prefetch found for requests about to be sent, by the request object: its key, and
+        # the stored generation (None: known not to be stored). Taken out when generate uses it.
+        self._prefetched: dict[int, tuple[str, Generation | None]] = {}
 
     @property
     def name(self) -> str:
         return self.inner.name
 
+    def prefetch(self, requests: list[GenerateRequest]) -> None:
+        """Key these requests and look them all up at once — in a worker thread, ahead of
+        :meth:`generate`, so the event loop neither hashes a request nor reads the cache file."""
+        keys = [cache_key(self.inner.name, request) for request in requests]
+        found = self.cache.get_many(keys)
+        self._prefetched.update((id(request), (key, found.get(key)))
+                                for request, key in zip(requests, keys, strict=True))
+
     async def generate(self, request: GenerateRequest) -> Generation:
-        key = cache_key(self.inner.name, request)
-        stored = self.cache.get(key)
+        known = self._prefetched.pop(id(request), None)
+        if known is not None:
+            key, stored = known
+            stored = stored or self.cache._pending.get(key)
+        else:
+            key = cache_key(self.inner.name, request)
+            stored = self.cache.get(key)
         if stored is not None:
             return stored.model_copy(update={"cached": True, "latency_s": 0.0})
         pending = self._in_flight.get(key)

@@ -106,6 +106,11 @@ class EmbeddedModel:
         label = self._model if self._model in EMBEDDED_MODELS else self._path.name
         return f"embedded:{label}"
 
+    @property
+    def provider(self) -> str:
+        """The engine behind the model (``gen_ai.system`` in traces)."""
+        return "llama_cpp"
+
     def _load(self) -> Any:
         if self._llama is None:
             try:

@@ -3,7 +3,9 @@
 * ``api_key`` or ``api_key_env`` (the name of an environment variable) belong to the endpoint they
   are given for. ``api_key_env`` may also map hosts to variables, ``{"api.example.com": "EX_KEY",
   "*": "OTHER"}``, so one setting serves a panel of several providers.
-* ``OPENAI_API_KEY`` is read only for api.openai.com, or for the host ``OPENAI_BASE_URL`` names.
+* ``OPENAI_API_KEY`` is read only for api.openai.com, or for the host ``OPENAI_BASE_URL`` names;
+  ``ANTHROPIC_API_KEY`` only for api.anthropic.com; ``GEMINI_API_KEY`` only for Google's
+  generativelanguage.googleapis.com.
 * A key is refused over plain ``http://`` to a host other than this machine, unless
   ``allow_insecure`` is set; so are credentials written into the URL (``http://user:pw@host``).
 * Credentials in a URL are used for the requests and never shown: :func:`redact_url` is what
@@ -20,6 +22,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from convoscope.models._base import ModelError
 
 _OPENAI_HOST = "api.openai.com"
+_PROVIDER_KEYS = {"api.anthropic.com": "ANTHROPIC_API_KEY",
+                  "generativelanguage.googleapis.com": "GEMINI_API_KEY"}
 
 
 def is_loopback(host: str) -> bool:
@@ -70,6 +74,9 @@ def resolve_api_key(base_url: str, *, api_key: str | None = None,
                 raise ModelError(f"the API key variable {variable} (for {host}) is not set")
     if key is None and _default_openai_host(host):
         key, source = os.environ.get("OPENAI_API_KEY") or None, "OPENAI_API_KEY"
+    if key is None and host in _PROVIDER_KEYS:
+        source = _PROVIDER_KEYS[host]
+        key = os.environ.get(source) or None
     in_url = urlsplit(base_url).password is not None or urlsplit(base_url).username is not None
     if in_url and key is None:
         source = "the URL"

@@ -5,10 +5,13 @@ The spec is LiteLLM's own model string, e.g. ``litellm:anthropic/claude-3-5-haik
 LiteLLM reads each provider's usual key variable; ``api_key_env`` names another one per judge.
 
 What convoscope adds around the call: the same retry policy, adaptive in-flight limit and
-per-minute budgets as the OpenAI-compatible backend, and the cost of every call from LiteLLM's
-price table (shipped inside the package: it is read locally, never fetched). Settings a provider
-does not take (structured output, log-probabilities, seed) are not sent: :attr:`ignored` lists
-them, and the first call warns once.
+per-minute budgets as the OpenAI-compatible backend; the same capability probe
+(:mod:`._capabilities`), so structured output and log-probabilities are sent only where the
+endpoint takes them (LiteLLM's own table says what a provider's API takes, not what the server
+behind an ``openai/`` route does); and the cost of every call from LiteLLM's price table (shipped
+inside the package: it is read locally, never fetched). A seed is not sent to a provider whose
+table says it takes none (:attr:`ignored`; the first call warns once). LiteLLM's debugging banner
+is off, and its HTTP sessions are closed when the model is.
 """
 
 from __future__ import annotations
@@ -19,6 +22,18 @@ import warnings
 from typing import Any
 
 from convoscope.models._base import GenerateRequest, Generation, ModelError
+from convoscope.models._capabilities import (
+    PROBE_MESSAGES,
+    STRUCTURED_FORMS,
+    Capabilities,
+    CapabilityProbe,
+    Refused,
+    Unavailable,
+    is_validation_error,
+    refuses,
+    response_format,
+    structured_form,
+)
 from convoscope.models._keys import redact_url
 from convoscope.models._limits import AdaptiveLimit, RateBudget, estimated_tokens
 from convoscope.models._retry import RetryPolicy, TransientError, call_with_retries
@@ -41,6 +56,7 @@ def _litellm() -> Any:
     except ImportError:
         raise ModelError(_INSTALL) from None
     litellm.telemetry = False
+    litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banner on every failure
     return litellm
 
 
@@ -67,8 +83,11 @@ class LiteLLMModel:
         self._limit = AdaptiveLimit(max_concurrency)
         self._budget = RateBudget(rpm, tpm)
         supported = set(self._supported())
-        self.ignored = tuple(name for name in ("response_format", "logprobs", "seed")
-                             if name not in supported)
+        self.ignored = ("seed",) if "seed" not in supported else ()
+        skipped = () if "response_format" in supported else (
+            f"LiteLLM's table says {model} takes no response_format",)
+        self.probe = CapabilityProbe(self.name, self._probe_request, logprobs="logprobs" in supported,
+                                     forms=STRUCTURED_FORMS if not skipped else (), skipped=skipped)
         self._warned = False
 
     def _supported(self) -> list[str]:
@@ -84,11 +103,21 @@ class LiteLLMModel:
     def name(self) -> str:
         return f"litellm:{self.model}" + (f"@{redact_url(self.api_base)}" if self.api_base else "")
 
+    @property
+    def provider(self) -> str:
+        """LiteLLM's provider of the model (``gen_ai.system`` in traces), e.g. ``anthropic``."""
+        return self.model.partition("/")[0] if "/" in self.model else "litellm"
+
+    @property
+    def capability_note(self) -> str | None:
+        return self.probe.note
+
     async def generate(self, request: GenerateRequest) -> Generation:
         if self.ignored and not self._warned:
             self._warned = True
             warnings.warn(f"{self.name} does not take {', '.join(self.ignored)}: not sent", stacklevel=2)
-        kwargs = self._kwargs(request)
+        capabilities = await self.probe.get() if request.messages is not None else None
+        kwargs = self._kwargs(request, capabilities)
         size = len(str(kwargs.get("messages") or kwargs.get("prompt") or "").encode())
         started = time.perf_counter()
 
@@ -100,11 +129,26 @@ class LiteLLMModel:
         data = (await self._call(attempt)).model_dump()
         if request.next_token_candidates and (lead := whitespace_lead(data)) is not None:
             # As the OpenAI backend does: ask once more past a leading space and fold it in
-        # (``attempt`` reads ``kwargs`` when it runs, so it sends the extended prompt).
+            # (``attempt`` reads ``kwargs`` when it runs, so it sends the extended prompt).
             kwargs = {**kwargs, "prompt": kwargs["prompt"] + lead[0]}
             data = fold_past_whitespace(data, (await self._call(attempt)).model_dump(), lead,
                                         request.next_token_candidates)
-        return self._generation(data, request, time.perf_counter() - started)
+        return self._generation(data, request, kwargs, time.perf_counter() - started)
+
+    async def _probe_request(self, extra: dict[str, Any]) -> None:
+        """One small chat call for the capability probe: LiteLLM's errors as Refused / Unavailable."""
+        kwargs = {**self._base_kwargs(8, 0.0), "messages": list(PROBE_MESSAGES), **extra}
+
+        async def attempt() -> Any:
+            async with self._limit.slot() as sent_at:
+                return await self._attempt(kwargs, sent_at, probing=True)
+
+        try:
+            await call_with_retries(attempt, self._policy)
+        except TransientError as error:
+            raise Unavailable(str(error), status=error.status) from None
+        except TimeoutError:
+            raise Unavailable(f"no answer within the deadline of {self._policy.deadline:g} s") from None
 
     async def _call(self, attempt: Any) -> Any:
         try:
@@ -115,32 +159,34 @@ class LiteLLMModel:
             raise ModelError(f"{self.name}: no answer within the deadline of "
                              f"{self._policy.deadline:g} s") from None
 
-    def _kwargs(self, request: GenerateRequest) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"model": self.model, "max_tokens": request.max_tokens,
-                                  "temperature": request.temperature, "timeout": self._policy.timeout,
-                                  "num_retries": 0, **request.sampling()}
+    def _base_kwargs(self, max_tokens: int, temperature: float) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens, "temperature": temperature,
+                                  "timeout": self._policy.timeout, "num_retries": 0}
         if self.api_base:
             kwargs["api_base"] = self.api_base
         if self._key:
             kwargs["api_key"] = self._key
+        return kwargs
+
+    def _kwargs(self, request: GenerateRequest, capabilities: Capabilities | None) -> dict[str, Any]:
+        kwargs = {**self._base_kwargs(request.max_tokens, request.temperature), **request.sampling()}
         if request.stop:
             kwargs["stop"] = list(request.stop)
         if request.seed is not None and "seed" not in self.ignored:
             kwargs["seed"] = request.seed
-        if request.messages is None:
+        if request.messages is None or capabilities is None:
             kwargs["prompt"] = request.prompt
-            if request.next_token_candidates and "logprobs" not in self.ignored:
+            if request.next_token_candidates:
                 kwargs["logprobs"] = 20
             return kwargs
         kwargs["messages"] = [message.model_dump() for message in request.messages]
-        if request.json_schema is not None and "response_format" not in self.ignored:
-            kwargs["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": "verdict", "schema": request.json_schema}}
-        if "logprobs" not in self.ignored:
+        if request.json_schema is not None and capabilities.structured != "none":
+            kwargs["response_format"] = response_format(capabilities.structured, request.json_schema)
+        if capabilities.logprobs:
             kwargs.update(logprobs=True, top_logprobs=20)
         return kwargs
 
-    async def _attempt(self, kwargs: dict[str, Any], sent_at: float) -> Any:
+    async def _attempt(self, kwargs: dict[str, Any], sent_at: float, *, probing: bool = False) -> Any:
         errors = self._litellm.exceptions
         call = self._litellm.acompletion if "messages" in kwargs else self._litellm.atext_completion
         try:
@@ -156,13 +202,31 @@ class LiteLLMModel:
                              "key with api_key_env") from None
         except (errors.Timeout, errors.APIConnectionError, errors.InternalServerError,
                 errors.ServiceUnavailableError, errors.BadGatewayError) as error:
-            raise TransientError(f"{type(error).__name__}: {str(error)[:200]}") from None
-        except errors.APIError as error:
-            raise ModelError(f"{self.name}: {type(error).__name__}: {str(error)[:200]}") from None
+            status = getattr(error, "status_code", None)
+            if isinstance(error, errors.InternalServerError) and is_validation_error(str(error)):
+                self._refused(status, error, probing)  # a server's validation error: never transient
+            raise TransientError(f"{type(error).__name__}: {str(error)[:200]}",
+                                 status=status if isinstance(status, int) else None) from None
+        except Exception as error:  # noqa: BLE001 - 400/404/422, unsupported params, any other answer
+            self._refused(getattr(error, "status_code", None), error, probing)
         self._limit.succeeded()
         return response
 
-    def _generation(self, data: dict[str, Any], request: GenerateRequest, latency: float) -> Generation:
+    def _refused(self, status: Any, error: Exception, probing: bool) -> None:
+        """Raise what an answer that no attempt would change is: to the capability probe, Refused
+        when it says the field is not taken (else Unavailable: nothing learnt); to a request, its
+        ModelError."""
+        status = status if isinstance(status, int) else None
+        if status is None and isinstance(error, self._litellm.exceptions.BadRequestError):
+            status = 400  # LiteLLM's own refusal of a parameter (UnsupportedParamsError)
+        if probing and refuses(status, str(error)):
+            raise Refused(status, str(error)) from None
+        if probing:
+            raise Unavailable(f"{type(error).__name__}: {str(error)[:200]}", status=status) from None
+        raise ModelError(f"{self.name}: {type(error).__name__}: {str(error)[:200]}") from None
+
+    def _generation(self, data: dict[str, Any], request: GenerateRequest, kwargs: dict[str, Any],
+                    latency: float) -> Generation:
         choice = data["choices"][0]
         if request.messages is None:
             text = choice.get("text") or ""
@@ -182,7 +246,13 @@ class LiteLLMModel:
             completion_tokens=completion_tokens, latency_s=latency,
             finish_reason=choice.get("finish_reason"), cost=cost, served_model=data.get("model"),
             system_fingerprint=data.get("system_fingerprint"),
-            seed=request.seed if "seed" not in self.ignored else None, temperature=request.temperature)
+            seed=request.seed if "seed" not in self.ignored else None, temperature=request.temperature,
+            structured_output=structured_form(request, kwargs))
 
     async def aclose(self) -> None:
-        return None
+        """Close the HTTP clients LiteLLM keeps for the process and forget them, so that no
+        "Unclosed client session" is reported at exit and a later model opens fresh ones."""
+        await self._litellm.close_litellm_async_clients()
+        clients = getattr(self._litellm, "in_memory_llm_clients_cache", None)
+        if clients is not None:
+            clients.flush_cache()

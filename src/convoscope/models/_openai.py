@@ -1,10 +1,10 @@
 """Any OpenAI-compatible HTTP endpoint: OpenAI, vLLM, Ollama, llama.cpp's server, ...
 
 What the endpoint accepts is found out once, on dedicated probe requests, before the first chat
-request: structured output in the most precise form it takes (``json_schema``, else
-``json_object`` with the schema as llama.cpp reads it, else none: the prompt still carries the
-schema) and token log-probabilities. One item's failure (a 500, an over-long prompt) never changes
-that for the items after it.
+request (:mod:`._capabilities`): structured output in the most precise form it takes and token
+log-probabilities. A probe that fails for a transient reason decides nothing and is asked again on
+the next request; one item's failure (a 500, an over-long prompt) never changes what later items
+are sent.
 
 Each call: an in-flight slot of the endpoint's adaptive limit (:mod:`._limits`), the optional
 per-minute budgets, then attempts within a :class:`~._retry.RetryPolicy` (per-attempt ``timeout``,
@@ -24,6 +24,16 @@ from typing import Any
 import httpx
 
 from convoscope.models._base import GenerateRequest, Generation, ModelError
+from convoscope.models._capabilities import (
+    PROBE_MESSAGES,
+    Capabilities,
+    CapabilityProbe,
+    Refused,
+    Unavailable,
+    refuses,
+    response_format,
+    structured_form,
+)
 from convoscope.models._keys import redact_url, resolve_api_key
 from convoscope.models._limits import AdaptiveLimit, RateBudget, estimated_tokens
 from convoscope.models._retry import (
@@ -45,10 +55,7 @@ from convoscope.models._wire import (
     whitespace_lead,
 )
 
-_PROBE_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
-_PROBE_MESSAGES = [{"role": "user", "content": 'Reply with the JSON object {"ok": true}.'}]
 _POOL_SHARDS = 8
-_REJECTED = {400, 404, 405, 415, 422, 500, 501}  # what a server says to a field it does not take
 
 
 class OpenAIModel:
@@ -70,6 +77,7 @@ class OpenAIModel:
                  transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.model = model
         self.base_url = base_url.rstrip("/")
+        self._name = f"openai:{model}@{redact_url(self.base_url)}"  # never the URL's credentials
         key = resolve_api_key(self.base_url, api_key=api_key, api_key_env=api_key_env,
                               allow_insecure=allow_insecure)
         try:
@@ -81,11 +89,13 @@ class OpenAIModel:
             raise ModelError(f"{self.name}: {error}") from None
         # Several small connection pools instead of one big one: httpx's pool scans every
         # connection it holds on each request, so its cost per request grows with the pool
-        # (encode/httpx#3215); requests are dealt round-robin over the shards.
+        # (encode/httpx#3215); requests are dealt round-robin over the shards. They share one
+        # TLS context: building one loads the CA bundle (tens of milliseconds each).
+        tls = httpx.create_ssl_context()
         self._clients = [httpx.AsyncClient(
             base_url=self.base_url, headers={"Authorization": f"Bearer {key}"} if key else {},
             timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)), transport=transport,
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64))
+            verify=tls, limits=httpx.Limits(max_connections=None, max_keepalive_connections=64))
             for _ in range(_POOL_SHARDS)]
         self._client = self._clients[0]  # side requests (probes, /props, /tokenize)
         self._next_shard = itertools.count()
@@ -93,12 +103,12 @@ class OpenAIModel:
         self._context_length = context_length
         self._token_counter: str | None = None  # the tokenizer route; "" once known to be absent
         self._discovered = False
-        self._capabilities: tuple[str, bool] | None = None  # (structured-output form, logprobs)
-        self._probe_lock = asyncio.Lock()
+        self.probe = CapabilityProbe(self.name, self._probe_request)
+        self._probe_lock = asyncio.Lock()  # discovery of the context size and tokenizer route
 
     @property
     def name(self) -> str:
-        return f"openai:{self.model}@{redact_url(self.base_url)}"
+        return self._name
 
     @property
     def in_flight_limit(self) -> AdaptiveLimit:
@@ -110,12 +120,21 @@ class OpenAIModel:
         await self._discover()
         await self._refuse_over_long(request)
         if request.messages is not None:
-            structured, logprobs = await self._probed()
-            body = self._chat_body(request, structured, logprobs)
+            body = self._chat_body(request, await self.probe.get())
             data = await self._request("/chat/completions", body, "chat")
         else:
             body, data = await self._completion(request)
         return self._generation(data, request, body, time.perf_counter() - started)
+
+    @property
+    def provider(self) -> str:
+        """The API this backend speaks (``gen_ai.system`` in traces)."""
+        return "openai"
+
+    @property
+    def capability_note(self) -> str | None:
+        """Why this endpoint went without structured output, when it did (for the run summary)."""
+        return self.probe.note
 
     # -- one call ---------------------------------------------------------------------------
 
@@ -142,6 +161,9 @@ class OpenAIModel:
             client = self._clients[next(self._next_shard) % len(self._clients)]
             response = await client.post(path, json=body)
         except httpx.TimeoutException as error:
+            # A server too slow to answer in time is congested, as one that says 429: fewer
+            # requests at once (a llama.cpp server keeps computing the abandoned ones).
+            self._limit.throttled(sent_at)
             raise TransientError(f"no answer within the timeout of {self._policy.timeout:g} s "
                                  f"({type(error).__name__})") from None
         except httpx.RequestError as error:  # connection refused or dropped, broken encoding, ...
@@ -155,8 +177,8 @@ class OpenAIModel:
             return data  # type: ignore[return-value]
         if status == 429:
             self._limit.throttled(sent_at)
-        if probing and status == 500 and probing in response.text.lower():
-            raise _Refused(status, response.text)  # a server that fails on the field it cannot take
+        if status == 500 and refuses(status, response.text, probing or ""):
+            raise _Refused(status, response.text)  # a validation error: no attempt would change it
         if should_retry(status, headers):
             raise TransientError(f"HTTP {status}: {snippet(response.text)}", status=status,
                                  retry_after=retry_after_seconds(headers))
@@ -187,39 +209,26 @@ class OpenAIModel:
             return ModelError(f"{self.name}: prompt {size}exceeds the context of {context}")
         return ModelError(f"{self.name}: HTTP {refused.status}: {snippet(refused.detail)}")
 
-    # -- what the endpoint takes, found out once ------------------------------------------------
+    # -- what the endpoint takes, found out once (see ._capabilities) ---------------------------
 
-    async def _probed(self) -> tuple[str, bool]:
-        if self._capabilities is None:
-            async with self._probe_lock:
-                if self._capabilities is None:
-                    self._capabilities = await self._probe()
-        return self._capabilities
+    async def capabilities(self) -> Capabilities:
+        """What the endpoint takes (probed on the first call; raises ModelError while unknown)."""
+        return await self.probe.get()
 
-    async def _probe(self) -> tuple[str, bool]:
-        base = {"model": self.model, "messages": _PROBE_MESSAGES, "max_tokens": 8, "temperature": 0.0}
-        logprobs = await self._accepts({**base, "logprobs": True, "top_logprobs": 10}, "logprob")
-        for form in ("json_schema", "json_object_schema"):
-            format_body = {**base, "response_format": _response_format(form, _PROBE_SCHEMA)}
-            if await self._accepts(format_body, "response_format"):
-                return form, logprobs
-        return "none", logprobs
-
-    async def _accepts(self, body: dict[str, Any], field: str) -> bool:
+    async def _probe_request(self, extra: dict[str, Any]) -> None:
+        body = {"model": self.model, "messages": list(PROBE_MESSAGES), "max_tokens": 8, "temperature": 0.0,
+                **extra}
+        field = "response_format" if "response_format" in extra else "logprob" if extra else None
         try:
             await self._send("/chat/completions", body, "chat", self._policy, probing=field)
-            return True
         except _Refused as refused:
-            if refused.status in _REJECTED:
-                return False
-            raise self._refusal_error(refused) from None
+            if refused.status in (401, 403) or not refuses(refused.status, refused.detail, field or ""):
+                raise self._refusal_error(refused) from None
+            raise Refused(refused.status, refused.detail) from None
         except TransientError as error:
-            if error.status == 500:  # on every attempt: take it as a refusal of the field
-                return False
-            raise ModelError(f"{self.name}: the endpoint failed the capability probe: {error}") from None
+            raise Unavailable(str(error), status=error.status) from None
         except TimeoutError:
-            raise ModelError(f"{self.name}: the capability probe got no answer within "
-                             f"{self._policy.deadline:g} s") from None
+            raise Unavailable(f"no answer within the deadline of {self._policy.deadline:g} s") from None
 
     async def _discover(self) -> None:
         """Once: the context size (llama.cpp's /props) and a tokenizer route, when the server has them."""
@@ -283,7 +292,7 @@ class OpenAIModel:
 
     # -- bodies and answers ---------------------------------------------------------------------
 
-    def _chat_body(self, request: GenerateRequest, structured: str, logprobs: bool) -> dict[str, Any]:
+    def _chat_body(self, request: GenerateRequest, capabilities: Capabilities) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model, "messages": [m.model_dump() for m in request.messages or ()],
             "max_tokens": request.max_tokens, "temperature": request.temperature, **request.sampling()}
@@ -291,10 +300,10 @@ class OpenAIModel:
             body["seed"] = request.seed
         if request.stop:
             body["stop"] = list(request.stop)
-        if logprobs:
+        if capabilities.logprobs:
             body.update(logprobs=True, top_logprobs=10)
-        if request.json_schema is not None and structured != "none":
-            body["response_format"] = _response_format(structured, request.json_schema)
+        if request.json_schema is not None and capabilities.structured != "none":
+            body["response_format"] = response_format(capabilities.structured, request.json_schema)
         return body
 
     async def _completion(self, request: GenerateRequest) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -339,7 +348,8 @@ class OpenAIModel:
                           prompt_tokens=n_in, completion_tokens=n_out, latency_s=latency,
                           finish_reason=_text_or_none(choice.get("finish_reason")), cost=cost,
                           served_model=_text_or_none(served), system_fingerprint=_text_or_none(fingerprint),
-                          seed=body.get("seed"), temperature=body.get("temperature"))
+                          seed=body.get("seed"), temperature=body.get("temperature"),
+                          structured_output=structured_form(request, body))
 
     async def aclose(self) -> None:
         for client in self._clients:
@@ -352,13 +362,6 @@ class _Refused(Exception):
     def __init__(self, status: int, detail: str) -> None:
         super().__init__(f"HTTP {status}: {detail[:200]}")
         self.status, self.detail = status, detail
-
-
-def _response_format(form: str, schema: dict[str, Any]) -> dict[str, Any]:
-    if form == "json_schema":
-        return {"type": "json_schema",
-                "json_schema": {"name": "judgement", "schema": schema, "strict": False}}
-    return {"type": "json_object", "schema": schema}
 
 
 def _context_from_props(props: dict[str, Any] | None) -> int | None:

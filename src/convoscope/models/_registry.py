@@ -3,9 +3,13 @@
 * ``embedded`` / ``embedded:smollm2`` / ``embedded:gemma3-270m`` / ``embedded:/path/model.gguf``
 * ``openai:MODEL@BASE_URL`` (any OpenAI-compatible server) or ``openai:MODEL`` (api.openai.com,
   or ``OPENAI_BASE_URL`` when set)
+* ``anthropic:MODEL[@BASE_URL]``: Anthropic's Messages API, natively (:mod:`._anthropic`)
+* ``gemini:MODEL``: Google's Gemini API through its OpenAI-compatible endpoint (``GEMINI_API_KEY``)
 * ``litellm:PROVIDER/MODEL[@API_BASE]``: any provider LiteLLM speaks (extra ``providers``)
 
-Other backends register a factory under their prefix with :func:`register_backend`.
+Other backends register a factory under their prefix with :func:`register_backend`, or, from an
+installed package, declare it as an entry point of group ``convoscope.backends`` (read when a spec
+with that prefix is first asked for).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 from convoscope.models._base import Model, ModelError
 
 BackendFactory = Callable[..., Model]
+GEMINI_OPENAI_URL = "https://generativelanguage.googleapis.com/v1beta/openai"
 _BACKENDS: dict[str, BackendFactory] = {}
 
 
@@ -52,6 +57,22 @@ def _openai(rest: str, **options: Any) -> Model:
     return OpenAIModel(model, base_url=base_url, **own)
 
 
+def _anthropic(rest: str, **options: Any) -> Model:
+    from convoscope.models._anthropic import ANTHROPIC_URL, AnthropicModel
+
+    model, _, base_url = rest.partition("@")
+    if not model:
+        raise ModelError("an anthropic spec needs a model name: anthropic:MODEL[@BASE_URL]")
+    own = {key: value for key, value in options.items() if key not in EMBEDDED_OPTIONS}
+    return AnthropicModel(model, base_url=base_url or ANTHROPIC_URL, **own)
+
+
+def _gemini(rest: str, **options: Any) -> Model:
+    if not rest or "@" in rest:
+        raise ModelError("a gemini spec is gemini:MODEL (for another URL use openai:MODEL@URL)")
+    return _openai(f"{rest}@{GEMINI_OPENAI_URL}", **options)
+
+
 def _litellm(rest: str, **options: Any) -> Model:
     from convoscope.models._litellm import LiteLLMModel
 
@@ -65,10 +86,12 @@ def _litellm(rest: str, **options: Any) -> Model:
 
 register_backend("embedded", _embedded)
 register_backend("openai", _openai)
+register_backend("anthropic", _anthropic)
+register_backend("gemini", _gemini)
 register_backend("litellm", _litellm)
 
 
-def open_model(spec: str, *, cache: Any = None, batch: str | None = None, trace: bool = False,
+def open_model(spec: str, *, cache: Any = None, batch: str | None = None, trace: Any = False,
                **options: Any) -> Model:
     """The one way to build a model: ``spec`` as for :func:`model_from_spec`, wrapped in a
     response cache when ``cache`` is given (a :class:`ResponseCache` or a path to one).
@@ -77,7 +100,8 @@ def open_model(spec: str, *, cache: Any = None, batch: str | None = None, trace:
     ``batch="openai"`` or ``"anthropic"`` sends what the cache cannot answer through that
     provider's batch API at the spec's base URL (see :mod:`._batch`; needs a cache and an
     ``openai:`` spec, whose name the answers are cached under). ``trace=True`` puts every call
-    in an OpenTelemetry span (:mod:`._otel`), cache hits included."""
+    in an OpenTelemetry span (:mod:`._otel`), cache hits included; ``trace=<TracerProvider>``
+    sends them to that provider instead of the global one."""
     from pathlib import Path
 
     from convoscope.models._cache import CachedModel, ResponseCache
@@ -86,19 +110,19 @@ def open_model(spec: str, *, cache: Any = None, batch: str | None = None, trace:
     if cache is None:
         if batch:
             raise ModelError("batch mode keeps the answers in the response cache: give a cache")
-        return _traced(model) if trace else model
+        return _traced(model, trace) if trace else model
     if isinstance(cache, str | Path):
         cache = ResponseCache(cache)
     if batch:
         model = _batched(model, cache, batch, options)
     cached = CachedModel(model, cache)
-    return _traced(cached) if trace else cached
+    return _traced(cached, trace) if trace else cached
 
 
-def _traced(model: Model) -> Model:
+def _traced(model: Model, trace: Any) -> Model:
     from convoscope.models._otel import TracedModel
 
-    return TracedModel(model)
+    return TracedModel(model, tracer_provider=None if trace is True else trace)
 
 
 def _batched(live: Model, cache: Any, provider: str, options: dict[str, Any]) -> Model:
@@ -117,12 +141,20 @@ def _batched(live: Model, cache: Any, provider: str, options: dict[str, Any]) ->
 
 
 def model_from_spec(spec: str, **options: Any) -> Model:
-    """Build a model from a spec string (see the module docstring)."""
+    """Build a model from a spec string (see the module docstring). A prefix no backend here
+    registered is looked up among the ``convoscope.backends`` entry points of installed packages."""
+    from convoscope._entry_points import BACKENDS, entry_point_names, load_entry_point
+
     prefix, _, rest = spec.partition(":")
     factory = _BACKENDS.get(prefix)
+    if factory is None and prefix:
+        factory = load_entry_point(BACKENDS, prefix)
+        if factory is not None:
+            register_backend(prefix, factory)
     if factory is None:
-        raise ModelError(f"unknown model spec {spec!r}: start it with one of "
-                         f"{', '.join(sorted(_BACKENDS))} (e.g. 'openai:MODEL@http://127.0.0.1:8000/v1')")
+        known = sorted({*_BACKENDS, *entry_point_names(BACKENDS)})
+        raise ModelError(f"unknown model spec {spec!r}: start it with one of {', '.join(known)} "
+                         "(e.g. 'openai:MODEL@http://127.0.0.1:8000/v1')")
     return factory(rest, **options)
 
 

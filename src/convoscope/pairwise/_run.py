@@ -94,7 +94,28 @@ def compare_with_people(verdicts: Sequence[Any], people: Sequence[Any], criterio
     return section, agreement
 
 
-def judge_pairs(items: Sequence[Item], criterion: Criterion, judges: Sequence[str], **options: Any
+async def _judge_all_pairs(spec: Any, pairs: list[Item], criterion: Criterion, store: Any, *, mode: str,
+                           concurrency: int) -> Any:
+    """One judge's run over every pair: a model spec asks the model in both orders; a judge
+    written in Python (or a ``python:`` spec) scores each side (see :mod:`._python`)."""
+    from convoscope.judges._python import is_python_spec
+    from convoscope.models import open_model
+    from convoscope.pairwise._python import scored_pair_judge
+    from convoscope.runs import default_cache_path, is_embedded, run_judge
+
+    if not isinstance(spec, str) or is_python_spec(spec):
+        return await run_judge(pairs, [criterion], scored_pair_judge(spec, criterion), store=store,
+                               concurrency=concurrency)
+    chosen = mode if mode != "auto" else ("completion" if is_embedded(spec) else "chat")
+    model = open_model(spec, cache=default_cache_path(store))
+    try:
+        judge = PairwiseJudge(model, mode=chosen)  # type: ignore[arg-type]
+        return await run_judge(pairs, [criterion], judge, store=store, concurrency=concurrency)
+    finally:
+        await model.aclose()
+
+
+def judge_pairs(items: Sequence[Item], criterion: Criterion, judges: Sequence[Any], **options: Any
                 ) -> PairwiseReport:
     """:func:`judge_pairs_async` for scripts, notebooks and the CLI."""
     from convoscope.runs import run_sync
@@ -102,18 +123,18 @@ def judge_pairs(items: Sequence[Item], criterion: Criterion, judges: Sequence[st
     return run_sync(judge_pairs_async(items, criterion, judges, **options))
 
 
-async def judge_pairs_async(items: Sequence[Item], criterion: Criterion, judges: Sequence[str], *,
+async def judge_pairs_async(items: Sequence[Item], criterion: Criterion, judges: Sequence[Any], *,
                             mode: str = "auto", systems: Sequence[str] = (),
                             store: str | Path = "convoscope.db", concurrency: int = 8,
                             n_resamples: int = 1000, seed: int = 0,
                             people: Sequence[Any] = (), per_context: int | None = None) -> PairwiseReport:
     """Judge every pair of systems on ``criterion`` with each judge spec; one report per judge.
 
+    ``judges``: model specs, ``python:MODULE:NAME`` specs or judges written in Python (these
+    score each response on its own, and the better score wins: see :mod:`._python`).
     ``people``: pairwise verdicts of people on the same pairs (``campaign export`` of a pairwise
     campaign); the report then adds their win rates and each judge's agreement with them.
     ``per_context``: that many pairs per context (see :func:`make_pairs`)."""
-    from convoscope.models import open_model
-    from convoscope.runs import default_cache_path, is_embedded, run_judge
     from convoscope.store import Store
 
     pairs = make_pairs(items, systems=systems or None, per_context=per_context)
@@ -122,13 +143,8 @@ async def judge_pairs_async(items: Sequence[Item], criterion: Criterion, judges:
     code = 0
     try:
         for spec in judges:
-            chosen = mode if mode != "auto" else ("completion" if is_embedded(spec) else "chat")
-            model = open_model(spec, cache=default_cache_path(opened))
-            try:
-                judge = PairwiseJudge(model, mode=chosen)  # type: ignore[arg-type]
-                result = await run_judge(pairs, [criterion], judge, store=opened, concurrency=concurrency)
-            finally:
-                await model.aclose()
+            result = await _judge_all_pairs(spec, pairs, criterion, opened, mode=mode,
+                                            concurrency=concurrency)
             verdicts.extend(result.verdicts)
             code = max(code, result.exit_code())
     finally:

@@ -117,9 +117,14 @@ def win_rates(results: list[Outcome], *, n_resamples: int = 2000, seed: int = 0,
 
 @dataclass(frozen=True)
 class Strength:
+    """A system's Bradley–Terry log-strength (centred on zero) and its rank (1 = strongest),
+    each with a percentile bootstrap interval over comparisons when resamples were asked for."""
+
     system: str
-    strength: float  # log-strength, centred on zero
+    strength: float
     ci: tuple[float, float] | None
+    rank: float = float("nan")
+    rank_ci: tuple[float, float] | None = None
 
 
 def _bradley_terry_fit(n: int, a: np.ndarray, b: np.ndarray, score: np.ndarray, alpha: float) -> np.ndarray:
@@ -139,23 +144,31 @@ def _bradley_terry_fit(n: int, a: np.ndarray, b: np.ndarray, score: np.ndarray, 
 
 def bradley_terry(results: list[Outcome], *, alpha: float = 1e-3, n_resamples: int = 200,
                   seed: int = 0, confidence: float = 0.95) -> list[Strength]:
-    """Bradley–Terry log-strengths of every system (a tie is half a win each), with percentile
-    bootstrap intervals over comparisons (``n_resamples=0``: none). Sorted strongest first."""
+    """Bradley–Terry log-strengths and ranks of every system (a tie is half a win each), with
+    percentile bootstrap intervals over comparisons for both (``n_resamples=0``: none); tied
+    strengths share the average rank. Sorted strongest first."""
     systems = sorted({o.a for o in results} | {o.b for o in results})
     index = {name: i for i, name in enumerate(systems)}
     a = np.array([index[o.a] for o in results])
     b = np.array([index[o.b] for o in results])
     score = np.array([o.score_a for o in results])
+    from scipy import stats
+
     theta = _bradley_terry_fit(len(systems), a, b, score, alpha)
+    ranks = stats.rankdata(-theta)
     cis: list[tuple[float, float] | None] = [None] * len(systems)
+    rank_cis: list[tuple[float, float] | None] = [None] * len(systems)
     if n_resamples:
         rng = np.random.default_rng(seed)
         draws = np.array([_bradley_terry_fit(len(systems), a[rows], b[rows], score[rows], alpha)
                           for rows in rng.integers(0, len(results), size=(n_resamples, len(results)))])
         tail = (1 - confidence) / 2 * 100
         low, high = np.percentile(draws, [tail, 100 - tail], axis=0)
+        rank_low, rank_high = np.percentile(stats.rankdata(-draws, axis=1), [tail, 100 - tail], axis=0)
         cis = [(float(low[i]), float(high[i])) for i in range(len(systems))]
-    table = [Strength(name, float(theta[i]), cis[i]) for i, name in enumerate(systems)]
+        rank_cis = [(float(rank_low[i]), float(rank_high[i])) for i in range(len(systems))]
+    table = [Strength(name, float(theta[i]), cis[i], float(ranks[i]), rank_cis[i])
+             for i, name in enumerate(systems)]
     return sorted(table, key=lambda row: -row.strength)
 
 

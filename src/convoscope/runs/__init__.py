@@ -4,7 +4,7 @@
 ``to_pandas()``, ``matrix(criterion)``) in scripts and notebooks alike; ``judge_async`` is the one
 async core. The same run spreads over a Ray cluster (``judge_dataset``, the per-batch
 ``JudgeBatch`` for any engine that maps a function over tables) or over the cores of one machine
-(``judge_workers``). Exit statuses for CI are on :class:`RunSummary` (``EXIT_*``).
+(``judge(..., workers=N)``). Exit statuses for CI are on :class:`RunSummary` (``EXIT_*``).
 """
 
 from convoscope.runs._batchfn import BatchSettings, JudgeBatch, batch_settings, verdict_schema
@@ -13,6 +13,7 @@ from convoscope.runs._build import (
     EMBEDDED_DEFAULT,
     OFFLINE_WARNING,
     JudgeSpec,
+    RunOptions,
     as_specs,
     build_judge,
     default_cache_path,
@@ -32,6 +33,7 @@ from convoscope.runs._gate import (
     resolve_gates,
 )
 from convoscope.runs._ray import connect, items_dataset, judge_dataset, verdicts_dataset
+from convoscope.runs._repeats import SelfConsistency, self_consistency
 from convoscope.runs._result import RunResult
 from convoscope.runs._run import (
     DEFAULT_LEASE_S,
@@ -49,7 +51,6 @@ from convoscope.runs._summary import (
     EXIT_TOO_MANY_UNSCORED,
     RunSummary,
 )
-from convoscope.runs._workers import judge_workers, judge_workers_async
 
 __all__ = [
     "BESIDE_STORE",
@@ -67,8 +68,10 @@ __all__ = [
     "GateTally",
     "JudgeBatch",
     "JudgeSpec",
+    "RunOptions",
     "RunResult",
     "RunSummary",
+    "SelfConsistency",
     "Task",
     "applies",
     "as_specs",
@@ -84,14 +87,13 @@ __all__ = [
     "judge_dataset",
     "judge_items",
     "judge_specs",
-    "judge_workers",
-    "judge_workers_async",
     "parse_gate",
     "plan_tasks",
     "resolve_gates",
     "run_id_for",
     "run_judge",
     "run_sync",
+    "self_consistency",
     "verdict_schema",
     "verdicts_dataset",
 ]

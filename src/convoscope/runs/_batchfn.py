@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -38,10 +38,9 @@ from convoscope.runs._build import (
     BESIDE_STORE,
     EMBEDDED_DEFAULT,
     JudgeSpec,
-    Pool,
-    as_specs,
-    build_judge,
+    RunOptions,
     default_cache_path,
+    run_judge_of,
     run_sync,
 )
 from convoscope.runs._engine import judge_task
@@ -58,60 +57,63 @@ class BatchSettings:
     """Everything a worker needs to judge a batch; picklable, built on the driver.
 
     ``store``: the store's URL (every worker writes there); ``cache``: the response cache file,
-    or None; ``run_id``: the run the verdicts are recorded under. See :func:`batch_settings`."""
+    or None; ``run_id``: the run the verdicts are recorded under; ``options``: the run's settings
+    (``concurrency`` is per worker). See :func:`batch_settings`."""
 
     criteria: tuple[Criterion, ...]
-    judges: tuple[JudgeSpec, ...]
+    judges: tuple[Any, ...]  # JudgeSpecs (and judges written in Python)
     store: str
     run_id: str
     cache: str | None = None
-    pool: Pool = "majority"
-    ties: str = "low"
-    quorum: int = 1
-    one_call: bool = False
-    max_tokens: int = 400
+    options: RunOptions = field(default_factory=RunOptions)
     model_options: dict[str, Any] = field(default_factory=dict)
-    concurrency: int = 16
-    retry_unscored: bool = False
     rows: Rows = "table"
     columns: ColumnMap | None = None
     source: str = "<dataset>"
+    identity: Any = None  # the judge's, as the run records it
 
     def build(self, cache: Any = None) -> tuple[Judge, list[Any]]:
-        """The judge these settings describe, and its models (to close)."""
-        joint = [c for c in self.criteria if c.judged_by_model] if self.one_call else []
-        options = {"max_concurrency": max(1, self.concurrency), **self.model_options}
-        return build_judge(self.judges, pool=self.pool, ties=self.ties, quorum=self.quorum,  # type: ignore[arg-type]
-                           cache=cache, model_options=options, max_tokens=self.max_tokens, one_call=joint)
+        """The judge these settings describe (the local engine's), and its models (to close)."""
+        return run_judge_of(list(self.judges), self.criteria, self.options, cache, self.model_options)
 
 
-def batch_settings(criteria: Sequence[Criterion], judge: str | JudgeSpec | Sequence[str | JudgeSpec]
-                   = EMBEDDED_DEFAULT, *, store: Store | str | Path, source: str = "<dataset>",
-                   cache_path: str | Path | None = BESIDE_STORE, rows: Rows = "table",
-                   columns: ColumnMap | None = None, **options: Any) -> BatchSettings:
-    """Settings for :class:`JudgeBatch`, with the run id the local engine would give the same
-    judge, criteria and ``source`` (a file's path, or a name for the dataset).
+def batch_settings(criteria: Sequence[Criterion], judge: Any = EMBEDDED_DEFAULT, *,
+                   store: Store | str | Path, source: str = "<dataset>", rows: Rows = "table",
+                   columns: ColumnMap | None = None, options: RunOptions | None = None,
+                   model_options: dict[str, Any] | None = None, **settings: Any) -> BatchSettings:
+    """Settings for :class:`JudgeBatch`, with the run id the local engine gives the same judge,
+    criteria and ``source`` (a file's resolved path, or a name for the dataset).
 
-    ``cache_path``: beside a SQLite store by default (every process of the machine shares it);
-    with a PostgreSQL store no cache unless a path all workers can reach is given.
-    ``options``: ``pool``, ``ties``, ``quorum``, ``one_call``, ``max_tokens``, ``model_options``,
-    ``concurrency`` (judgements in flight per worker), ``retry_unscored``."""
+    ``settings``: those of :func:`~convoscope.runs.judge` (``pool``, ``concurrency`` — per
+    worker —, ``cache_path``, ``retry_unscored``, ``timeout``, …), or ``options`` as a
+    :class:`~convoscope.runs.RunOptions`. The response cache is beside a SQLite store by default
+    (every process of that machine shares it); with a PostgreSQL store there is none unless
+    ``cache_path`` names a file every worker can reach."""
     if rows not in ("table", "records", "lines"):
         raise ConfigError(f"rows must be 'table', 'records' or 'lines', not {rows!r}")
+    chosen = options if options is not None else RunOptions(**settings)
+    if chosen.batch:
+        raise ConfigError("a batch run keeps its ledger beside one process's cache: not per batch")
     opened = store if isinstance(store, Store) else Store(store)
     try:
-        cache = _cache_location(opened, cache_path)
-        settings = BatchSettings(tuple(criteria), tuple(as_specs(judge)), opened.url, "", cache,
-                                 rows=rows, columns=columns, source=source, **options)
+        cache = _cache_location(opened, chosen.cache_path)
+        found = BatchSettings(tuple(criteria), _given(judge), opened.url, "", cache, chosen,
+                              dict(model_options or {}), rows=rows, columns=columns, source=source)
     finally:
         if not isinstance(store, Store):
             opened.close()
-    built, models = settings.build()
+    built, models = found.build()
     try:
-        run_id = run_id_for(built, criteria, source)
+        run_id, identity = run_id_for(built, criteria, source), built.identity()
     finally:
         run_sync(_close_models(models))
-    return BatchSettings(**{**settings.__dict__, "run_id": run_id})
+    return replace(found, run_id=run_id, identity=identity)
+
+
+def _given(judge: Any) -> tuple[Any, ...]:
+    """The judges as given (model specs keep the run's mode and personas, applied when built)."""
+    single = isinstance(judge, str | JudgeSpec) or not isinstance(judge, Sequence)
+    return (judge,) if single else tuple(judge)
 
 
 def _cache_location(store: Store, cache_path: str | Path | None) -> str | None:
@@ -176,7 +178,7 @@ class _Worker:
         self.store = Store(settings.store)
         self.cache = ResponseCache(settings.cache) if settings.cache else None
         self.judge_, self.models = settings.build(self.cache)
-        self.retry = TRANSIENT | (RETRYABLE_ON_REQUEST if settings.retry_unscored else frozenset())
+        self.retry = TRANSIENT | (RETRYABLE_ON_REQUEST if settings.options.retry_unscored else frozenset())
 
     def judge(self, items: list[Item]) -> Any:
         future = asyncio.run_coroutine_threadsafe(self._judge(items), self.loop)
@@ -201,7 +203,7 @@ class _Worker:
                 todo.append((len(outputs) - 1, task, "judged" if found is None else "retried"))
         stamp = {"run_id": self.settings.run_id, "convoscope_version": __version__}
         writer = VerdictWriter(self.store, self.settings.run_id, supersede=self.retry)
-        limit = asyncio.Semaphore(max(1, self.settings.concurrency))
+        limit = asyncio.Semaphore(max(1, self.settings.options.concurrency))
 
         async def one(place: int, task: Task, origin: str) -> None:
             async with limit:

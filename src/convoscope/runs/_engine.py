@@ -26,6 +26,7 @@ from convoscope.items import Item
 from convoscope.items._stream import ItemStream, RawChunk
 from convoscope.judges import Judge, Panel, Verdict
 from convoscope.metrics import check_metric_inputs
+from convoscope.models import task_context
 from convoscope.runs._plan import Plan, Task, plan_tasks
 from convoscope.runs._summary import RunSummary
 from convoscope.store import Store, VerdictWriter
@@ -214,6 +215,7 @@ class Engine:
         if self.options.order is not None:
             self.options.order.update({(task.item.id, task.criterion.name): (task.chunk, task.position)
                                        for task in plan.tasks})
+        _prefetch(plan)
         keys = [(key, task.position, True) for task in plan.tasks for key in task.member_keys]
         keys += [(task.key, task.position, False) for task in plan.tasks]
         with self.store.engine.begin() as connection:
@@ -228,7 +230,9 @@ class Engine:
 
     async def _work(self, queue: asyncio.Queue[Task | None]) -> None:
         while (task := await queue.get()) is not None:
-            final, members = await judge_task(task)
+            with task_context(run_id=self.run_id, item_id=task.item.id, criterion=task.criterion.name,
+                              task_key=task.key, judge=task.judge.rater):  # for tracing spans
+                final, members = await judge_task(task)
             final = final.model_copy(update=self.stamp)
             members = [member.model_copy(update=self.stamp) for member in members]
             self.writer.put([*zip(task.member_keys, members, strict=True), (task.key, final)],
@@ -275,6 +279,19 @@ class Engine:
             self.writer.close()
         finally:
             release_leases(self.store.engine, self.run_id, self.summary.worker)
+
+
+def _prefetch(plan: Plan) -> None:
+    """Let cached models key and look up a chunk's requests at once, off the event loop."""
+    wanted: dict[int, tuple[Any, list[Any]]] = {}
+    for task in plan.tasks:
+        judges = task.judge.members if isinstance(task.judge, Panel) else (task.judge,)
+        for judge, request in zip(judges, task.requests, strict=False):
+            model = getattr(judge, "model", None)
+            if request is not None and callable(getattr(model, "prefetch", None)):
+                wanted.setdefault(id(model), (model, []))[1].append(request)
+    for model, requests in wanted.values():
+        model.prefetch(requests)
 
 
 async def judge_task(task: Task) -> tuple[Verdict, list[Verdict]]:

@@ -3,43 +3,35 @@
 The items are a Ray Dataset (:func:`items_dataset` reads a JSONL, CSV or Parquet file as one);
 :func:`verdicts_dataset` maps :class:`~convoscope.runs.JudgeBatch` over its blocks on a pool of
 actors, one judge per actor, every actor writing to the shared store; :func:`judge_dataset` runs
-that, streams the verdicts back to the driver — which writes them as Parquet files and counts the
-run's summary as the local engine does — and returns a :class:`RunResult`. A block judged again
-(Ray retries the blocks of a lost worker) or a run started again judges only the tasks the store
-does not hold.
+that and streams the verdicts back to this process, which counts the run's summary as the local
+engine does and hands them on (``convoscope judge --engine ray --out`` writes them as the local
+engine does). A block judged again (Ray retries the blocks of a lost worker) or a run started
+again judges only the tasks the store does not hold.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from convoscope.criteria import Criterion
-from convoscope.errors import ConvoscopeError, LocatedError, missing_extra
+from convoscope.errors import ConvoscopeError, missing_extra
 from convoscope.items import ColumnMap, ItemError
 from convoscope.judges import Verdict
-from convoscope.runs._batchfn import (
-    EXTRA_COLUMNS,
-    BatchSettings,
-    JudgeBatch,
-    Rows,
-    batch_settings,
-    verdict_schema,
-    verdicts_from_table,
-)
-from convoscope.runs._build import BESIDE_STORE, EMBEDDED_DEFAULT, JudgeSpec
+from convoscope.runs._batchfn import BatchSettings, JudgeBatch, Rows, batch_settings, verdicts_from_table
+from convoscope.runs._build import EMBEDDED_DEFAULT, RunOptions
 from convoscope.runs._engine import Progress, Sink
 from convoscope.runs._plan import worker_name
+from convoscope.runs._repeats import ConsistencyTally
 from convoscope.runs._result import RunResult
 from convoscope.runs._summary import RunSummary
-from convoscope.store import Store
-
-PART_ROWS = 1_000_000  # verdicts per Parquet file of --out
-_ROW_GROUP = 10_000
+from convoscope.store import DEFAULT_STORE, Store
 
 
 def connect(address: str | None = None) -> Any:
@@ -112,73 +104,121 @@ def verdicts_dataset(dataset: Any, settings: BatchSettings, *, workers: int | No
 def judge_dataset(
     dataset: Any,
     criteria: Sequence[Criterion],
-    judge: str | JudgeSpec | Sequence[str | JudgeSpec] = EMBEDDED_DEFAULT,
+    judge: Any = EMBEDDED_DEFAULT,
     *,
     store: Store | str | Path,
-    out: str | Path | None = None,
     rows: Rows = "table",
     columns: ColumnMap | None = None,
     source: str | None = None,
-    cache_path: str | Path | None = BESIDE_STORE,
-    workers: int | None = None,
-    cpus_per_worker: float = 1.0,
     batch_size: int = 64,
+    cpus_per_worker: float = 1.0,
     on_progress: Progress | None = None,
     on_verdicts: Sink | None = None,
     collect: bool = True,
-    **options: Any,
+    stop: threading.Event | None = None,
+    model_options: dict[str, Any] | None = None,
+    **settings: Any,
 ) -> RunResult:
-    """Judge the items of a Ray Dataset on a Ray cluster; verdicts go to ``store`` as they are
-    made (PostgreSQL when the workers are on several machines) and, with ``out``, to Parquet
-    files in that directory (``part-00000.parquet``, …; what ``--out`` writes, members first).
+    """Judge the items of a Ray Dataset on a Ray cluster: :class:`~convoscope.runs.JudgeBatch` on
+    a pool of actors (``workers`` of them; default as many as the cluster's CPUs allow), every
+    verdict to ``store`` as it is made (PostgreSQL when the workers are on several machines); the
+    verdicts come back to this process, which counts the run's summary as the local engine does
+    and passes them to ``on_verdicts``. To keep them out of this process, write
+    :func:`verdicts_dataset` with Ray Data instead (e.g. ``.write_parquet(folder)``).
 
     ``rows``: how the dataset's rows read (``"table"``: columns as in a CSV file, mapped by
     ``columns``; ``"records"``: item-shaped rows; ``"lines"``: JSON text in a ``text`` column).
-    ``source`` names the input in the run's id (default: the dataset's files). Connect first
-    with :func:`connect` (or ``ray.init``) to use a cluster; otherwise a local instance starts.
-    ``options`` as for :func:`batch_settings` (``concurrency`` is per worker). Returns what the
-    local engine returns; its summary counts what the workers did."""
-    connect()
+    ``source`` names the input in the run's id (default: the dataset's files). ``settings``: those
+    of :func:`~convoscope.runs.judge` (``concurrency`` is per worker; ``ray_address`` picks the
+    cluster, else RAY_ADDRESS, else a local instance). ``stop``: set it to end the run early (the
+    batches under way are finished and committed)."""
+    options = RunOptions(**settings)
+    connect(options.ray_address)
     started = time.perf_counter()
     named = source or ",".join(dataset.input_files()) or "<ray-dataset>"
-    settings = batch_settings(criteria, judge, store=store, source=named, cache_path=cache_path,
-                              rows=rows, columns=columns, **options)
+    prepared = batch_settings(criteria, judge, store=store, source=named, rows=rows, columns=columns,
+                              options=options, model_options=model_options)
     opened = store if isinstance(store, Store) else Store(store)
     try:
-        return _run(dataset, settings, opened, out, workers=workers, cpus_per_worker=cpus_per_worker,
-                    batch_size=batch_size, on_progress=on_progress, on_verdicts=on_verdicts,
-                    collect=collect, started=started)
+        return _run(dataset, prepared, opened, batch_size=batch_size, cpus_per_worker=cpus_per_worker,
+                    on_progress=on_progress, on_verdicts=on_verdicts, collect=collect, stop=stop,
+                    started=started)
     finally:
         if not isinstance(store, Store):
             opened.close()
 
 
-def _run(dataset: Any, settings: BatchSettings, store: Store, out: str | Path | None, *,
-         workers: int | None, cpus_per_worker: float, batch_size: int, on_progress: Progress | None,
-         on_verdicts: Sink | None, collect: bool, started: float) -> RunResult:
+async def judge_on_ray(items: Any, criteria: Sequence[Criterion], judge: Any,
+                       store: Store | str | Path | None, options: RunOptions,
+                       extra: dict[str, Any] | None, **hooks: Any) -> RunResult:
+    """``judge(..., engine="ray")``: ``items`` a Ray Dataset, a file (or an ItemStream over one:
+    read by Ray), or items in memory; the run id is the local engine's for the same input."""
+    from convoscope.items import ItemStream
+    from convoscope.runs._run import _source
+
+    connect(options.ray_address)
+    stream = items if isinstance(items, ItemStream) else None
+    rows: Rows = "records"
+    if _is_dataset(items):
+        dataset, columns, source = items, None, None
+    elif stream is None and isinstance(items, str | Path):
+        stream = ItemStream(items)
+    if stream is not None and isinstance(stream.source, str | Path):
+        dataset, rows = items_dataset(stream.source, encoding=stream.encoding, limit=stream.limit)
+        columns, source = stream.columns, stream.name
+    elif not _is_dataset(items):
+        stream = stream or ItemStream(items if isinstance(items, list | tuple) else list(items))
+        listed = list(stream)
+        dataset = _ray().data.from_items([item.model_dump(mode="json", exclude_none=True) for item in listed])
+        columns, source = None, _source(ItemStream(listed))
+    stop = threading.Event()
+    work = asyncio.to_thread(
+        judge_dataset, dataset, criteria, judge, store=store if store is not None else DEFAULT_STORE,
+        rows=rows, columns=columns, source=source, model_options=extra, stop=stop,
+        batch_size=stream.chunk_size if stream is not None else 64, **hooks, **_settings(options))
+    try:
+        return await asyncio.shield(work)
+    except asyncio.CancelledError:  # Ctrl-C, SIGTERM: the batches under way are committed first
+        stop.set()
+        raise
+
+
+def _settings(options: RunOptions) -> dict[str, Any]:
+    return {name: getattr(options, name) for name in RunOptions.__dataclass_fields__}
+
+
+def _is_dataset(items: Any) -> bool:
+    return type(items).__module__.startswith("ray.data")
+
+
+def _ray() -> Any:
+    import ray
+
+    return ray
+
+
+def _run(dataset: Any, settings: BatchSettings, store: Store, *, batch_size: int, cpus_per_worker: float,
+         on_progress: Progress | None, on_verdicts: Sink | None, collect: bool,
+         stop: threading.Event | None, started: float) -> RunResult:
     from convoscope import __version__
 
-    store.start_run(settings.run_id, {"judge": [spec.model for spec in settings.judges],
+    store.start_run(settings.run_id, {"judge": settings.identity,
                                       "criteria": [c.name for c in settings.criteria],
                                       "source": settings.source, "engine": "ray",
                                       "convoscope_version": __version__})
     summary = RunSummary(run_id=settings.run_id, store=store.location, worker=f"ray:{worker_name()}")
     tally = _Tally(summary, collect)
-    parts = _Parts(Path(out), settings.criteria) if out is not None else None
-    mapped = verdicts_dataset(dataset, settings, workers=workers, cpus_per_worker=cpus_per_worker,
-                              batch_size=batch_size)
-    try:
-        for table in _batches(mapped):
-            finals, members = tally.add(table)
-            if parts is not None:
-                parts.write(table)
-            if on_verdicts is not None:
-                on_verdicts(finals, members)
-            if on_progress is not None and finals:
-                on_progress(len(finals))
-    finally:
-        if parts is not None:
-            parts.close()
+    mapped = verdicts_dataset(dataset, settings, workers=settings.options.workers,
+                              cpus_per_worker=cpus_per_worker, batch_size=batch_size)
+    for table in _batches(mapped):
+        finals, members = tally.add(table)
+        if on_verdicts is not None:
+            on_verdicts(finals, members)
+        if on_progress is not None and finals:
+            on_progress(len(finals))
+        if stop is not None and stop.is_set():
+            break
+    summary.self_consistency = [result.as_dict() for result in tally.consistency.results()]
     summary.wall_time_s = time.perf_counter() - started
     store.finish_run(settings.run_id, summary.as_dict())
     return RunResult(settings.run_id, tuple(tally.finals), summary, tuple(tally.members), store.location)
@@ -213,6 +253,7 @@ class _Tally:
         self.summary, self.collect = summary, collect
         self.finals: list[Verdict] = []
         self.members: list[Verdict] = []
+        self.consistency = ConsistencyTally()  # with repeats: how far each judge agrees with itself
 
     def add(self, table: Any) -> tuple[list[Verdict], list[Verdict]]:
         summary = self.summary
@@ -237,72 +278,11 @@ class _Tally:
             finals.append(verdict)
             members.extend(pending)
             pending = []
+        self.consistency.add(members)
         if self.collect:
             self.finals.extend(finals)
             self.members.extend(members)
         return finals, members
 
 
-class _Parts:
-    """Verdicts as Parquet files in a directory: ``part-00000.parquet``, … (the files of an
-    earlier run there are replaced); members and final verdicts, the columns of ``--out``."""
-
-    def __init__(self, directory: Path, criteria: Sequence[Criterion]) -> None:
-        import pyarrow as pa
-
-        if directory.exists() and not directory.is_dir():
-            raise LocatedError(directory, "is a file: a run on Ray writes a directory of Parquet files")
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-            for old in directory.glob("part-*.parquet"):
-                old.unlink()
-        except OSError as error:
-            raise LocatedError(directory, f"could not be written ({error.strerror or error})") from None
-        self.directory = directory
-        full = verdict_schema(criteria)
-        self.schema = pa.schema([field for field in full if field.name not in EXTRA_COLUMNS])
-        self.count = 0
-        self._writer: Any = None
-        self._in_part = 0
-        self._pending: list[Any] = []
-        self._pending_rows = 0
-
-    def write(self, table: Any) -> None:
-        import pyarrow.compute as pc
-
-        table = table.filter(pc.not_equal(table["origin"], "skipped"))
-        self._pending.append(table.drop_columns(list(EXTRA_COLUMNS)))
-        self._pending_rows += table.num_rows
-        self.count += table.num_rows
-        if self._pending_rows >= _ROW_GROUP:
-            self._flush()
-
-    def _flush(self) -> None:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        if not self._pending:
-            return
-        table = pa.concat_tables(self._pending)
-        self._pending, self._pending_rows = [], 0
-        if self._writer is not None and self._in_part + table.num_rows > PART_ROWS:
-            self._writer.close()
-            self._writer = None
-        if self._writer is None:
-            index = len(list(self.directory.glob("part-*.parquet")))
-            self._writer = pq.ParquetWriter(str(self.directory / f"part-{index:05d}.parquet"), self.schema)
-            self._in_part = 0
-        self._writer.write_table(table)
-        self._in_part += table.num_rows
-
-    def close(self) -> None:
-        self._flush()
-        if self._writer is None:
-            import pyarrow.parquet as pq
-
-            pq.write_table(self.schema.empty_table(), str(self.directory / "part-00000.parquet"))
-        else:
-            self._writer.close()
-
-
-__all__ = ["connect", "items_dataset", "judge_dataset", "verdicts_dataset"]
+__all__ = ["connect", "items_dataset", "judge_dataset", "judge_on_ray", "verdicts_dataset"]

@@ -19,9 +19,10 @@ from typing import Any
 from convoscope.criteria import Criterion
 from convoscope.items import Item
 from convoscope.items._stream import DEFAULT_CHUNK, ItemStream
-from convoscope.judges import RETRYABLE_ON_REQUEST, TRANSIENT, Judge, Verdict
+from convoscope.judges import RETRYABLE_ON_REQUEST, TRANSIENT, Judge, Panel, Verdict
 from convoscope.runs._engine import Engine, EngineOptions, Progress, Sink, judge_task
 from convoscope.runs._plan import Task, applies, plan_tasks, run_id_for, worker_name
+from convoscope.runs._repeats import ConsistencyTally
 from convoscope.runs._result import RunResult
 from convoscope.runs._summary import RunSummary
 from convoscope.store import Store
@@ -73,17 +74,21 @@ async def run_judge(
     summary = RunSummary(run_id=run_id, store=store.location, worker=worker_name())
     finals: list[Verdict] = []
     members: list[Verdict] = []
+    repeated = _has_repeats(judge)
+    consistency = ConsistencyTally()
 
     def sink(committed: list[Verdict], committed_members: list[Verdict]) -> None:
         if collect:
             finals.extend(committed)
             members.extend(committed_members)
+        if repeated:
+            consistency.add(committed_members)
         if on_verdicts is not None:
             on_verdicts(committed, committed_members)
 
     options = EngineOptions(concurrency=concurrency, lease_s=lease_s, retry=retry,
                             again=retry_unscored, on_progress=on_progress,
-                            sink=sink if collect or on_verdicts is not None else None,
+                            sink=sink if collect or repeated or on_verdicts is not None else None,
                             order={} if collect else None)
     stamp = {"run_id": run_id, "convoscope_version": __version__}
     engine = Engine(store, run_id, judge, criteria, summary, stamp, options)
@@ -92,6 +97,7 @@ async def run_judge(
     finally:
         engine.close()
     summary.outstanding = engine.outstanding()
+    summary.self_consistency = [result.as_dict() for result in consistency.results()]
     summary.wall_time_s = time.perf_counter() - started
     store.finish_run(run_id, summary.as_dict())
     if options.order:  # input order (criterion-major within a chunk), as the tasks were planned
@@ -99,6 +105,11 @@ async def run_judge(
         finals.sort(key=lambda v: options.order.get((v.item_id, v.criterion), last))  # type: ignore[union-attr]
         members.sort(key=lambda v: options.order.get((v.item_id, v.criterion), last))  # type: ignore[union-attr]
     return RunResult(run_id, tuple(finals), summary, tuple(members), store.location)
+
+
+def _has_repeats(judge: Judge) -> bool:
+    members = judge.members if isinstance(judge, Panel) else (judge,)
+    return any(getattr(member, "repeat", None) is not None for member in members)
 
 
 def _listed(items: Iterable[Item]) -> Iterable[Item]:

@@ -45,11 +45,16 @@ class RunSummary:
     outstanding: Counter[str] = field(default_factory=Counter)
     members: dict[str, Counter[str]] = field(default_factory=dict)
     model_calls: int = 0
+    failed_calls: int = 0  # calls that ended in a model_error after every retry
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0
     wall_time_s: float = 0.0
+    notes: list[str] = field(default_factory=list)  # e.g. an endpoint that took no structured output
+    # With repeated judgements: per judge and criterion, how far the judge agrees with itself
+    # (see convoscope.runs.SelfConsistency).
+    self_consistency: list[dict[str, Any]] = field(default_factory=list)
 
     def count(self, final: Verdict, members: Sequence[Verdict]) -> None:
         self.verdicts += 1
@@ -61,10 +66,12 @@ class RunSummary:
             tally = self.members.setdefault(verdict.rater, Counter())
             tally["scored" if verdict.value is not None else verdict.unscored_reason or "unknown"] += 1
         for verdict in members or [final]:
-            if verdict.rater_kind is RaterKind.METRIC or verdict.shared_call:
-                continue  # computed from the log, or answered by another verdict's call
+            if verdict.rater_kind in (RaterKind.METRIC, RaterKind.PYTHON) or verdict.shared_call:
+                continue  # computed from the log or by Python code, or answered by another call
             self.cache_hits += verdict.cached
-            self.model_calls += not verdict.cached and verdict.unscored_reason != "model_error"
+            failed = verdict.unscored_reason == "model_error"
+            self.failed_calls += failed
+            self.model_calls += not verdict.cached and not failed
             self.prompt_tokens += 0 if verdict.cached else verdict.prompt_tokens
             self.completion_tokens += 0 if verdict.cached else verdict.completion_tokens
             self.cost += 0.0 if verdict.cached else verdict.cost or 0.0

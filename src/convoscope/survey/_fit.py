@@ -3,6 +3,8 @@
 * The overall score is an aggregate of the three normalised dimension scores: their mean (the
   seed's Sum, rescaled to 0-1; the default), ridge weights fitted to the experts' *overall
   quality* ratings (0-4, or any numeric column), or the LLM synthesis. It is clipped to 0-1.
+  Ridge weights may also take judge-free features of the answer (its length, lexical diversity,
+  question-answer TF-IDF similarity, the gibberish flag; see ``_features``), weighted as written.
 * The accept threshold sits at the equal-error rate of the ROC of that aggregate against the
   experts' acceptance, where "hold" counts as not accepted, as in the seed.
 * An optional hold band comes from two more ROC operating points: the lowest score that keeps
@@ -19,7 +21,7 @@ scikit-learn into the runtime; the tests check it against scikit-learn's ``Ridge
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -97,6 +99,20 @@ class RocPoint(BaseModel):
     false_reject_rate: float
 
 
+class FeatureSetScore(BaseModel):
+    """How well one set of features separates accepted answers (``survey fit`` compares sets)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(description="'judge', 'length', 'judge+length', ... (see FEATURE_SETS).")
+    features: tuple[str, ...]
+    aggregate: FitAggregate
+    auc_cv: float | None = Field(description="AUC of out-of-fold scores (Sum: in-sample, no fit).")
+    eer_cv: float | None
+    auc_in_sample: float | None
+    eer_in_sample: float | None
+
+
 class FittedModel(BaseModel):
     """What ``survey fit`` learned. Saved as JSON; ``survey score --model`` applies it.
 
@@ -105,11 +121,13 @@ class FittedModel(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    version: int = 2
+    version: int = 3
     aggregate: FitAggregate = "sum"
-    dimensions: tuple[str, ...] = DIMENSIONS
+    dimensions: tuple[str, ...] = Field(default=DIMENSIONS, description=(
+        "The inputs the weights apply to: judge dimensions (normalised 0-1) and, from version 3, "
+        "judge-free features of the answer (log_words, distinct_ratio, tfidf, gibberish)."))
     weights: tuple[float, ...] = Field(default=(1 / 3, 1 / 3, 1 / 3),
-                                       description="On the normalised (0-1) dimension scores.")
+                                       description="One per input, on the inputs as written.")
     intercept: float = 0.0
     alpha: float | None = Field(default=None, description="Ridge penalty chosen by CV (ridge only).")
     target: str = Field(default="", description="What the ridge weights were fitted to.")
@@ -130,13 +148,28 @@ class FittedModel(BaseModel):
                                         description="The chosen operating points by name.")
     labelled: int = 0
     notes: tuple[str, ...] = ()
+    score_basis: str = Field(default="", description="Dimension scores fitted on: expected / argmax.")
+    compared: tuple[FeatureSetScore, ...] = Field(
+        default=(), description="Cross-validated AUC / EER of each feature set, on the same labels.")
+    fitted_for: str = Field(default="", description="The judge whose scores it was fitted on, when "
+                            "it is only meaningful for that judge (the shipped model: embedded).")
+    source: str = Field(default="", description="Where the labelled answers came from.")
+    prompt_fingerprint: str = Field(default="", description="Hash of the judge prompts the scores "
+                                    "came from (the shipped model), to tell when they changed.")
 
-    def predict(self, normalised: Sequence[float]) -> float:
-        """Overall score (clipped to 0-1) for one answer's normalised dimension scores, by the
-        same arithmetic as the fit, so an answer on a threshold lands on the same side."""
+    def predict(self, values: Mapping[str, float] | Sequence[float]) -> float:
+        """Overall score (clipped to 0-1) for one answer: its inputs by name, or in the order of
+        ``dimensions``; the same arithmetic as the fit, so an answer on a threshold lands on the
+        same side."""
         if self.aggregate == "llm":
             raise ValueError("an llm-aggregate model takes the synthesis score, not dimensions")
-        return float(aggregate_scores([list(normalised)], aggregate=self.aggregate,
+        if isinstance(values, Mapping):
+            missing = [name for name in self.dimensions if name not in values]
+            if missing:
+                raise ConfigError(f"the fitted model weighs {', '.join(missing)}, which this answer "
+                                  "does not have; score it with this version of convoscope")
+        row = [values[name] for name in self.dimensions] if isinstance(values, Mapping) else list(values)
+        return float(aggregate_scores([row], aggregate=self.aggregate,
                                       weights=self.weights, intercept=self.intercept)[0])
 
 
@@ -256,18 +289,24 @@ def fit_model(normalised: Any, labels: Sequence[str] | None = None, *,
               accept_min: float | None = None, aggregate: FitAggregate = "sum",
               llm: Sequence[float] | None = None, alphas: Sequence[float] = DEFAULT_ALPHAS,
               hold_far: float | None = None, hold_frr: float | None = None,
-              folds: int = 5) -> FittedModel:
+              folds: int = 5, features: Sequence[str] = DIMENSIONS) -> FittedModel:
     """Fit the decision rule on labelled answers (see the module docstring).
 
-    ``labels`` are accept / hold / reject; ``overall`` are expert overall-quality ratings on
-    0..``overall_max``. Give either or both: ratings train the ridge weights, labels define which
-    answers count as accepted (else ``overall >= accept_min``, by default 3 of 4)."""
+    ``normalised`` has one column per name in ``features`` (by default the three normalised
+    dimension scores). ``labels`` are accept / hold / reject; ``overall`` are expert
+    overall-quality ratings on 0..``overall_max``. Give either or both: ratings train the ridge
+    weights, labels define which answers count as accepted (else ``overall >= accept_min``, by
+    default 3 of 4)."""
     if labels is None and overall is None:
         raise ConfigError("fit needs expert labels (accept / hold / reject) or overall ratings")
+    if aggregate == "sum" and tuple(features) != DIMENSIONS:
+        raise ConfigError("the Sum averages the judge's three dimensions; weighing other features "
+                          "needs the ridge aggregate")
     x = np.asarray(normalised, dtype=float)
     accepted, target, target_name, positives = _accepted_and_target(labels, overall, overall_max,
                                                                     accept_min)
-    fitted: dict[str, Any] = {"aggregate": aggregate, "positives": positives}
+    fitted: dict[str, Any] = {"aggregate": aggregate, "positives": positives,
+                              "dimensions": tuple(features)}
     if aggregate == "ridge":
         alpha = choose_alpha(x, target, alphas=alphas)
         weights, intercept = ridge_fit(x, target, alpha=alpha)
@@ -279,16 +318,6 @@ def fit_model(normalised: Any, labels: Sequence[str] | None = None, *,
     upper, lower, rule, notes = hold_band(accepted, scores, accept_at=accept_at,
                                           hold_far=hold_far, hold_frr=hold_frr)
     fpr, tpr, thresholds = roc_curve(accepted, scores)
-    folds = max(2, min(folds, int(accepted.sum()), int((~accepted).sum())))
-    auc_cv: float | None
-    eer_cv: float | None
-    if aggregate == "ridge":
-        out_of_fold = cross_validated_scores(x, target, accepted, folds=folds, alphas=alphas)
-        auc_cv, eer_cv = roc_auc(accepted, out_of_fold), equal_error_rate(accepted, out_of_fold).rate
-        cv_note = f"{folds}-fold stratified cross-validation of the ridge weights"
-    else:
-        auc_cv = eer_cv = None
-        cv_note = f"{aggregate}: no fitted weights, so the in-sample AUC is already out-of-sample"
     points = {"accept (EER)": _point(accepted, scores, accept_at)}
     if upper != accept_at:
         points["accept (FAR target)"] = _point(accepted, scores, upper)
@@ -298,10 +327,23 @@ def fit_model(normalised: Any, labels: Sequence[str] | None = None, *,
         **fitted, accept_at=upper, reject_below=lower, hold_rule=rule,
         auc_in_sample=roc_auc(accepted, scores),
         eer_in_sample=float(equal_error_rate(accepted, scores).rate),
-        auc_cv=auc_cv, eer_cv=None if eer_cv is None else float(eer_cv), cv_folds=folds,
-        cv_note=cv_note, roc_fpr=tuple(map(float, fpr)), roc_tpr=tuple(map(float, tpr)),
+        **_cross_validated(x, target, accepted, aggregate=aggregate, folds=folds, alphas=alphas),
+        roc_fpr=tuple(map(float, fpr)), roc_tpr=tuple(map(float, tpr)),
         roc_thresholds=tuple(float(t) if np.isfinite(t) else 1e9 for t in thresholds),
         points=points, labelled=len(accepted), notes=notes)
+
+
+def _cross_validated(x: np.ndarray, target: np.ndarray, accepted: np.ndarray, *,
+                     aggregate: FitAggregate, folds: int, alphas: Sequence[float]) -> dict[str, Any]:
+    """AUC / EER of out-of-fold scores for ridge; nothing to cross-validate for Sum and LLM."""
+    folds = max(2, min(folds, int(accepted.sum()), int((~accepted).sum())))
+    if aggregate != "ridge":
+        return {"auc_cv": None, "eer_cv": None, "cv_folds": folds, "cv_note": (
+            f"{aggregate}: no fitted weights, so the in-sample AUC is already out-of-sample")}
+    out_of_fold = cross_validated_scores(x, target, accepted, folds=folds, alphas=alphas)
+    return {"auc_cv": roc_auc(accepted, out_of_fold),
+            "eer_cv": float(equal_error_rate(accepted, out_of_fold).rate), "cv_folds": folds,
+            "cv_note": f"{folds}-fold stratified cross-validation of the ridge weights"}
 
 
 def save_model(model: FittedModel, path: str | Path) -> None:

@@ -5,6 +5,9 @@
 * ``skip_rows`` skips a fixed number of rows after the header for other tools' exports.
 * Without an id column, the answer's line number in the file is its id.
 * Every column the user names must exist; an unnamed default that is absent is simply unused.
+* Text goes through the one reader (:func:`convoscope.items.open_text`): ``encoding`` names a
+  Korean or Western Windows export, a byte-order mark is dropped, any line end works, a NUL byte
+  or a byte not in the encoding is refused with the line.
 
 JSONL and Parquet files go through ``convoscope.items.read_items`` unchanged.
 """
@@ -12,12 +15,11 @@ JSONL and Parquet files go through ``convoscope.items.read_items`` unchanged.
 from __future__ import annotations
 
 import csv
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
 from convoscope.errors import LocatedError
-from convoscope.items import ColumnMap, Item, read_items
+from convoscope.items import ColumnMap, Item, open_text, read_items
 
 _IMPORT_ID = '{"ImportId"'
 _QUALTRICS_HEADER = {"StartDate", "EndDate", "ResponseId", "Finished", "Progress"}
@@ -41,8 +43,9 @@ class SurveyExport:
 
 
 def read_survey(path: str | Path, columns: SurveyColumns = SurveyColumns(), *,
-                skip_rows: int | None = None) -> SurveyExport:
-    """Answers from a CSV/TSV export (or JSONL/Parquet through ``read_items``)."""
+                skip_rows: int | None = None, encoding: str = "utf-8") -> SurveyExport:
+    """Answers from a CSV/TSV export (or JSONL/Parquet through ``read_items``); ``encoding`` is
+    the text encoding of the file (e.g. ``cp949``, ``latin-1``)."""
     path = Path(path)
     if not path.exists():
         raise LocatedError(path, "file not found")
@@ -52,30 +55,23 @@ def read_survey(path: str | Path, columns: SurveyColumns = SurveyColumns(), *,
         mapped = ColumnMap(id=columns.id or "id", question=columns.question or "question",
                            response=columns.answer or "response",
                            language=columns.language or "language")
-        return SurveyExport(read_items(path, columns=mapped))
-    return _read_table(path, columns, skip_rows)
+        return SurveyExport(read_items(path, columns=mapped, encoding=encoding))
+    return _read_table(path, columns, skip_rows, encoding)
 
 
-def _decode(path: Path) -> str:
-    raw = path.read_bytes()
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = raw[: error.start].count(b"\n") + 1
-        raise LocatedError(path, "not UTF-8 text; save the file as UTF-8", line=line) from None
-
-
-def _read_table(path: Path, columns: SurveyColumns, skip_rows: int | None) -> SurveyExport:
+def _read_table(path: Path, columns: SurveyColumns, skip_rows: int | None,
+                encoding: str) -> SurveyExport:
     delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
-    reader = csv.reader(io.StringIO(_decode(path), newline=""), delimiter=delimiter)
-    header = next(reader, None)
-    if not header:
-        raise LocatedError(path, "the file is empty; expected a header row", line=1)
-    rows: list[tuple[int, list[str]]] = []
-    start = reader.line_num + 1
-    for row in reader:
-        rows.append((start, row))
+    with open_text(path, encoding=encoding) as lines:
+        reader = csv.reader(lines, delimiter=delimiter)
+        header = next(reader, None)
+        if not header:
+            raise LocatedError(path, "the file is empty; expected a header row", line=1)
+        rows: list[tuple[int, list[str]]] = []
         start = reader.line_num + 1
+        for row in reader:
+            rows.append((start, row))
+            start = reader.line_num + 1
     notes: list[str] = []
     rows = _skip_extra_headers(path, header, rows, skip_rows, notes)
     names = _resolve_columns(path, header, columns, notes)

@@ -24,18 +24,31 @@ def render_report(result: SurveyResult, *, title: str = "Survey answers") -> str
     from convoscope.html import render
 
     answers = result.answers
+    counted = tuple(a for a in answers if not a.scores_excluded)
     baselines = list(dict.fromkeys(name for answer in answers for name in answer.baselines))
     return render(
         "survey/report.html", title=title, result=result, counts=Counter(a.decision for a in answers),
         gibberish=sum(a.gibberish for a in answers),
         grader=sum(bool(a.grader_signals) for a in answers),
+        excluded=len(answers) - len(counted), grader_kinds=grader_kinds(answers),
         bases=Counter(a.score_basis for a in answers if a.scores),
         offline_warning=OFFLINE_WARNING if any(is_embedded(j) for j in result.judges) else None,
-        histograms=[_histogram(name, answers) for name in DIMENSIONS],
+        histograms=[_histogram(name, counted) for name in DIMENSIONS],
         roc=_roc(result.fitted) if result.fitted and result.fitted.roc_fpr else None,
         headers=["id", "question", "answer", "language", "gibberish", *DIMENSIONS, "overall",
                  *(f"baseline {name}" for name in baselines), "decision", "reasons", "follow-up"],
         rows=[_row(answer, baselines) for answer in answers])
+
+
+def grader_kinds(answers: tuple[ScoredAnswer, ...]) -> dict[str, int]:
+    """Answers per kind of grader signal: each imitation class, phrase requests in words
+    (``request``) and the judge's own flag (``judge``)."""
+    kinds: Counter[str] = Counter()
+    for answer in answers:
+        kinds.update({signal.split(":", 1)[1] if signal.startswith("imitation:")
+                      else "judge" if signal == "judge" else "request"
+                      for signal in answer.grader_signals})
+    return dict(kinds.most_common())
 
 
 def write_report(result: SurveyResult, path: str | Path) -> None:

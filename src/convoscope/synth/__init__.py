@@ -9,10 +9,17 @@ and, once judged on ``dialogue-issues``, curated into a benchmark balanced over 
 scores and chatbots. Dialogues and benchmark are plain items JSONL.
 """
 
-from convoscope.synth._agents import SynthSettings, Usage, clean_user_text, read_yes_no, whole_sentences
+from convoscope.synth._agents import SynthSettings, Usage, read_yes_no, whole_sentences
 from convoscope.synth._checks import CHECKS as JUDGE_CHECKS
-from convoscope.synth._checks import CheckCalibration, JudgeCalibration, judge_by_checks, threshold_between
+from convoscope.synth._checks import (
+    CheckCalibration,
+    JudgeCalibration,
+    calibration_languages,
+    judge_by_checks,
+    threshold_between,
+)
 from convoscope.synth._checks import calibrate as calibrate_judge
+from convoscope.synth._choice import EmbeddedByLanguage, embedded_choice, for_language, model_prompting
 from convoscope.synth._contexts import (
     Persona,
     Scene,
@@ -43,7 +50,6 @@ from convoscope.synth._dialogue import (
     UserTurnLog,
     continue_dialogue,
     opening_turn,
-    rule_feedback,
     user_turn_loop,
 )
 from convoscope.synth._filters import (
@@ -55,6 +61,8 @@ from convoscope.synth._filters import (
     has_language_identifier,
 )
 from convoscope.synth._mtld import mtld, tokens, utterance_length
+from convoscope.synth._patterns import clean_user_text
+from convoscope.synth._rules import filter_verdict, gibberish_reason, rule_failure, rule_feedback
 from convoscope.synth._run import (
     GenerationSummary,
     default_filtered_path,
@@ -72,6 +80,7 @@ __all__ = [
     "Candidate",
     "CheckCalibration",
     "DialogueResult",
+    "EmbeddedByLanguage",
     "FilterResult",
     "GenerationSummary",
     "JudgeCalibration",
@@ -90,6 +99,7 @@ __all__ = [
     "builtin_personas",
     "builtin_scenes",
     "calibrate_judge",
+    "calibration_languages",
     "candidates",
     "check_role",
     "check_user_language",
@@ -98,13 +108,18 @@ __all__ = [
     "curate",
     "default_filtered_path",
     "dialogue_id",
+    "embedded_choice",
     "filter_dialogue",
+    "filter_verdict",
+    "for_language",
     "generate_dialogues",
     "generate_dialogues_async",
+    "gibberish_reason",
     "has_language_identifier",
     "judge_by_checks",
     "languages",
     "model_label",
+    "model_prompting",
     "mtld",
     "opening_turn",
     "pick_rater",
@@ -113,6 +128,7 @@ __all__ = [
     "read_personas",
     "read_scenes",
     "read_yes_no",
+    "rule_failure",
     "rule_feedback",
     "sample_contexts",
     "stats_table",

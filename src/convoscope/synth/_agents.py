@@ -18,8 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from convoscope.items import Turn
 from convoscope.models import GenerateRequest, Generation, Message, Model, UsageTotals
 from convoscope.synth import _prompts as prompts
-from convoscope.synth._checks import CHECKS, judge_by_checks
+from convoscope.synth._checks import CHECKS, judge_by_checks, merge_usage
+from convoscope.synth._choice import Prompting, model_prompting
 from convoscope.synth._contexts import SeedContext
+from convoscope.synth._patterns import clean_user_text
 
 
 class SynthSettings(BaseModel):
@@ -62,6 +64,10 @@ class SynthSettings(BaseModel):
     chatbot_top_p: float | None = Field(default=0.95, gt=0, le=1)
     chatbot_max_tokens: int = 512
     check_role: bool = Field(default=True, description="Ask the judge whether the user swapped roles.")
+    prompting: Literal["auto", "chat", "completion"] = Field(default="auto", description=(
+        "How user and chatbot models are prompted: chat (instructions through the chat template) "
+        "or completion (a document to continue, for base models). auto: completion for packaged "
+        "base models (Gemma 3 270M), chat for every other model."))
     judge_mode: Literal["auto", "chat", "completion"] = Field(
         default="auto", description="chat: the judge writes yes/no and feedback; completion: yes/no is "
         "read from the next-token probabilities (no feedback). auto: completion for embedded models.")
@@ -74,10 +80,7 @@ class Usage(BaseModel):
     roles: dict[str, UsageTotals] = Field(default_factory=dict)
 
     def add(self, role: str, model_usage: UsageTotals) -> None:
-        mine = self.roles.setdefault(role, UsageTotals())
-        for field in ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "errors"):
-            setattr(mine, field, getattr(mine, field) + getattr(model_usage, field))
-        mine.cost += model_usage.cost
+        merge_usage(self.roles.setdefault(role, UsageTotals()), model_usage)
 
 
 def request_seed(*parts: object) -> int:
@@ -110,29 +113,45 @@ async def write_user_turn(user: Model, context: SeedContext, turns: Sequence[Tur
                           rejected: str | None = None, feedback: str | None = None) -> tuple[str, bool]:
     """The user agent's next message (the opening one when ``turns`` is empty), and whether it
     was cut off by the token limit with no complete sentence to keep."""
-    shown = prompts.shorten(rejected, settings.rejected_words_shown) if rejected is not None else None
-    max_tokens = settings.user_max_tokens
-    if turns:
-        system = prompts.USER_NEXT_SYSTEM.format(end=settings.end_signal)
-        text = prompts.next_turn_prompt(context, turns, shown, feedback)
-        temperature = settings.user_temperature
-        sampling: dict[str, Any] = {"top_p": settings.user_top_p}
-    else:
-        system = prompts.USER_FIRST_SYSTEM
-        text = prompts.first_turn_prompt(context, shown, feedback)
-        temperature = settings.user_first_temperature
-        sampling = {"presence_penalty": settings.user_first_presence_penalty}
-        max_tokens = min(max_tokens, settings.user_first_max_tokens)
-    request = GenerateRequest(messages=(Message(role="system", content=system),
-                                        Message(role="user", content=text)),
-                              max_tokens=max_tokens, temperature=temperature, seed=seed,
-                              stop=settings.user_stop, **sampling)
+    request = user_request(user, context, turns, settings, seed=seed, rejected=rejected, feedback=feedback)
     generation = await call_generation(user, request, usage, "user")
     message = clean_user_text(generation.text)
     if generation.finish_reason != "length":
         return message, False
     kept = whole_sentences(message)
     return (kept, False) if kept else (message, True)
+
+
+def user_request(user: Model, context: SeedContext, turns: Sequence[Turn], settings: SynthSettings,
+                 *, seed: int, rejected: str | None = None, feedback: str | None = None) -> GenerateRequest:
+    """The user agent's request. A chat model gets instructions, and on a retry the rejected try
+    and the feedback on it; a base model gets a document to continue (it cannot read feedback,
+    so a retry is a fresh sample with its own seed)."""
+    opening = not turns
+    sampling: dict[str, Any] = ({"presence_penalty": settings.user_first_presence_penalty} if opening
+                                else {"top_p": settings.user_top_p})
+    options: dict[str, Any] = {
+        "temperature": settings.user_first_temperature if opening else settings.user_temperature,
+        "max_tokens": min(settings.user_max_tokens, settings.user_first_max_tokens) if opening
+        else settings.user_max_tokens, "seed": seed, **sampling}
+    if prompting_of(user, settings) == "completion":
+        document = (prompts.first_turn_document(context) if opening
+                    else prompts.next_turn_document(context, turns))
+        return GenerateRequest(prompt=document, stop=prompts.DOCUMENT_STOP, **options)
+    shown = prompts.shorten(rejected, settings.rejected_words_shown) if rejected is not None else None
+    if opening:
+        system, text = prompts.USER_FIRST_SYSTEM, prompts.first_turn_prompt(context, shown, feedback)
+    else:
+        system = prompts.USER_NEXT_SYSTEM.format(end=settings.end_signal)
+        text = prompts.next_turn_prompt(context, turns, shown, feedback)
+    messages = (Message(role="system", content=system), Message(role="user", content=text))
+    return GenerateRequest(messages=messages, stop=settings.user_stop, **options)
+
+
+def prompting_of(model: Model, settings: SynthSettings) -> Prompting:
+    """Chat or completion prompts for a user or chatbot model (``settings.prompting``; auto:
+    packaged base models get completion prompts, every other model chat)."""
+    return model_prompting(model) if settings.prompting == "auto" else settings.prompting
 
 
 _SENTENCE_END = re.compile(r"[.!?。！？…]+[\"'”’)]*")
@@ -195,27 +214,20 @@ async def ask_yes_no(model: Model, system: str, question: str, settings: SynthSe
 
 
 async def chatbot_reply(chatbot: Model, turns: Sequence[Turn], settings: SynthSettings, usage: Usage,
-                        *, seed: int) -> str:
-    """The chatbot's reply. It sees the shared system prompt and the dialogue, nothing else."""
+                        *, seed: int, language: str | None = None) -> str:
+    """The chatbot's reply. It sees the shared system prompt and the dialogue, nothing else (a
+    base model: the shared header and an example exchange in the dialogue's ``language``)."""
+    options: dict[str, Any] = {"max_tokens": settings.chatbot_max_tokens, "seed": seed,
+                               "temperature": settings.chatbot_temperature, "top_p": settings.chatbot_top_p}
+    if prompting_of(chatbot, settings) == "completion":
+        document = prompts.chatbot_document(turns, language)
+        request = GenerateRequest(prompt=document, stop=prompts.DOCUMENT_STOP, **options)
+        return (await call(chatbot, request, usage, "chatbot")).strip()
     messages = [Message(role="system", content=prompts.CHATBOT_SYSTEM)]
     messages.extend(Message(role="user" if turn.speaker == "user" else "assistant", content=turn.text)
                     for turn in turns)
-    request = GenerateRequest(messages=tuple(messages), max_tokens=settings.chatbot_max_tokens,
-                              temperature=settings.chatbot_temperature, top_p=settings.chatbot_top_p,
-                              seed=seed)
+    request = GenerateRequest(messages=tuple(messages), **options)
     return (await call(chatbot, request, usage, "chatbot")).strip()
-
-
-_LABEL = re.compile(r"^\s*(?:\*\*)?(?:user|human|message|me)(?:\*\*)?\s*:\s*", re.IGNORECASE)
-_QUOTES = "\"'“”‘’«»「」"
-
-
-def clean_user_text(text: str) -> str:
-    """Strip the wrappers small models add around a message: quotes and a ``User:`` label."""
-    cleaned = text.strip()
-    for _ in range(2):
-        cleaned = _LABEL.sub("", cleaned).strip().strip(_QUOTES).strip()
-    return cleaned
 
 
 _YES_NO = re.compile(r"^[\W_]*(yes|no)\b[\W_]*(.*)$", re.IGNORECASE | re.DOTALL)

@@ -6,8 +6,9 @@ conversation and the message come first, so every question after the first reuse
 cached prefix): ``natural``, ``in_role`` and ``coherent``. Their raw probabilities are not
 comparable to 0.5 (a small model may favour " No" whatever the message), so before a run each
 check is *calibrated*: the judge answers it for a few good and bad examples
-(``synth/data/judge_calibration.yaml``); the check is used only when every good example scores
-above every bad one, with the threshold halfway between the two groups. A check that does not
+(``synth/data/judge_calibration.yaml``, in the dialogue's language where the file has it); the
+check is used only when every good example scores above every bad one, with the threshold
+halfway between the two groups. A check that does not
 separate its examples is reported as one the judge could not do, and is not asked.
 """
 
@@ -69,7 +70,8 @@ class JudgeCalibration(BaseModel):
         parts = [f"the judge could check: {', '.join(could)}" if could else "the judge could check nothing"]
         if could_not:
             parts.append(f"could not check (its examples did not separate): {', '.join(could_not)}")
-        return "; ".join(parts) + "; rules checked emptiness, placeholders, length, language and repeats"
+        return "; ".join(parts) + ("; rules checked form, speaker labels, role breaks, gibberish, length, "
+                                   "language and repeats")
 
 
 def check_prompt(turns: Sequence[Turn], candidate: str, check: str) -> str:
@@ -94,10 +96,24 @@ async def yes_probability(model: Model, prompt: str, *, seed: int) -> tuple[floa
 
 
 @cache
-def calibration_examples() -> dict[str, dict[str, tuple[tuple[tuple[Turn, ...], str], ...]]]:
-    """The built-in examples: check -> "good"/"bad" -> ((turns, message), ...)."""
+def _calibration_file() -> dict[str, Any]:
     text = resources.files("convoscope.synth").joinpath("data/judge_calibration.yaml").read_text("utf-8")
-    raw: dict[str, Any] = yaml.safe_load(text)
+    loaded: dict[str, Any] = yaml.safe_load(text)
+    return loaded
+
+
+def calibration_languages() -> tuple[str, ...]:
+    """Languages with their own calibration examples (others use the English ones)."""
+    return tuple(_calibration_file())
+
+
+Examples = dict[str, dict[str, tuple[tuple[tuple[Turn, ...], str], ...]]]
+
+
+def calibration_examples(language: str = "en") -> Examples:
+    """The built-in examples in ``language`` (English when it has none): check -> "good"/"bad" ->
+    ((turns, message), ...)."""
+    raw = _calibration_file().get(language) or _calibration_file()["en"]
     return {check: {group: tuple((_turns(entry.get("conversation") or ()), entry["message"])
                                  for entry in raw[check][group]) for group in ("good", "bad")}
             for check in CHECKS}
@@ -114,16 +130,17 @@ def threshold_between(good: Sequence[float], bad: Sequence[float]) -> float | No
     return (min(good) + max(bad)) / 2
 
 
-async def calibrate(model: Model) -> tuple[JudgeCalibration, UsageTotals]:
-    """Ask every check on its examples; a few short next-token calls (the head is cached)."""
+async def calibrate(model: Model, *, language: str = "en") -> tuple[JudgeCalibration, UsageTotals]:
+    """Ask every check on its examples in ``language``; a few short next-token calls (the head is
+    cached)."""
     totals = UsageTotals()
     checks: dict[str, CheckCalibration] = {}
-    for check, groups in calibration_examples().items():
+    for check, groups in calibration_examples(language).items():
         scores: dict[str, list[float]] = {"good": [], "bad": []}
         for group, examples in groups.items():
             for turns, message in examples:
                 probability, usage = await yes_probability(model, check_prompt(turns, message, check), seed=0)
-                _merge(totals, usage)
+                merge_usage(totals, usage)
                 if probability is not None:
                     scores[group].append(probability)
         checks[check] = CheckCalibration(good=tuple(scores["good"]), bad=tuple(scores["bad"]),
@@ -142,7 +159,7 @@ async def judge_by_checks(model: Model, turns: Sequence[Turn], candidate: str,
     scores: dict[str, float] = {}
     for check in thresholds:
         probability, usage = await yes_probability(model, check_prompt(turns, candidate, check), seed=seed)
-        _merge(totals, usage)
+        merge_usage(totals, usage)
         if probability is None:
             return None, "the judge gave no yes/no probabilities", scores, totals
         scores[check] = round(probability, 4)
@@ -151,7 +168,8 @@ async def judge_by_checks(model: Model, turns: Sequence[Turn], candidate: str,
     return not failed, "; ".join(failed), scores, totals
 
 
-def _merge(totals: UsageTotals, usage: UsageTotals) -> None:
+def merge_usage(totals: UsageTotals, usage: UsageTotals) -> None:
+    """Add ``usage`` into ``totals`` (calls, cache hits, tokens, errors, cost)."""
     for name in ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "errors"):
         setattr(totals, name, getattr(totals, name) + getattr(usage, name))
     totals.cost += usage.cost

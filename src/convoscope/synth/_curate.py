@@ -5,7 +5,9 @@ them. Excluded: dialogues the synth filters flagged, dialogues without an overal
 dialogues whose only issue is ``uninterpretable`` because the chatbot mixed languages (trivial to
 catch with rules, so of little use for meta-evaluation).
 
-1. For every user model x chatbot pair, one issue-free dialogue with the best overall score.
+1. For every user model x chatbot pair, one issue-free dialogue drawn at random among those whose
+   overall score reaches the bar (the top of the scale unless told: the seed draws among the
+   issue-free dialogues scoring 5); ``clean_pick="best"`` takes one with the best score instead.
 2. Then round-robin over the issue types: pick a dialogue with that issue whose overall score and
    chatbot are the least represented so far (among those the candidates offer); when no candidate
    has both, the chatbot requirement is dropped (the score one can always be met). Ties are broken by a
@@ -20,7 +22,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -149,12 +151,22 @@ def _mixes_languages(item: Item, verdicts: dict[str, Verdict]) -> bool:
     return not check_user_language(item.context, item.language, speaker="chatbot").passed
 
 
+CleanPick = Literal["random", "best"]
+
+
 def curate(items: list[Item], verdicts: list[Verdict], *, per_language: int = 100, seed: int = 0,
            rater: str | None = None, issue_types: tuple[str, ...] = DEFAULT_ISSUES,
-           overall: str = "overall") -> tuple[list[Item], list[LanguageSummary]]:
-    """The balanced benchmark (items, with ``meta.curation``) and a summary per language."""
+           overall: str = "overall", clean_pick: CleanPick = "random",
+           clean_min_overall: int | None = None) -> tuple[list[Item], list[LanguageSummary]]:
+    """The balanced benchmark (items, with ``meta.curation``) and a summary per language.
+
+    ``clean_pick``: "random" draws each pair's issue-free dialogue among those scoring at least
+    ``clean_min_overall`` (default: the top of the overall scale), as seed 001 does; "best" takes
+    one with the best overall score. A pair with no issue-free dialogue that qualifies is listed in
+    the summary's ``pairs_without_clean_dialogue``."""
     if per_language < 1:
         raise ConfigError("per_language must be at least 1")
+    bar = _clean_bar(clean_pick, clean_min_overall, overall)
     by_id = {item.id: item for item in items}
     if verdicts and not by_id.keys() & {verdict.item_id for verdict in verdicts}:
         raise ConfigError("no verdict is about any of these dialogues (item ids differ): judge this "
@@ -165,7 +177,7 @@ def curate(items: list[Item], verdicts: list[Verdict], *, per_language: int = 10
     for language in sorted({candidate.language for candidate in pool}):
         mine = [candidate for candidate in pool if candidate.language == language]
         rng = random.Random(f"{seed}:{language}")
-        picks, summary = _curate_language(language, mine, per_language, rng, issue_types)
+        picks, summary = _curate_language(language, mine, per_language, rng, issue_types, bar)
         summaries.append(summary)
         for candidate, stage, relaxed in picks:
             item = by_id[candidate.id]
@@ -175,9 +187,50 @@ def curate(items: list[Item], verdicts: list[Verdict], *, per_language: int = 10
     return chosen, summaries
 
 
+def _clean_bar(clean_pick: str, clean_min_overall: int | None, overall: str) -> int | None:
+    """The overall score an issue-free pick must reach (None: the best of each pair is taken)."""
+    if clean_pick not in ("random", "best"):
+        raise ConfigError(f"clean_pick must be 'random' or 'best', not {clean_pick!r}")
+    if clean_pick == "best":
+        return None
+    from convoscope.criteria import load_suite
+
+    criterion = next((c for c in load_suite("dialogue-issues").criteria if c.name == overall), None)
+    low, high = (criterion.scale.minimum, criterion.scale.maximum) if criterion else (None, None)
+    if clean_min_overall is None:
+        if high is None:
+            raise ConfigError(f"the scale of {overall!r} has no top: give clean_min_overall")
+        return int(high)
+    if low is not None and high is not None and not low <= clean_min_overall <= high:
+        raise ConfigError(f"clean_min_overall must be between {low:g} and {high:g} (the scale of "
+                          f"{overall!r}), not {clean_min_overall}")
+    return clean_min_overall
+
+
+def _clean_picks(eligible: list[Candidate], size: int, rng: random.Random, bar: int | None
+                 ) -> tuple[list[tuple[Candidate, str, list[str]]], list[str]]:
+    """Stage 1: one issue-free dialogue per user x chatbot pair, and the pairs that had none."""
+    picks: list[tuple[Candidate, str, list[str]]] = []
+    missing: list[str] = []
+    for user, chatbot in sorted({(c.user, c.chatbot) for c in eligible}):
+        clean = [c for c in eligible if (c.user, c.chatbot) == (user, chatbot) and not c.issues]
+        if bar is not None:
+            clean = [c for c in clean if (c.overall or 0) >= bar]
+        if not clean:
+            missing.append(f"{user} x {chatbot}")
+            continue
+        if len(picks) < size:
+            if bar is None:
+                best = max(c.overall or 0 for c in clean)
+                picks.append((rng.choice([c for c in clean if c.overall == best]), "clean-top", []))
+            else:
+                picks.append((rng.choice(clean), "clean-random", []))
+    return picks, missing
+
+
 def _curate_language(language: str, pool: list[Candidate], size: int, rng: random.Random,
-                     issue_types: tuple[str, ...]) -> tuple[list[tuple[Candidate, str, list[str]]],
-                                                             LanguageSummary]:
+                     issue_types: tuple[str, ...], bar: int | None
+                     ) -> tuple[list[tuple[Candidate, str, list[str]]], LanguageSummary]:
     excluded: Counter[str] = Counter()
     eligible: list[Candidate] = []
     for candidate in sorted(pool, key=lambda c: c.id):
@@ -187,19 +240,8 @@ def _curate_language(language: str, pool: list[Candidate], size: int, rng: rando
             excluded[reason] += 1
         else:
             eligible.append(candidate)
-    picks: list[tuple[Candidate, str, list[str]]] = []
-    taken: set[str] = set()
-    missing: list[str] = []
-    for user, chatbot in sorted({(c.user, c.chatbot) for c in eligible}):
-        clean = [c for c in eligible if (c.user, c.chatbot) == (user, chatbot) and not c.issues]
-        if not clean:
-            missing.append(f"{user} x {chatbot}")
-            continue
-        if len(picks) < size:
-            best = max(c.overall or 0 for c in clean)
-            pick = rng.choice([c for c in clean if c.overall == best])
-            picks.append((pick, "clean-top", []))
-            taken.add(pick.id)
+    picks, missing = _clean_picks(eligible, size, rng, bar)
+    taken = {pick.id for pick, _, _ in picks}
     rotation = [issue for issue in issue_types if any(issue in c.issues for c in eligible)]
     relaxed: Counter[str] = Counter()
     while len(picks) < size:

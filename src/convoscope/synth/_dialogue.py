@@ -10,24 +10,25 @@ in the opening message) reject an attempt without spending a judge call.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from convoscope.items import Turn
 from convoscope.models import Model, ModelError
+from convoscope.synth import _prompts as prompts
 from convoscope.synth._agents import (
     SynthSettings,
     Usage,
     chatbot_reply,
     judge_user_turn,
+    prompting_of,
     request_seed,
     uses_completion,
     write_user_turn,
 )
 from convoscope.synth._contexts import SeedContext
-from convoscope.synth._filters import check_user_language
+from convoscope.synth._rules import rule_failure
 
 EndReason = Literal["end_signal", "turn_cap", "turn_rejected", "first_turn_rejected",
                     "user_error", "judge_error", "chatbot_error"]
@@ -42,6 +43,9 @@ class Attempt(BaseModel):
     accepted: bool
     checked_by: Literal["judge", "rule"]
     feedback: str | None = None
+    rule: str | None = Field(default=None, description=(
+        "The rule that refused the attempt (gibberish, speaker_label, role_break, ...)."))
+    model: str | None = Field(default=None, description="The model that wrote the attempt.")
     unreadable: bool = Field(default=False, description="The judge's answer was neither yes nor no.")
     scores: dict[str, float] | None = Field(
         default=None, description="Completion-mode judge: P(yes) of each named check it asked.")
@@ -60,50 +64,6 @@ class UserTurnLog(BaseModel):
         "Tries were left, but the judge kept rejecting with the same feedback, so they were not spent."))
 
 
-_PLACEHOLDER = re.compile(r"\bPerson\s?[XYZ]\b|\[(?:name|user|person)\]|<(?:name|user)>", re.IGNORECASE)
-
-
-def rule_feedback(text: str, *, opening: bool, end_signal: str, language: str | None = None,
-                  earlier: Sequence[str] = (), max_words: int | None = None, cut: bool = False
-                  ) -> str | None:
-    """Why an attempt fails without asking the judge, or None when the rules pass it.
-
-    Beyond emptiness, placeholders and an end signal in the opening: a message cut off by the
-    token limit (``cut``), one longer than ``max_words``, a repeat of an ``earlier`` user
-    message, and one of 25 characters or more confidently in another language than ``language``.
-    """
-    bare = text.replace(end_signal, "").strip()
-    if not bare:
-        return "the message is empty" if opening or end_signal not in text else None
-    if _PLACEHOLDER.search(text):
-        return "it uses a placeholder instead of a real name or a pronoun"
-    if opening and end_signal in text:
-        return "the opening message cannot end the conversation"
-    if _PROMPT_LABEL.match(bare):
-        return "it copies a label from the instructions instead of writing the message itself"
-    if cut:
-        return "it was cut off at the length limit: write one or two short sentences"
-    if max_words is not None and (count := len(bare.split())) > max_words:
-        return f"it is too long ({count} words): write one or two short sentences"
-    if _normalised(bare) in {_normalised(line) for line in earlier}:
-        return "it repeats an earlier message word for word"
-    if language is not None and len(bare) >= _LANGUAGE_MIN_CHARS:
-        check = check_user_language([Turn(speaker="user", text=bare)], language)
-        if not check.passed:
-            found = f"in '{check.detected}'" if check.detected else "in another writing system"
-            return f"it is written {found}, not in the language of the situation ('{language}')"
-    return None
-
-
-_LANGUAGE_MIN_CHARS = 25  # shorter texts are too short to identify reliably
-_PROMPT_LABEL = re.compile(r"\W*(?:situation|person|how they feel|gender|language|conversation so far|"
-                           r"(?:the )?user'?s next message|opening message)\s*(?:is)?\s*:", re.IGNORECASE)
-
-
-def _normalised(text: str) -> str:
-    return " ".join(re.sub(r"[^\w\s]", "", text.lower()).split())
-
-
 async def user_turn_loop(user: Model, judge: Model | None, context: SeedContext, turns: list[Turn],
                          settings: SynthSettings, usage: Usage, *, key: str) -> UserTurnLog:
     """Write, check and rewrite one user turn until the judge accepts it or the tries run out.
@@ -116,18 +76,21 @@ async def user_turn_loop(user: Model, judge: Model | None, context: SeedContext,
     attempts: list[Attempt] = []
     rejected: str | None = None
     feedback: str | None = None
-    earlier = [turn.text for turn in turns if turn.speaker == "user"]
+    earlier = [turn.text for turn in turns]
+    shown = prompts.example_messages(context.language) if prompting_of(user, settings) == "completion" else ()
     for number in range(limit):
         seed = request_seed(settings.seed, key, len(turns), number)
         text, cut = await write_user_turn(user, context, turns, settings, usage, seed=seed,
                                           rejected=rejected, feedback=feedback)
-        reason = rule_feedback(text, opening=opening, end_signal=settings.end_signal,
+        refused = rule_failure(text, opening=opening, end_signal=settings.end_signal,
                                language=context.language, earlier=earlier,
-                               max_words=settings.max_user_words, cut=cut)
-        if reason is not None:
-            attempts.append(Attempt(text=text, accepted=False, checked_by="rule", feedback=reason))
+                               max_words=settings.max_user_words, cut=cut, examples=shown)
+        if refused is not None:
+            attempts.append(Attempt(text=text, accepted=False, checked_by="rule", rule=refused[0],
+                                    feedback=refused[1], model=user.name))
         else:
-            attempt = await _judged(judge, context, turns, text, settings, usage, seed=seed)
+            attempt = (await _judged(judge, context, turns, text, settings, usage, seed=seed)
+                       ).model_copy(update={"model": user.name})
             attempts.append(attempt)
             if attempt.accepted:
                 return UserTurnLog(position=len(turns), attempts=tuple(attempts), accepted=True,
@@ -181,6 +144,7 @@ class DialogueResult(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     turns: tuple[Turn, ...]
+    turn_models: tuple[str, ...] = Field(default=(), description="The model that wrote each turn.")
     user_turns: tuple[UserTurnLog, ...]
     end: EndReason
     error: str | None = None
@@ -196,16 +160,18 @@ async def continue_dialogue(opening: UserTurnLog, context: SeedContext, *, user:
     if not opening.accepted:
         return DialogueResult(turns=(), user_turns=tuple(logs), end="first_turn_rejected", usage=usage)
     turns = [Turn(speaker="user", text=opening.attempts[-1].text)]
+    authors = [opening.attempts[-1].model or user.name]
     end: EndReason = "turn_cap"
     error: str | None = None
     while len(turns) < settings.max_turns:
         try:
-            reply = await chatbot_reply(chatbot, turns, settings, usage,
+            reply = await chatbot_reply(chatbot, turns, settings, usage, language=context.language,
                                         seed=request_seed(settings.seed, key, "chatbot", len(turns)))
         except ModelError as failure:
             end, error = "chatbot_error", str(failure)
             break
         turns.append(Turn(speaker="chatbot", text=reply))
+        authors.append(chatbot.name)
         if len(turns) >= settings.max_turns:
             break
         try:
@@ -225,10 +191,13 @@ async def continue_dialogue(opening: UserTurnLog, context: SeedContext, *, user:
             remainder = text.replace(settings.end_signal, "").strip()
             if remainder:
                 turns.append(Turn(speaker="user", text=remainder))
+                authors.append(user.name)
             end = "end_signal"
             break
         turns.append(Turn(speaker="user", text=text))
-    return DialogueResult(turns=tuple(turns), user_turns=tuple(logs), end=end, error=error, usage=usage)
+        authors.append(user.name)
+    return DialogueResult(turns=tuple(turns), turn_models=tuple(authors), user_turns=tuple(logs), end=end,
+                          error=error, usage=usage)
 
 
 async def opening_turn(context: SeedContext, *, user: Model, judge: Model | None, settings: SynthSettings,

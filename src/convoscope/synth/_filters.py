@@ -4,7 +4,10 @@ Language: py3langid (``convoscope[synth]``; its model ships inside the wheel, no
 identifies the user side as a whole and each user turn long enough to judge. Without it, only the
 writing system is checked (Hangul for Korean, Han for Chinese, kana for Japanese, Latin for the
 others), which catches a Korean user writing English but not Portuguese turning into Spanish.
-Role: the judge model is asked whether the user side acted as the assistant.
+Role: the judge model is asked whether the user side acted as the assistant. A judge read in
+completion mode is not asked: a tiny model's bare yes/no there is noise (it favours one answer
+whatever the dialogue), and each user turn already met the role rules (speaker labels, "as an
+AI") and, when the judge could do it on its calibration examples, the ``in_role`` check.
 
 A filtered dialogue is kept, with its reasons, never deleted.
 """
@@ -22,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 from convoscope.items import Turn
 from convoscope.models import Model, ModelError
 from convoscope.synth import _prompts as prompts
-from convoscope.synth._agents import SynthSettings, Usage, ask_yes_no, request_seed
+from convoscope.synth._agents import SynthSettings, Usage, ask_yes_no, request_seed, uses_completion
 
 # Close relatives a short-text identifier confuses; a turn detected as one of them is not counted
 # as having left the language.
@@ -139,6 +142,9 @@ async def filter_dialogue(turns: Sequence[Turn], language: str, *, judge: Model 
     feedback: str | None = None
     if settings.check_role and judge is None:
         feedback = "role not checked: no judge model"
+    elif settings.check_role and judge is not None and uses_completion(judge, settings):
+        feedback = ("role not asked of a completion-mode judge: each user turn met the role rules"
+                    + (" and the in_role check" if "in_role" in (settings.judge_thresholds or {}) else ""))
     elif settings.check_role and judge is not None:
         try:
             swapped, feedback = await check_role(judge, turns, settings, usage, key=key)

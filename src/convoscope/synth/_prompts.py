@@ -8,6 +8,11 @@ scene to its country, rather than translating English dialogues afterwards.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
 
 from convoscope.items import Turn
 from convoscope.synth._contexts import SeedContext
@@ -128,3 +133,85 @@ def judge_prompt(turns: Sequence[Turn], candidate: str) -> str:
 
 def role_check_prompt(turns: Sequence[Turn]) -> str:
     return f"Conversation:\n{render_dialogue(turns)}\n\nDid the user side act as the assistant?"
+
+
+# Base models (no chat training) get a document to continue instead of instructions: a header,
+# examples in the target language, then the dialogue, ending where the next message begins.
+# Speaker names double as stop strings, so a model that goes on to write the other side stops.
+PERSON, CHATBOT = "Person", "Chatbot"
+DOCUMENT_STOP = ("\n", f"{PERSON}:", f"{CHATBOT}:")
+
+
+@cache
+def _examples() -> dict[str, Any]:
+    text = resources.files("convoscope.synth").joinpath("data/user_examples.yaml").read_text("utf-8")
+    loaded: dict[str, Any] = yaml.safe_load(text)
+    return loaded
+
+
+def example_messages(language: str) -> tuple[str, ...]:
+    """The example user messages a base model is shown in ``language`` (none when it has none)."""
+    examples = _examples()
+    exchange = examples["exchanges"].get(language, [])
+    return (*examples["openings"].get(language, []), *exchange[1:])
+
+
+def _situation(scene: str, persona: str, affect: str, gender: str | None = None) -> str:
+    # Gender as plain words: a base model copied a bracketed "(male)" into its message.
+    who = persona.rstrip(".")
+    if gender:
+        who = f"a {'woman' if gender == 'female' else 'man'}, {who[:1].lower()}{who[1:]}"
+    return f"Situation: {scene} Person: {who}, feeling {affect}."
+
+
+def _context_line(context: SeedContext) -> str:
+    return _situation(context.scene, context.persona, context.affect, context.gender)
+
+
+def first_turn_document(context: SeedContext) -> str:
+    """The opening message as a base model writes it: a list of openings, then this context's."""
+    examples = _examples()
+    openings = examples["openings"].get(context.language, [])
+    parts = [f"Messages that people in {context.country} typed in {context.language_name} to start a chat "
+             "with a chatbot: one or two casual sentences asking for advice, an opinion or information."]
+    parts.extend(f"{_situation(**situation)}\nMessage: {opening}"
+                 for situation, opening in zip(examples["situations"], openings, strict=False))
+    parts.append(f"{_context_line(context)}\nMessage:")
+    return "\n\n".join(parts)
+
+
+def _chat_lines(turns: Sequence[Turn]) -> list[str]:
+    return [f"{PERSON if turn.speaker == 'user' else CHATBOT}: {turn.text}" for turn in turns]
+
+
+def _example_chat(language: str, *, with_reply: bool) -> list[str]:
+    examples = _examples()
+    openings, exchange = examples["openings"].get(language), examples["exchanges"].get(language)
+    if not openings or not exchange:
+        return []
+    lines = [f"{PERSON}: {openings[0]}", f"{CHATBOT}: {exchange[0]}"]
+    return [*lines, f"{PERSON}: {exchange[1]}"] if with_reply else lines
+
+
+def next_turn_document(context: SeedContext, turns: Sequence[Turn]) -> str:
+    """A later user message as a base model writes it: an example chat, then this one."""
+    header = (f"Chats in {context.language_name} between a person in {context.country} and a chatbot. "
+              "The person writes short, casual messages: asks, reacts, or says goodbye.")
+    example = _example_chat(context.language, with_reply=True)
+    situation = _examples()["situations"][0]
+    parts = [header]
+    if example:
+        parts.append("\n".join([_situation(**situation), *example]))
+    parts.append("\n".join([_context_line(context), *_chat_lines(turns), f"{PERSON}:"]))
+    return "\n\n".join(parts)
+
+
+def chatbot_document(turns: Sequence[Turn], language: str | None) -> str:
+    """A chatbot reply as a base model writes it: the shared header, an example exchange in the
+    dialogue's language, then the dialogue (never the user's context)."""
+    header = ("Chats between people and a friendly chatbot. The chatbot answers in the person's "
+              "language, in one or two short and natural sentences.")
+    example = _example_chat(language or "en", with_reply=False)
+    parts = [header, *(["\n".join(example)] if example else [])]
+    parts.append("\n".join([*_chat_lines(turns), f"{CHATBOT}:"]))
+    return "\n\n".join(parts)

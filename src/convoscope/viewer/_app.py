@@ -1,5 +1,8 @@
 """The verdict viewer: a local, read-only web page over a store's verdicts.
 
+The filters live in the URL: the list's query string is carried into every item link and back,
+so a filtered view can be bookmarked, shared, reloaded and returned to.
+
 GET only (other methods are answered 405); every page through the shared Jinja2 layer, so
 answers, dialogues and reasons are escaped; the campaign app's security headers (a CSP with no
 scripts at all here, ``frame-ancestors 'none'``).
@@ -28,6 +31,7 @@ def create_app(data: ViewerData) -> Any:
     from convoscope.web import SecurityHeaders
 
     choices = data.choices()
+    value_labels = data.value_labels()
 
     async def index(request: Request) -> HTMLResponse:
         filters = {name: request.query_params.get(name, "") for name in FILTERS}
@@ -43,7 +47,7 @@ def create_app(data: ViewerData) -> Any:
         return HTMLResponse(render("viewer/index.html", title="convoscope verdicts", data=data,
                                    choices=choices, filters=filters, items=items, total=len(matching),
                                    page=page, pages=max(1, -(-len(matching) // PAGE_SIZE)),
-                                   query=query, filter_names=FILTERS))
+                                   query=query, filter_names=FILTERS, value_labels=value_labels))
 
     async def item(request: Request) -> HTMLResponse:
         item_id = request.path_params["item_id"]
@@ -51,10 +55,16 @@ def create_app(data: ViewerData) -> Any:
         if not verdicts and item_id not in data.items:
             raise HTTPException(404, "no such item")
         return HTMLResponse(render("viewer/item.html", title=f"item {item_id}", item_id=item_id,
-                                   item=data.items.get(item_id), verdicts=verdicts))
+                                   item=data.items.get(item_id), verdicts=verdicts, data=data,
+                                   query=_kept(request.query_params)))
 
     routes = [Route("/", index, methods=["GET"]), Route("/items/{item_id:path}", item, methods=["GET"])]
     return Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)])
+
+
+def _kept(params: Any) -> str:
+    """The list's filters and page from a query string, to lead back to the same list."""
+    return urlencode({name: params[name] for name in (*FILTERS, "page") if params.get(name)})
 
 
 def serve(data: ViewerData, *, host: str = "127.0.0.1", port: int = 8765) -> None:

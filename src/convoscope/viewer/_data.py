@@ -1,7 +1,10 @@
 """What the verdict viewer shows: every verdict of a store (and of extra files), with the items.
 
 Loaded once at start-up into memory; filters run over plain lists. Verdicts of people and of
-judges sit side by side because they share one table.
+judges sit side by side because they share one table. Items are listed in the order of the items
+files (then any others in the order their first verdict came), and each value is shown with the
+name its criterion gives it (``1 · thanks`` on a binary scale, ``4 · Good`` for a named level),
+the criteria coming from the built-in and installed suites and the files given.
 """
 
 from __future__ import annotations
@@ -26,9 +29,20 @@ class Row:
 @dataclass
 class ViewerData:
     rows: list[Row]
-    items: dict[str, Any] = field(default_factory=dict)
+    items: dict[str, Any] = field(default_factory=dict)  # by id, in the items files' order
     runs: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
+    criteria: dict[str, Any] = field(default_factory=dict)  # by name: what their values are called
+
+    def label(self, criterion: str, value: Any) -> str | None:
+        """What the criterion calls ``value`` (a binary scale's label, a level's name), or None."""
+        found = self.criteria.get(criterion)
+        if found is None or value is None:
+            return None
+        if found.scale.kind == "binary" and value in (0, 1):
+            return str(found.scale.binary_labels[0 if value == 1 else 1])
+        named = next((level.name for level in found.levels if level.value == value and level.name), None)
+        return str(named) if named else None
 
     def choices(self) -> dict[str, list[str]]:
         """The values each filter can take, for the filter form."""
@@ -39,15 +53,27 @@ class ViewerData:
                     seen[name][value] += 1
         return {name: sorted(seen[name]) for name in FILTERS}
 
+    def value_labels(self) -> dict[str, str]:
+        """For the value filter: each value's names over the criteria, e.g. ``{"1": "thanks"}``."""
+        names: dict[str, dict[str, None]] = defaultdict(dict)
+        for row in self.rows:
+            label = self.label(row.verdict.criterion, row.verdict.value)
+            if label:
+                names[str(row.verdict.value)][label] = None
+        return {value: " / ".join(labels) for value, labels in names.items()}
+
     def matching(self, filters: dict[str, str]) -> list[str]:
-        """Item ids with at least one verdict that passes every filter, in first-seen order."""
+        """Item ids with at least one verdict that passes every filter: in the items files' order,
+        then those no file holds in the order their first verdict came."""
         wanted = {name: value for name, value in filters.items() if name in FILTERS and value}
-        order: dict[str, None] = {}
+        found: dict[str, None] = {}
         for row in self.rows:
             fields = _fields(row)
             if all(fields[name] == value for name, value in wanted.items()):
-                order.setdefault(row.verdict.item_id)
-        return list(order)
+                found.setdefault(row.verdict.item_id)
+        position = {item_id: index for index, item_id in enumerate(self.items)}
+        late = len(position)
+        return sorted(found, key=lambda item_id: position.get(item_id, late))
 
     def verdicts_of(self, item_id: str) -> dict[str, list[Row]]:
         """Every verdict on one item, by criterion (judges and people together)."""
@@ -70,8 +96,9 @@ def _fields(row: Row) -> dict[str, str | None]:
 
 
 def load(store: str | Path | None, *, items: Sequence[str | Path] = (),
-         verdict_files: Iterable[str | Path] = ()) -> ViewerData:
-    """Read a store (every run), extra verdict files and item files."""
+         verdict_files: Iterable[str | Path] = (), criteria_files: Sequence[str | Path] = ()) -> ViewerData:
+    """Read a store (every run), extra verdict files, item files and criteria files (the
+    built-in and installed suites are read for criteria no file names)."""
     from convoscope.items import read_items
     from convoscope.judges import read_verdicts
 
@@ -93,7 +120,24 @@ def load(store: str | Path | None, *, items: Sequence[str | Path] = (),
         rows.extend(Row(None, verdict) for verdict in read_verdicts(path))
         sources.append(str(path))
     by_id = {item.id: item for path in items for item in read_items(path)}
-    return ViewerData(rows=rows, items={**_pairs_of(by_id, rows), **by_id}, runs=runs, sources=sources)
+    return ViewerData(rows=rows, items={**by_id, **_pairs_of(by_id, rows)}, runs=runs, sources=sources,
+                      criteria=_criteria_of(rows, criteria_files))
+
+
+def _criteria_of(rows: Sequence[Row], files: Sequence[str | Path]) -> dict[str, Any]:
+    """The criteria the verdicts name: from the files first, then by a name no two suites share."""
+    from convoscope.criteria import get_criterion, load_criteria
+    from convoscope.errors import ConvoscopeError
+
+    known = {criterion.name: criterion for path in files for criterion in load_criteria(path)}
+    for name in dict.fromkeys(row.verdict.criterion for row in rows):
+        if name in known or ":" in name:
+            continue  # pairwise verdicts name the winner, not a scale value
+        try:
+            known[name] = get_criterion(name)
+        except (ConvoscopeError, KeyError):
+            pass  # unknown or ambiguous: values are shown as they are
+    return known
 
 
 def _pairs_of(items: dict[str, Any], rows: Sequence[Row]) -> dict[str, Any]:

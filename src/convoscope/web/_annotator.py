@@ -1,8 +1,11 @@
 """The annotator's routes, reached only through a private token (or a platform's join link).
 
-``GET /a/<token>``: consent, then instructions, then the next task, a waiting page, or the end
-(with the completion code and the platform's redirect). ``POST /a/<token>`` saves one answer and
-redirects (post/redirect/get). ``/a/<token>/edit/<n>`` changes the n-th answer of the current
+``GET /a/<token>``: the way out at once when the person is screened out or there is nothing for
+them; else consent, the questionnaire before, the instructions, then the next task; after the
+assigned work, the questionnaire after, then the way out (a completion redirect, a screen-out code,
+a return request or thanks: see ``_exits``). ``POST /a/<token>`` saves one answer and redirects
+(post/redirect/get); ``POST /a/<token>/questions/<part>`` saves a questionnaire.
+``/a/<token>/edit/<n>`` changes the n-th answer of the current
 batch (the first answer and every change are kept). Time on task is measured on the server,
 from when the task was first shown to when its answer arrives.
 """
@@ -34,11 +37,17 @@ from convoscope.campaigns import (
     platform_session,
     task_key,
 )
+from convoscope.campaigns._questionnaire import PARTS, Part
+from convoscope.web._exits import leave_page, refusal_page
 from convoscope.web._http import field, page, read_form, redirect
 from convoscope.web._i18n import translations
 from convoscope.web._markdown import markdown_html
 from convoscope.web._views import task_context
 
+LEAVE_AT_ONCE = frozenset({"not_open", "not_qualified", "blocked", "screened_out", "no_work"})
+PROBLEMS = {"required": N_("Please answer this question."),
+            "not a choice": N_("Choose one of the answers offered."),
+            "not a number": N_("Enter a number."), "too long": N_("This answer is too long.")}
 _MEDIA = re.compile(r"^[A-Za-z0-9_\-]{1,80}\.(png|jpe?g|gif|webp|svg)$")
 
 
@@ -56,17 +65,20 @@ class AnnotatorPages:
         self.t = translations(campaign.spec.language)
         self._ = self.t.gettext
 
-    def page(self, template: str, **context: Any) -> Response:
-        # The last answer's form is redirected to the platform's completion address: the form's
-        # CSP must allow that origin (Chromium checks form-action along the redirect chain).
-        target = urlsplit(self.campaign.spec.platform.redirect() or "")
-        origin = f"{target.scheme}://{target.netloc}" if target.scheme in {"http", "https"} else ""
-        return page(template, translations=self.t, lang=self.campaign.spec.language, csp_form=origin,
+    def page(self, template: str, *, csp_form: str | None = None, **context: Any) -> Response:
+        # The last form is redirected to the platform's completion address: the form's CSP must
+        # allow that origin (Chromium checks form-action along the redirect chain).
+        if csp_form is None:
+            target = urlsplit(self.campaign.spec.platform.redirect() or "")
+            csp_form = f"{target.scheme}://{target.netloc}" if target.scheme in {"http", "https"} else ""
+        return page(template, translations=self.t, lang=self.campaign.spec.language, csp_form=csp_form,
                     **context)
 
-    def message(self, title: str, *paragraphs: str, status: int = 200, **extra: Any) -> Response:
-        context = {"code": None, "link": None, "form": None, "refresh": None, **extra}
-        return self.page("web/message.html", title=title, paragraphs=paragraphs, status=status, **context)
+    def message(self, title: str, *paragraphs: str, status: int = 200, csp_form: str | None = None,
+                **extra: Any) -> Response:
+        context = {"code": None, "link": None, "form": None, "refresh": None, "code_label": None, **extra}
+        return self.page("web/message.html", title=title, paragraphs=[p for p in paragraphs if p],
+                         status=status, csp_form=csp_form, **context)
 
     def _person(self, request: Request) -> tuple[str, str]:
         token = request.path_params["token"]
@@ -82,12 +94,16 @@ class AnnotatorPages:
         problem = self._platform_id(annotator, request)
         if problem:
             return self.message(self._("Bad link"), problem, status=400)
+        work = self.campaign.work(annotator)
+        if work.state in LEAVE_AT_ONCE:  # before any gate: nobody works (or reads) for nothing
+            return self._leave(annotator, work)
         gate = self._gate(annotator, token)
         if gate is not None:
             return gate
-        work = self.campaign.work(annotator)
         if work.task is None:
-            return self._finished(annotator, work)
+            if self.campaign.pending_questions(annotator, work.state) == "after":
+                return self._questions(annotator, token, "after")
+            return self._leave(annotator, work)
         self.campaign.shown(annotator, work.task)
         return self.page("web/task.html", **task_context(self.campaign, work, work.task, annotator=annotator,
                                                           token=token, csrf=csrf_value(self.secret, token)))
@@ -110,53 +126,33 @@ class AnnotatorPages:
                              body=markdown_html(text, media_base=f"/a/{token}"),
                              action=f"/a/{token}/consent", button=self._("I agree and want to take part"),
                              decline=self._("If you do not agree, close this page; nothing is recorded."))
+        if self.campaign.pending_questions(annotator, "task") == "before":
+            return self._questions(annotator, token, "before")
         if spec.instructions and not self.campaign.has(annotator, "instructions"):
             return self.page("web/gate.html", title=self._("Instructions"), csrf=csrf,
                              body=self._guidelines(token), action=f"/a/{token}/start",
                              button=self._("I have read the instructions: start"), decline="")
         return None
 
+    def _questions(self, annotator: str, token: str, part: Part, *, given: dict[str, list[str]] | None = None,
+                   problems: dict[str, str] | None = None) -> Response:
+        title = self._("A few questions first") if part == "before" else self._("One last thing")
+        shown = {name: self._(PROBLEMS[problem]) for name, problem in (problems or {}).items()}
+        return self.page("web/questions.html", status=422 if problems else 200, title=title,
+                         questions=self.campaign.questions(part), given=given or {}, problems=shown,
+                         csrf=csrf_value(self.secret, token), action=f"/a/{token}/questions/{part}",
+                         max_note=self.campaign.spec.max_note_chars)
+
     def _guidelines(self, token: str) -> Any:
         path = self.campaign.directory / "guidelines.md"
         text = path.read_text(encoding="utf-8") if path.exists() else self._("No guidelines were written.")
         return markdown_html(text, media_base=f"/a/{token}")
 
-    def _finished(self, annotator: str, work: Work) -> Response:
-        _ = self._
-        if work.state == "waiting":
-            return self.message(_("Please wait"), _("Your qualification answers are saved. They are compared "
-                                "with the reference answers once those are complete; come back to this "
-                                "link later to continue."), refresh=60)  # the page checks again each minute
-        if work.state == "blocked":
-            return self.message(_("Your participation has ended"), _("Thank you for your time. This link "
-                                "no longer takes answers."))
-        if work.state == "not_qualified":
-            return self.message(_("Thank you"), _("You finished the qualification batch. This study has no "
-                                "further batches for you; thank you for your time."))
-        return self._complete(annotator)
-
-    def _complete(self, annotator: str) -> Response:
-        platform, _ = self.campaign.spec.platform, self._
-        person = next(p for p in self.campaign_people() if p.id == annotator)
-        code = platform.completion_code or None
-        if platform.kind == "mturk" and person.session.get("turkSubmitTo"):
-            target = person.session["turkSubmitTo"].rstrip("/")
-            form = {"action": f"{target}/mturk/externalSubmit", "button": _("Submit the assignment"),
-                    "fields": [("assignmentId", person.session.get("assignmentId", "")),
-                               ("completion_code", code or "")]}
-            return page("web/message.html", translations=self.t, lang=self.campaign.spec.language,
-                        title=_("All done"), paragraphs=[_("Submit the assignment to MTurk to finish.")],
-                        code=code, link=None, form=form, refresh=None, csp_form=target)
-        target_url = platform.redirect()
-        if target_url:
-            return redirect(target_url)
-        return self.message(_("All done"), _("You have answered everything assigned to you. Thank you!"),
-                            code=code)
-
-    def campaign_people(self) -> list[Any]:
-        from convoscope.campaigns import read_annotators
-
-        return read_annotators(self.campaign.directory)
+    def _leave(self, annotator: str, work: Work) -> Response:
+        person = self.campaign.person(annotator)
+        return leave_page(self.message, self._, self.campaign.exit(annotator, work), person=person,
+                          kind=self.campaign.spec.platform.kind, worked=self.campaign.worked(annotator),
+                          reference=annotator in self.campaign.spec.qualification.reference_annotators)
 
     def guidelines(self, request: Request) -> Response:
         _, token = self._person(request)
@@ -258,6 +254,20 @@ class AnnotatorPages:
         await run_in_threadpool(self.campaign.mark, annotator, "instructions")
         return redirect(f"/a/{token}")
 
+    async def questions(self, request: Request) -> Response:
+        annotator, token, form = await self._form(request)
+        part = request.path_params["part"]
+        if part not in PARTS:
+            raise HTTPException(404, N_("No such page."))
+        return await run_in_threadpool(self._save_questions, annotator, token, part, form)
+
+    def _save_questions(self, annotator: str, token: str, part: Part, form: dict[str, list[str]]) -> Response:
+        if self.campaign.questionnaire(annotator, part) is None:
+            problems = self.campaign.answer_questions(annotator, part, form)
+            if problems:
+                return self._questions(annotator, token, part, given=form, problems=dict(problems))
+        return redirect(f"/a/{token}")
+
     # -- platforms --------------------------------------------------------------------------------
 
     def join(self, request: Request) -> Response:
@@ -274,6 +284,8 @@ class AnnotatorPages:
             participant, session = platform_session(self.campaign.spec.platform.kind, query)
         except PlatformError as error:
             return self.message(self._("Bad link"), str(error), status=400)
-        person = self.campaign.join(participant, session)
-        return redirect(f"/a/{person.token}")
-
+        admission = self.campaign.join(participant, session)
+        if admission.annotator is None:
+            return refusal_page(self.message, self._, admission.refused or "full",
+                                self.campaign.spec.platform.kind)
+        return redirect(f"/a/{admission.annotator.token}")

@@ -18,24 +18,29 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from convoscope.campaigns import N_, Campaign, render_campaign_report
 from convoscope.html import render
 from convoscope.web._annotator import AnnotatorPages, csrf_value
 from convoscope.web._http import SecurityHeaders
+from convoscope.web._limits import BURST, RATE, RateLimit, TokenBuckets
 
 MAX_BODY = 64_000  # bytes of one form; a note is limited further by the spec (max_note_chars)
 BODY_TIMEOUT = 15.0  # seconds for a form body to arrive
 _STATIC = Path(__file__).resolve().parent.parent / "html" / "templates" / "web"
+SLOW_DOWN = N_("Too many requests from this link at once; wait a moment, then reload the page.")
 _STATIC_FILES = {"campaign.js": "text/javascript", "campaign.css": "text/css"}
 
 __all__ = ["csrf_value", "make_app"]
 
 
 def make_app(campaign: Campaign, *, secret: bytes, dashboard: str | None = None, join: str | None = None,
-             max_body: int = MAX_BODY, body_timeout: float = BODY_TIMEOUT) -> Starlette:
+             max_body: int = MAX_BODY, body_timeout: float = BODY_TIMEOUT, rate: float = RATE,
+             burst: int = BURST) -> ASGIApp:
     """An ASGI app serving ``campaign``; the dashboard only when ``dashboard`` is set, the
-    platform join link (``/join/<join>``) only when ``join`` is set."""
+    platform join link (``/join/<join>``) only when ``join`` is set. Each private link (and each
+    client address on the study link) may make ``rate`` requests a second, ``burst`` at once."""
     pages = AnnotatorPages(campaign, secret, join, limit=max_body, timeout=body_timeout)
 
     def researcher(request: Request) -> Response:
@@ -68,6 +73,7 @@ def make_app(campaign: Campaign, *, secret: bytes, dashboard: str | None = None,
         Route("/a/{token}", pages.answer, methods=["POST"]),
         Route("/a/{token}/consent", pages.consent, methods=["POST"]),
         Route("/a/{token}/start", pages.start, methods=["POST"]),
+        Route("/a/{token}/questions/{part}", pages.questions, methods=["POST"]),
         Route("/a/{token}/guidelines", pages.guidelines, methods=["GET"]),
         Route("/a/{token}/media/{name}", pages.media, methods=["GET"]),
         Route("/a/{token}/edit/{index:int}", pages.edit, methods=["GET"]),
@@ -77,5 +83,12 @@ def make_app(campaign: Campaign, *, secret: bytes, dashboard: str | None = None,
         Route("/r/{secret}/report", researcher, methods=["GET"]),
         Route("/static/{name}", static, methods=["GET"]),
     ]
-    return Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)],
-                     exception_handlers={HTTPException: error_page})
+    app = Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)],
+                    exception_handlers={HTTPException: error_page})
+
+    async def too_many(scope: Scope, receive: Receive, send: Send) -> None:
+        response = await run_in_threadpool(pages.message, "429", pages._(SLOW_DOWN), status=429)
+        response.headers["retry-after"] = scope["retry_after"]
+        await SecurityHeaders(response)(scope, receive, send)
+
+    return RateLimit(app, buckets=TokenBuckets(rate=rate, burst=burst), refuse=too_many)

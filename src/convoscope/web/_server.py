@@ -3,16 +3,21 @@
 A connection must send its whole request head within ``header_timeout`` seconds or it is closed
 (uvicorn alone only times out idle keep-alive connections), an idle keep-alive connection is
 closed after ``keep_alive`` seconds, a form body must arrive within the app's body timeout, and
-at most ``max_connections`` connections are served at once (more are answered 503).
+at most ``max_connections`` connections are served at once (more are answered 503). One client
+address holds at most ``max_per_client`` of them: past that, its oldest idle connection is
+closed (or the new one, when all of its connections are busy), so one client opening a thousand
+idle connections no longer turns everyone else away.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import socket
 import threading
 import time
+from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,6 +32,7 @@ SECRET_FILE = "server-secret.txt"
 DASHBOARD_FILE = "dashboard-secret.txt"
 JOIN_FILE = "join-secret.txt"
 HEADER_TIMEOUT = 10.0
+MAX_PER_CLIENT = 64  # connections from one address (a browser opens about 6; a proxy: raise it)
 
 
 def server_secret(directory: str | Path) -> bytes:
@@ -53,13 +59,22 @@ def _secret_file(path: Path, fresh: str) -> str:
     return path.read_text(encoding="utf-8").strip()
 
 
-def _deadline_protocol(seconds: float) -> type[H11Protocol]:
-    class DeadlineH11(H11Protocol):
-        """h11 with a deadline for the request head: a stalled or trickling client is dropped."""
+def _guarded_protocol(seconds: float, per_client: int) -> type[H11Protocol]:
+    clients: dict[str, list[H11Protocol]] = defaultdict(list)  # this server's connections by address
+
+    class GuardedH11(H11Protocol):
+        """h11 with a deadline for the request head (a stalled or trickling client is dropped)
+        and a cap on connections per client address."""
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             self._head_deadline = self.loop.call_later(seconds, self._head_expired)
+            address = self.client[0] if self.client else "?"
+            mine = clients[address]
+            mine.append(self)
+            if per_client and len(mine) > per_client:
+                idle = next((c for c in mine if c is not self and _idle(c)), self)
+                idle.transport.close()
 
         def _head_expired(self) -> None:
             if self.cycle is None and not self.transport.is_closing():
@@ -78,9 +93,19 @@ def _deadline_protocol(seconds: float) -> type[H11Protocol]:
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._head_deadline.cancel()
+            address = self.client[0] if self.client else "?"
+            with contextlib.suppress(ValueError):
+                clients[address].remove(self)
+            if not clients[address]:
+                del clients[address]
             super().connection_lost(exc)
 
-    return DeadlineH11
+    return GuardedH11
+
+
+def _idle(connection: H11Protocol) -> bool:
+    """No request in flight: waiting for a request head, or kept alive after a response."""
+    return connection.cycle is None or connection.cycle.response_complete
 
 
 class Server:
@@ -88,14 +113,15 @@ class Server:
 
     def __init__(self, campaign: Campaign, *, host: str = "127.0.0.1", port: int = 8080,
                  quiet: bool = True, header_timeout: float = HEADER_TIMEOUT, keep_alive: int = 5,
-                 max_connections: int = 1000, **app_options: Any):
+                 max_connections: int = 1000, max_per_client: int = MAX_PER_CLIENT, **app_options: Any):
         directory = campaign.directory
         app = make_app(campaign, secret=server_secret(directory), dashboard=dashboard_secret(directory),
                        join=join_secret(directory) if campaign.spec.platform.kind != "none" else None,
                        **app_options)
         self.socket = socket.create_server((host, port), backlog=512)
         self.server_port = self.socket.getsockname()[1]
-        config = uvicorn.Config(app, http=_deadline_protocol(header_timeout), timeout_keep_alive=keep_alive,
+        config = uvicorn.Config(app, http=_guarded_protocol(header_timeout, max_per_client),
+                                timeout_keep_alive=keep_alive,
                                 limit_concurrency=max_connections, log_level="warning" if quiet else "info",
                                 access_log=not quiet, lifespan="off", server_header=False)
         self.uvicorn = uvicorn.Server(config)

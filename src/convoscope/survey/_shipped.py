@@ -1,0 +1,82 @@
+"""The decision model shipped with convoscope (issue 26, observation 3).
+
+With the embedded judge and no fitted model, the plain thresholds on the Sum accepted no answer
+at all (its scores bunch low), so offline users got no decision worth reading. The package
+therefore ships a rule fitted on the project's own labelled answers (``benchmarks/data/
+survey_labelled*.csv``, written and labelled by the convoscope authors, Apache-2.0 like the
+code) with the embedded judge's own scores: the weights are only meaningful for that judge, in
+its default (completion) mode, with no persona. ``benchmarks/survey_labelled.py --write-shipped``
+refits it; ``survey score`` says when it is used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from importlib.resources import files
+from typing import Any
+
+from convoscope.survey._fit import DIMENSIONS, FittedModel
+
+SHIPPED_FILE = "decision-embedded.json"
+# The judge spec(s) the shipped weights were fitted with: the default embedded model.
+SHIPPED_JUDGES = ("embedded", "embedded:smollm2")
+
+
+def shipped_model() -> FittedModel:
+    """The shipped decision model (read from the package on each call; it is small)."""
+    text = files("convoscope.survey").joinpath("data", SHIPPED_FILE).read_text(encoding="utf-8")
+    return FittedModel.model_validate(json.loads(text))
+
+
+def shipped_model_applies(specs: Sequence[Any]) -> bool:
+    """True when every judge is the embedded model the shipped weights were fitted for, in its
+    default mode and without a persona (``specs``: :class:`~convoscope.runs.JudgeSpec`)."""
+    return bool(specs) and all(
+        str(spec.model) in SHIPPED_JUDGES and spec.mode in (None, "completion")
+        and not spec.persona for spec in specs)
+
+
+def prompt_fingerprint() -> str:
+    """A hash of the embedded judge's prompts for the three dimensions (English and Korean
+    rubrics) on a fixed probe answer: when it changes, the shipped weights need refitting."""
+    from convoscope.criteria import get_criterion
+    from convoscope.items import Item
+    from convoscope.judges import build_request
+
+    probe = Item(id="probe", question="What did you like?", response="The staff, 10/10.")
+    prompts = [build_request(get_criterion(f"{suite}/{name}"), probe, mode="completion").prompt or ""
+               for suite in ("survey", "survey-ko") for name in DIMENSIONS]
+    return hashlib.sha256("\n".join(prompts).encode("utf-8")).hexdigest()[:16]
+
+
+def describe_shipped(model: FittedModel) -> str:
+    """One line for the CLI and the report: what decided, on what evidence."""
+    cv = "" if model.auc_cv is None else f"; cross-validated AUC {model.auc_cv:.2f}, EER {model.eer_cv:.2f}"
+    return (f"decision: the model shipped with convoscope, fitted for the {model.fitted_for} on "
+            f"{model.labelled} answers the project labelled ({model.source}){cv}; inputs "
+            f"{', '.join(model.dimensions)}. Fit your own on your labels with 'survey fit'.")
+
+
+def decision_model(choice: str | None, specs: Sequence[Any], *,
+                   thresholds_given: bool = False) -> tuple[FittedModel | None, str]:
+    """The model ``survey score`` decides with, and one line saying so.
+
+    ``choice``: a fitted model's path, ``"shipped"``, ``"none"`` (the plain thresholds) or None
+    (automatic: the shipped model when it applies to ``specs`` and no threshold was given)."""
+    from convoscope.survey._fit import load_model
+
+    if choice == "none" or (choice is None and (thresholds_given or not shipped_model_applies(specs))):
+        return None, "decision: the plain thresholds on the Sum of the three dimensions"
+    if choice is not None and choice != "shipped":
+        return load_model(choice), f"decision: the fitted model {choice}"
+    model = shipped_model()
+    line = describe_shipped(model)
+    if model.prompt_fingerprint != prompt_fingerprint():
+        line += (" Note: the judge's prompts changed since it was fitted; refit it with "
+                 "'python benchmarks/survey_labelled.py --write-shipped judge+length'.")
+    if not shipped_model_applies(specs):
+        line += (" Warning: its weights were fitted on the embedded judge's scores; with "
+                 f"{', '.join(str(spec.model) for spec in specs)} they mean little.")
+    return model, line
