@@ -1,7 +1,8 @@
 """The per-batch judge (JudgeBatch) that Ray Data, Spark and Dask map over tables of items: it keys
 tasks exactly as the local engine does, passes on what the shared store holds, judges only what
-is missing, and is picklable before and after use. Real llama.cpp server behind the counting
-proxy, real SQLite store; the Dask example of docs/scale.md on Dask's own scheduler."""
+is missing, and is picklable before and after use. The fault proxy's canned completions (a real
+HTTP server on 127.0.0.1: what is checked is which tasks are asked, not what a model says), a
+real SQLite store; the Dask example of docs/runs.md on Dask's own scheduler."""
 
 import pickle
 
@@ -9,6 +10,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 import sqlalchemy as sa
+from faultproxy import FaultProxy
+from installed import library_or_skip
 from patience import PATIENT
 from short_rubric import CRITERIA
 
@@ -17,11 +20,15 @@ from convoscope.items import ItemError
 from convoscope.runs import JudgeBatch, JudgeSpec, batch_settings
 from convoscope.store import Store
 
-pytestmark = pytest.mark.slow
-
 ROWS = [{"id": f"i{i}", "question": "What would you change?", "response": f"Answer {i}: more trains."}
         for i in range(4)]
 DIALOGUE = {"id": "d0", "context": '[{"speaker": "A", "text": "hi"}]'}  # no response: not applicable
+
+
+@pytest.fixture
+def fault_proxy():
+    with FaultProxy() as proxy:  # no upstream: a valid completion for every request
+        yield proxy
 
 
 def _criteria(tmp_path):
@@ -31,7 +38,7 @@ def _criteria(tmp_path):
 
 
 def _spec(proxy):
-    return JudgeSpec(f"openai:smollm2@{proxy.base_url}", mode="completion")
+    return JudgeSpec(f"openai:canned@{proxy.base_url}", mode="completion")
 
 
 def _scoring_calls(proxy):
@@ -49,7 +56,6 @@ def _stored(store_path):
 
 def test_a_batch_keys_tasks_as_the_local_engine_and_judges_only_what_the_store_lacks(tmp_path, fault_proxy):
     criteria, store = _criteria(tmp_path), tmp_path / "store.db"
-    fault_proxy.always(None)
     local = cs.judge([cs.Item(**row) for row in ROWS[:2]], criteria, _spec(fault_proxy), store=store,
                      cache_path=None, model_options=PATIENT)
     local_keys = set(_stored(store))
@@ -95,12 +101,11 @@ def test_a_bad_row_names_the_source_the_field_and_the_item_before_any_call(tmp_p
 
 
 def test_dask_map_partitions_judges_every_task_once(tmp_path, fault_proxy):
-    """The Dask example of docs/scale.md."""
-    dd = pytest.importorskip("dask.dataframe")
+    """The Dask example of docs/runs.md."""
+    dd = library_or_skip("dask.dataframe")
     from convoscope.runs import verdict_schema
 
     criteria, store = _criteria(tmp_path), tmp_path / "store.db"
-    fault_proxy.always(None)
     settings = batch_settings(criteria, _spec(fault_proxy), store=store, cache_path=None,
                               model_options=PATIENT)
     items = dd.from_pandas(pd.DataFrame(ROWS), npartitions=2)

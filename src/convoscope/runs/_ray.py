@@ -90,14 +90,17 @@ def _read_csv(ray: Any, path: Path, encoding: str, delimiter: str) -> Any:
 def verdicts_dataset(dataset: Any, settings: BatchSettings, *, workers: int | None = None,
                      cpus_per_worker: float = 1.0, batch_size: int = 64) -> Any:
     """``dataset`` mapped to verdict rows by :class:`JudgeBatch` on a pool of ``workers`` actors
-    (default: from one up to what the cluster's CPUs allow); lazy, as Ray Datasets are."""
+    (default: from one up to what the cluster's CPUs allow); lazy, as Ray Datasets are. The
+    dataset is cut into blocks of ``batch_size`` rows first (streaming), so that every worker
+    gets work and a lost worker's blocks, judged again elsewhere, are small."""
     ray = connect()
     if workers is None:
         cpus = int(ray.cluster_resources().get("CPU", 1) // max(cpus_per_worker, 0.01))
         compute = ray.data.ActorPoolStrategy(min_size=1, max_size=max(1, cpus - 1))
     else:
         compute = ray.data.ActorPoolStrategy(size=workers)
-    return dataset.map_batches(JudgeBatch, fn_constructor_kwargs={"settings": settings}, compute=compute,
+    blocks = dataset.repartition(target_num_rows_per_block=batch_size)
+    return blocks.map_batches(JudgeBatch, fn_constructor_kwargs={"settings": settings}, compute=compute,
                                batch_size=batch_size, batch_format="pyarrow", num_cpus=cpus_per_worker)
 
 
