@@ -139,3 +139,18 @@ def test_a_killed_worker_leaves_its_chunks_to_the_other_at_the_cost_of_its_call_
     assert len(prompts) == N_ITEMS + 1  # only the killed worker's call in flight was asked again
     summary = _summary(tmp_path)
     assert summary["outstanding"] == {} and summary["total_tasks"] == N_ITEMS
+
+
+def test_a_batch_run_with_several_workers_is_refused_before_any_call(tmp_path, canned):
+    """A batch run's ledger lives beside one process's cache: several workers would each submit."""
+    from click.testing import CliRunner
+
+    from convoscope.cli import cli
+    from convoscope.cli._app import _register
+
+    _register()
+    _setup(tmp_path)
+    result = CliRunner().invoke(cli, _command(tmp_path, canned.base_url, "--batch", "openai")[3:])
+    assert result.exit_code == 2, result.output
+    assert "not with several workers" in result.output
+    assert canned.requests == []

@@ -173,7 +173,7 @@ async def judge_on_ray(items: Any, criteria: Sequence[Criterion], judge: Any,
         stream = stream or ItemStream(items if isinstance(items, list | tuple) else list(items))
         listed = list(stream)
         dataset = _ray().data.from_items([item.model_dump(mode="json", exclude_none=True) for item in listed])
-        columns, source = None, _source(ItemStream(listed))
+        columns, source = None, _source(ItemStream(listed, chunk_size=stream.chunk_size))
     stop = threading.Event()
     work = asyncio.to_thread(
         judge_dataset, dataset, criteria, judge, store=store if store is not None else DEFAULT_STORE,
@@ -181,7 +181,7 @@ async def judge_on_ray(items: Any, criteria: Sequence[Criterion], judge: Any,
         batch_size=stream.chunk_size if stream is not None else 64, **hooks, **_settings(options))
     try:
         return await asyncio.shield(work)
-    except asyncio.CancelledError:  # Ctrl-C, SIGTERM: the batches under way are committed first
+    except asyncio.CancelledError:  # Ctrl-C, SIGTERM: stop here; what the workers committed stays
         stop.set()
         raise
 
