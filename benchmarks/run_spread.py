@@ -19,7 +19,6 @@ the repeats, and the 1-minute load average before and after every run (the machi
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import statistics
@@ -33,17 +32,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from judge_overhead import start_mock  # noqa: E402
+from run_scale import write_items  # noqa: E402
 
 Timings = list[tuple[float, float, float, float]]  # wall s, CPU s, load before, load after
-ANSWERS = ["asdf", "More buses.", "I want trams at night and cheaper monthly passes.",
-           "Trains are late; real-time screens at stops would help me plan."]
-
-
-def write_items(path: Path, count: int) -> None:
-    with path.open("w") as handle:
-        for i in range(count):
-            handle.write(json.dumps({"id": f"r{i}", "question": "What would improve public transport?",
-                                     "response": f"{ANSWERS[i % 4]} (respondent {i})"}) + "\n")
 
 
 def command(folder: Path, base_url: str, args: argparse.Namespace, workers: int, engine: str,

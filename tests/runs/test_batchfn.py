@@ -10,7 +10,6 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 import sqlalchemy as sa
-from faultproxy import FaultProxy
 from installed import library_or_skip
 from patience import PATIENT
 from short_rubric import CRITERIA
@@ -23,12 +22,6 @@ from convoscope.store import Store
 ROWS = [{"id": f"i{i}", "question": "What would you change?", "response": f"Answer {i}: more trains."}
         for i in range(4)]
 DIALOGUE = {"id": "d0", "context": '[{"speaker": "A", "text": "hi"}]'}  # no response: not applicable
-
-
-@pytest.fixture
-def fault_proxy():
-    with FaultProxy() as proxy:  # no upstream: a valid completion for every request
-        yield proxy
 
 
 def _criteria(tmp_path):
@@ -54,24 +47,24 @@ def _stored(store_path):
         store.close()
 
 
-def test_a_batch_keys_tasks_as_the_local_engine_and_judges_only_what_the_store_lacks(tmp_path, fault_proxy):
+def test_a_batch_keys_tasks_as_the_local_engine_and_judges_only_what_the_store_lacks(tmp_path, canned_proxy):
     criteria, store = _criteria(tmp_path), tmp_path / "store.db"
-    local = cs.judge([cs.Item(**row) for row in ROWS[:2]], criteria, _spec(fault_proxy), store=store,
+    local = cs.judge([cs.Item(**row) for row in ROWS[:2]], criteria, _spec(canned_proxy), store=store,
                      cache_path=None, model_options=PATIENT)
     local_keys = set(_stored(store))
     assert len(local_keys) == 2
 
-    settings = batch_settings(criteria, _spec(fault_proxy), store=store, cache_path=None,
+    settings = batch_settings(criteria, _spec(canned_proxy), store=store, cache_path=None,
                               model_options=PATIENT, concurrency=2)
     judge_batch = pickle.loads(pickle.dumps(JudgeBatch(settings)))  # as an engine ships it
-    sent = _scoring_calls(fault_proxy)
+    sent = _scoring_calls(canned_proxy)
     table = judge_batch(pa.Table.from_pylist([*ROWS, DIALOGUE]))
     rows = table.to_pylist()
     by_origin = {origin: [row for row in rows if row["origin"] == origin] for origin in ("stored", "judged",
                                                                                        "skipped")}
     assert {row["task_key"] for row in by_origin["stored"]} == local_keys  # the local engine's keys
     assert sorted(row["item_id"] for row in by_origin["judged"]) == ["i2", "i3"]
-    assert _scoring_calls(fault_proxy) - sent == 2  # only the missing tasks were asked
+    assert _scoring_calls(canned_proxy) - sent == 2  # only the missing tasks were asked
     assert [(row["item_id"], row["rater"]) for row in by_origin["skipped"]] == [("d0", "")]
     assert local.verdicts[0].value == next(row["value"] for row in rows if row["item_id"] == "i0")
     assert set(_stored(store)) == {row["task_key"] for row in rows if row["origin"] != "skipped"}
@@ -79,7 +72,7 @@ def test_a_batch_keys_tasks_as_the_local_engine_and_judges_only_what_the_store_l
     # The same batch again, as pandas and from a copy pickled after use: everything is stored.
     again = pickle.loads(pickle.dumps(judge_batch))(pd.DataFrame(ROWS))
     assert isinstance(again, pd.DataFrame) and set(again["origin"]) == {"stored"}
-    assert _scoring_calls(fault_proxy) - sent == 2
+    assert _scoring_calls(canned_proxy) - sent == 2
     opened = Store(store)
     try:
         listed = opened.verdicts(settings.run_id)
@@ -89,31 +82,31 @@ def test_a_batch_keys_tasks_as_the_local_engine_and_judges_only_what_the_store_l
     judge_batch.close()
 
 
-def test_a_bad_row_names_the_source_the_field_and_the_item_before_any_call(tmp_path, fault_proxy):
-    settings = batch_settings(_criteria(tmp_path), _spec(fault_proxy), store=tmp_path / "s.db",
+def test_a_bad_row_names_the_source_the_field_and_the_item_before_any_call(tmp_path, canned_proxy):
+    settings = batch_settings(_criteria(tmp_path), _spec(canned_proxy), store=tmp_path / "s.db",
                               cache_path=None, rows="records", source="answers.parquet")
-    sent = len(fault_proxy.requests)
+    sent = len(canned_proxy.requests)
     with pytest.raises(ItemError) as caught:
         JudgeBatch(settings)(pd.DataFrame([ROWS[0], {"id": "bad", "response": 7}]))
     message = str(caught.value)
     assert message.startswith("answers.parquet, field 'response'") and "'bad'" in message
-    assert len(fault_proxy.requests) == sent
+    assert len(canned_proxy.requests) == sent
 
 
-def test_dask_map_partitions_judges_every_task_once(tmp_path, fault_proxy):
+def test_dask_map_partitions_judges_every_task_once(tmp_path, canned_proxy):
     """The Dask example of docs/runs.md."""
     dd = library_or_skip("dask.dataframe")
     from convoscope.runs import verdict_schema
 
     criteria, store = _criteria(tmp_path), tmp_path / "store.db"
-    settings = batch_settings(criteria, _spec(fault_proxy), store=store, cache_path=None,
+    settings = batch_settings(criteria, _spec(canned_proxy), store=store, cache_path=None,
                               model_options=PATIENT)
     items = dd.from_pandas(pd.DataFrame(ROWS), npartitions=2)
     meta = verdict_schema(criteria).empty_table().to_pandas()
-    sent = _scoring_calls(fault_proxy)
+    sent = _scoring_calls(canned_proxy)
     verdicts = items.map_partitions(JudgeBatch(settings), meta=meta).compute(scheduler="threads")
     assert sorted(verdicts["item_id"]) == ["i0", "i1", "i2", "i3"]
-    assert set(verdicts["origin"]) == {"judged"} and _scoring_calls(fault_proxy) - sent == 4
+    assert set(verdicts["origin"]) == {"judged"} and _scoring_calls(canned_proxy) - sent == 4
     assert len(_stored(store)) == 4
     again = items.map_partitions(JudgeBatch(settings), meta=meta).compute(scheduler="threads")
-    assert set(again["origin"]) == {"stored"} and _scoring_calls(fault_proxy) - sent == 4
+    assert set(again["origin"]) == {"stored"} and _scoring_calls(canned_proxy) - sent == 4

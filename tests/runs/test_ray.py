@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -21,20 +20,25 @@ from pathlib import Path
 
 import pytest
 from conftest import free_port
-from faultproxy import FaultProxy
 from installed import library_or_skip
-from patience import PATIENT_ARGS, PATIENT_S
-from short_rubric import CRITERIA
+from patience import PATIENT_S
+from spread_run import (
+    N_ITEMS,
+    every_item_once,
+    judge_command,
+    run_summary,
+    scoring,
+    stored,
+    write_inputs,
+)
 
 pytestmark = pytest.mark.slow
-
-N_ITEMS = 8
-JUDGE = "openai:canned@{url}"
 
 
 @pytest.fixture(scope="module")
 def ray_address():
-    """A one-node Ray cluster on 127.0.0.1 (4 logical CPUs: two judging workers and the reads)."""
+    """A one-node Ray cluster on 127.0.0.1 (4 logical CPUs: two judging workers and the reads):
+    its address, and its temp folder (named in the command lines of its processes)."""
     library_or_skip("ray.data")
     folder = tempfile.mkdtemp(prefix="cs-ray-", dir="/tmp")  # short: Ray's socket paths must fit
     port = free_port()
@@ -47,7 +51,7 @@ def ray_address():
     try:
         started = subprocess.run(command, env=env, capture_output=True, text=True, timeout=PATIENT_S)
         assert started.returncode == 0, f"ray start failed: {started.stderr[-3000:]}"
-        yield f"127.0.0.1:{port}"
+        yield f"127.0.0.1:{port}", folder.encode()
     finally:
         _stop_processes(folder.encode())
         shutil.rmtree(folder, ignore_errors=True)
@@ -77,10 +81,12 @@ def _cluster_processes(mark):
     return chosen, table
 
 
-def _judge_workers():
-    """Ray worker processes running the per-batch judge (Ray titles a worker by its actor)."""
-    return [pid for pid, (_, command) in _processes().items()
-            if command.startswith(b"ray::MapWorker(") and b"JudgeBatch" in command]
+def _judge_workers(mark):
+    """This cluster's worker processes running the per-batch judge (Ray titles a worker by its
+    actor; other clusters on the machine are not ours)."""
+    chosen, table = _cluster_processes(mark)
+    return [pid for pid in chosen
+            if table[pid][1].startswith(b"ray::MapWorker(") and b"JudgeBatch" in table[pid][1]]
 
 
 def _stop_processes(mark):
@@ -94,100 +100,55 @@ def _stop_processes(mark):
         time.sleep(1)
 
 
-@pytest.fixture
-def canned():
-    with FaultProxy() as proxy:  # no upstream: a valid completion for every request
-        yield proxy
-
-
-def _setup(tmp_path):
-    (tmp_path / "criteria.yaml").write_text(CRITERIA)
-    with (tmp_path / "items.jsonl").open("w") as handle:
-        for i in range(N_ITEMS):
-            handle.write(json.dumps({"id": f"i{i}", "response": f"Answer {i}: more trains."}) + "\n")
-
-
 def _command(tmp_path, address, base_url, *extra):
-    return [sys.executable, "-m", "convoscope", "judge", str(tmp_path / "items.jsonl"),
-            "--criteria-file", str(tmp_path / "criteria.yaml"), "--store", str(tmp_path / "store.db"),
-            "--judge", JUDGE.format(url=base_url), "--mode", "completion", "--no-cache",
-            "--engine", "ray", "--ray-address", address, "--workers", "2", "--chunk-size", "2",
-            "--concurrency", "1", *PATIENT_ARGS, *extra]
-
-
-def _run(command):
-    return subprocess.run(command, capture_output=True, text=True, timeout=PATIENT_S,
-                          env={**os.environ, "PYTHONUNBUFFERED": "1"})
-
-
-def _verdicts(tmp_path):
-    try:
-        with sqlite3.connect(tmp_path / "store.db", timeout=30) as connection:
-            return connection.execute("select task_key, item_id, value from verdicts").fetchall()
-    except sqlite3.OperationalError:  # not created yet
-        return []
-
-
-def _summary(tmp_path):
-    with sqlite3.connect(tmp_path / "store.db", timeout=30) as connection:
-        (summary,) = connection.execute("select summary from runs").fetchone()
-    return json.loads(summary)
-
-
-def _scoring(proxy, since=0):
-    return [entry.body["prompt"] for entry in proxy.requests[since:]
-            if entry.body.get("prompt", "").endswith("Score:")]
-
-
-def _every_item_once(tmp_path):
-    rows = _verdicts(tmp_path)
-    assert sorted(item for _, item, _ in rows) == [f"i{i}" for i in range(N_ITEMS)]  # none twice
-    assert all(value is not None for _, _, value in rows)
+    return judge_command(tmp_path, base_url, "--engine", "ray", "--ray-address", address,
+                         "--chunk-size", "2", *extra)
 
 
 def test_a_ray_run_survives_a_worker_killed_mid_call_and_keys_tasks_as_the_local_engine(
-        ray_address, tmp_path, canned):
+        ray_address, tmp_path, canned_proxy):
     """Two Ray workers; one is killed while its call is held at the server. Ray starts another
     and gives it the block again: the tasks the store holds are passed on, only the killed call is
     asked again. Every verdict is stored once, ``--out`` gets each once, and the local engine on
     the same file finds the same run and every task by its key (it judges nothing)."""
     import convoscope as cs
 
-    _setup(tmp_path)
+    address, mark = ray_address
+    write_inputs(tmp_path)
     out = tmp_path / "verdicts.jsonl"
-    canned.hold_after(2)  # two answers, then every call waits: the run is surely under way
-    run = subprocess.Popen(_command(tmp_path, ray_address, canned.base_url, "--out", str(out)),
+    canned_proxy.hold_after(2)  # two answers, then every call waits: the run is surely under way
+    run = subprocess.Popen(_command(tmp_path, address, canned_proxy.base_url, "--out", str(out)),
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + PATIENT_S
         # Both workers in a call (one each: --concurrency 1), the two answered ones committed.
-        while (canned.in_flight < 2 or len(_verdicts(tmp_path)) < 2) and time.monotonic() < deadline:
+        while (canned_proxy.in_flight < 2 or len(stored(tmp_path)) < 2) and time.monotonic() < deadline:
             assert run.poll() is None, run.stderr.read()[-3000:]
             time.sleep(0.1)
-        workers = _judge_workers()
+        workers = _judge_workers(mark)
         assert len(workers) == 2, workers
         os.kill(workers[0], signal.SIGKILL)
-        canned.release()
+        canned_proxy.release()
         assert run.wait(timeout=PATIENT_S) == 0, run.stderr.read()[-3000:]
     finally:
         if run.poll() is None:
             run.kill()
             run.wait()
-    _every_item_once(tmp_path)
-    prompts = _scoring(canned)
+    every_item_once(tmp_path)
+    prompts = scoring(canned_proxy)
     assert len(set(prompts)) == N_ITEMS
     assert len(prompts) == N_ITEMS + 1  # the killed worker's one call in flight, asked again
-    summary = _summary(tmp_path)  # counted as the local engine counts
+    summary = run_summary(tmp_path)  # counted as the local engine counts
     assert summary["total_tasks"] == N_ITEMS and summary["outstanding"] == {}
     assert summary["verdicts"] + summary["resumed"] == N_ITEMS  # a block given again: found stored
     assert summary["model_calls"] == summary["verdicts"]
     assert sorted(json.loads(line)["item_id"] for line in out.read_text().splitlines()) == \
         [f"i{i}" for i in range(N_ITEMS)]
 
-    sent = len(canned.requests)
+    sent = len(canned_proxy.requests)
     local = cs.judge(tmp_path / "items.jsonl", cs.load_criteria(tmp_path / "criteria.yaml"),
-                     JUDGE.format(url=canned.base_url), mode="completion", store=tmp_path / "store.db",
+                     f"openai:canned@{canned_proxy.base_url}", mode="completion", store=tmp_path / "store.db",
                      cache_path=None, timeout=PATIENT_S, deadline=2 * PATIENT_S)
     assert local.run_id == summary["run_id"]
     assert local.summary.resumed == N_ITEMS and local.summary.verdicts == 0
-    assert _scoring(canned, sent) == []
+    assert scoring(canned_proxy, sent) == []

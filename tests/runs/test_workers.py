@@ -9,92 +9,48 @@ import json
 import os
 import re
 import signal
-import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from faultproxy import FaultProxy
-from patience import PATIENT_ARGS, PATIENT_S
-from short_rubric import CRITERIA
+from patience import PATIENT_S
+from spread_run import (
+    N_ITEMS,
+    every_item_once,
+    judge_command,
+    run,
+    run_summary,
+    scoring,
+    stored,
+    write_inputs,
+)
 
 pytestmark = pytest.mark.slow
 
-N_ITEMS = 8
-CONCURRENCY = 1
-
-
-@pytest.fixture
-def canned():
-    with FaultProxy() as proxy:  # no upstream: a valid completion for every request
-        yield proxy
-
-
-def _setup(tmp_path):
-    (tmp_path / "criteria.yaml").write_text(CRITERIA)
-    with (tmp_path / "items.jsonl").open("w") as handle:
-        for i in range(N_ITEMS):
-            handle.write(json.dumps({"id": f"i{i}", "response": f"Answer {i}: more trains."}) + "\n")
-
 
 def _command(tmp_path, base_url, *extra):
-    return [sys.executable, "-m", "convoscope", "judge", str(tmp_path / "items.jsonl"),
-            "--criteria-file", str(tmp_path / "criteria.yaml"), "--store", str(tmp_path / "store.db"),
-            "--judge", f"openai:canned@{base_url}", "--mode", "completion", "--no-cache",
-            "--concurrency", str(CONCURRENCY), "--chunk-size", "1", "--workers", "2", *PATIENT_ARGS, *extra]
+    return judge_command(tmp_path, base_url, "--chunk-size", "1", *extra)
 
 
-def _run(command):
-    return subprocess.run(command, capture_output=True, text=True, timeout=PATIENT_S,
-                          env={**os.environ, "PYTHONUNBUFFERED": "1"})
-
-
-def _verdicts(tmp_path):
-    with sqlite3.connect(tmp_path / "store.db", timeout=30) as connection:
-        return connection.execute("select task_key, item_id, value from verdicts").fetchall()
-
-
-def _count(tmp_path):
-    """Verdicts stored so far (0 while the store is being created)."""
-    try:
-        return len(_verdicts(tmp_path)) if (tmp_path / "store.db").exists() else 0
-    except sqlite3.OperationalError:
-        return 0
-
-
-def _summary(tmp_path):
-    with sqlite3.connect(tmp_path / "store.db", timeout=30) as connection:
-        (summary,) = connection.execute("select summary from runs").fetchone()
-    return json.loads(summary)
-
-
-def _scoring(proxy, since=0):
-    return [entry.body["prompt"] for entry in proxy.requests[since:]
-            if entry.body.get("prompt", "").endswith("Score:")]
-
-
-def test_two_workers_share_one_run_every_task_once_and_a_rerun_judges_nothing(tmp_path, canned):
-    _setup(tmp_path)
-    first = _run(_command(tmp_path, canned.base_url, "--out", str(tmp_path / "verdicts.jsonl")))
+def test_two_workers_share_one_run_every_task_once_and_a_rerun_judges_nothing(tmp_path, canned_proxy):
+    write_inputs(tmp_path)
+    first = run(_command(tmp_path, canned_proxy.base_url, "--out", str(tmp_path / "verdicts.jsonl")))
     assert first.returncode == 0, first.stderr[-3000:]
-    rows = _verdicts(tmp_path)
-    assert sorted(item for _, item, _ in rows) == [f"i{i}" for i in range(N_ITEMS)]  # each once
-    assert all(value is not None for _, _, value in rows)
-    prompts = _scoring(canned)
+    every_item_once(tmp_path)
+    prompts = scoring(canned_proxy)
     assert len(prompts) == len(set(prompts)) == N_ITEMS  # no task asked twice
-    summary = _summary(tmp_path)  # one summary for both processes
+    summary = run_summary(tmp_path)  # one summary for both processes
     assert summary["total_tasks"] == summary["verdicts"] == summary["model_calls"] == N_ITEMS
     assert re.search(r"and 1 more \(which judged \d+\)", summary["worker"])
     lines = (tmp_path / "verdicts.jsonl").read_text().splitlines()
     assert sorted(json.loads(line)["item_id"] for line in lines) == [f"i{i}" for i in range(N_ITEMS)]
 
-    sent = len(canned.requests)
-    again = _run(_command(tmp_path, canned.base_url))
+    sent = len(canned_proxy.requests)
+    again = run(_command(tmp_path, canned_proxy.base_url))
     assert again.returncode == 0, again.stderr[-3000:]
-    assert _scoring(canned, sent) == []
-    assert _summary(tmp_path)["resumed"] == N_ITEMS and _summary(tmp_path)["verdicts"] == 0
+    assert scoring(canned_proxy, sent) == []
+    assert run_summary(tmp_path)["resumed"] == N_ITEMS and run_summary(tmp_path)["verdicts"] == 0
 
 
 def _worker_of(parent_pid):
@@ -112,36 +68,36 @@ def _worker_of(parent_pid):
     return None
 
 
-def test_a_killed_worker_leaves_its_chunks_to_the_other_at_the_cost_of_its_call_in_flight(tmp_path, canned):
-    _setup(tmp_path)
-    canned.hold_after(2)  # two answers, then every call waits: both processes are surely at work
-    process = subprocess.Popen(_command(tmp_path, canned.base_url, "--lease", "2"),
+def test_a_killed_worker_leaves_its_chunks_to_the_other_at_the_cost_of_its_call_in_flight(
+        tmp_path, canned_proxy):
+    write_inputs(tmp_path)
+    canned_proxy.hold_after(2)  # two answers, then every call waits: both processes are surely at work
+    process = subprocess.Popen(_command(tmp_path, canned_proxy.base_url, "--lease", "2"),
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + PATIENT_S
         # Each process in a call (--concurrency 1), the two answered ones committed.
-        while (canned.in_flight < 2 or _count(tmp_path) < 2) and time.monotonic() < deadline:
+        while (canned_proxy.in_flight < 2 or len(stored(tmp_path)) < 2) and time.monotonic() < deadline:
             assert process.poll() is None, process.stderr.read()[-3000:]
             time.sleep(0.1)
         worker = _worker_of(process.pid)
         assert worker is not None, "the second process should be in a call"
         os.kill(worker, signal.SIGKILL)
-        canned.release()
+        canned_proxy.release()
         assert process.wait(timeout=PATIENT_S) == 0, process.stderr.read()[-3000:]
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
-    rows = _verdicts(tmp_path)
-    assert sorted(item for _, item, _ in rows) == [f"i{i}" for i in range(N_ITEMS)]  # none lost, none twice
-    prompts = _scoring(canned)
+    every_item_once(tmp_path)
+    prompts = scoring(canned_proxy)
     assert len(set(prompts)) == N_ITEMS
     assert len(prompts) == N_ITEMS + 1  # only the killed worker's call in flight was asked again
-    summary = _summary(tmp_path)
+    summary = run_summary(tmp_path)
     assert summary["outstanding"] == {} and summary["total_tasks"] == N_ITEMS
 
 
-def test_a_batch_run_with_several_workers_is_refused_before_any_call(tmp_path, canned):
+def test_a_batch_run_with_several_workers_is_refused_before_any_call(tmp_path, canned_proxy):
     """A batch run's ledger lives beside one process's cache: several workers would each submit."""
     from click.testing import CliRunner
 
@@ -149,8 +105,8 @@ def test_a_batch_run_with_several_workers_is_refused_before_any_call(tmp_path, c
     from convoscope.cli._app import _register
 
     _register()
-    _setup(tmp_path)
-    result = CliRunner().invoke(cli, _command(tmp_path, canned.base_url, "--batch", "openai")[3:])
+    write_inputs(tmp_path)
+    result = CliRunner().invoke(cli, _command(tmp_path, canned_proxy.base_url, "--batch", "openai")[3:])
     assert result.exit_code == 2, result.output
     assert "not with several workers" in result.output
-    assert canned.requests == []
+    assert canned_proxy.requests == []
