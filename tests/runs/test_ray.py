@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -19,7 +20,6 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import free_port
 from installed import library_or_skip
 from patience import PATIENT_S
 from spread_run import (
@@ -41,7 +41,9 @@ def ray_address():
     its address, and its temp folder (named in the command lines of its processes)."""
     library_or_skip("ray.data")
     folder = tempfile.mkdtemp(prefix="cs-ray-", dir="/tmp")  # short: Ray's socket paths must fit
-    port = free_port()
+    with socket.socket() as probe:  # a free port for the head node
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
     source = str(Path(__file__).resolve().parents[2] / "src")  # the workers import this tree
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0",
            "PYTHONPATH": os.pathsep.join(filter(None, [source, os.environ.get("PYTHONPATH")]))}
