@@ -68,3 +68,13 @@ def fault_proxy(llama_server):
 
     with FaultProxy(upstream=llama_server[0]) as proxy:
         yield proxy
+
+
+@pytest.fixture
+def canned_proxy():
+    """The fault proxy without an upstream: a valid canned completion for every request (real HTTP
+    on 127.0.0.1), for tests of how work is divided rather than of what a model says."""
+    from faultproxy import FaultProxy
+
+    with FaultProxy() as proxy:
+        yield proxy

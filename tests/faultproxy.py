@@ -15,6 +15,7 @@ API::
         proxy.always(Fault.drop())        # after the script: every matching request (None: stop)
         model = OpenAIModel("smollm2", base_url=proxy.base_url)          # .../v1
         ...
+        proxy.hold_after(4)   # answer 4 matching requests, hold the later ones until release()
         proxy.requests      # [Recorded(method, path, body, headers, fault)] of matching requests
         proxy.forwarded     # how many matching requests reached upstream (or the canned answer)
 
@@ -131,6 +132,9 @@ class FaultProxy:
         self.in_flight = 0
         self.peak_in_flight = 0  # most matching requests the proxy held at once
         self._state = _State()
+        self._hold_after: int | None = None
+        self._answering = 0
+        self._released: asyncio.Event | None = None
         self._connections: set[asyncio.Task[None]] = set()
         self._lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
@@ -152,6 +156,25 @@ class FaultProxy:
         with self._lock:
             self._state.always = fault
         return self
+
+    def hold_after(self, count: int) -> FaultProxy:
+        """Answer ``count`` more matching requests, then hold every later one (counted in
+        ``in_flight``) until :meth:`release`: a run is then certainly under way, whatever the
+        machine's speed (e.g. to kill a worker in the middle of a call)."""
+        async def arm() -> None:
+            self._hold_after, self._answering = count, 0
+            self._released = asyncio.Event()
+
+        asyncio.run_coroutine_threadsafe(arm(), self._loop).result(10)
+        return self
+
+    def release(self) -> None:
+        """Answer the held requests and every later one."""
+        async def open_gate() -> None:
+            if self._released is not None:
+                self._released.set()
+
+        asyncio.run_coroutine_threadsafe(open_gate(), self._loop).result(10)
 
     def _next_fault(self) -> Fault:
         with self._lock:
@@ -202,6 +225,10 @@ class FaultProxy:
             self.in_flight += 1
             self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
         try:
+            if faultable and self._released is not None and self._hold_after is not None:
+                self._answering += 1
+                if self._answering > self._hold_after:
+                    await self._released.wait()
             return await self._act(fault, faultable, (method, path, headers, raw), writer)
         finally:
             if faultable:

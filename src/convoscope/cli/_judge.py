@@ -63,6 +63,9 @@ Examples:
   convoscope judge logs.jsonl --suite kpi --sample 500 --stratify-by language --seed 1 --out sample.jsonl
   convoscope judge qa.jsonl --suite kpi --kpi follow-up --kpi low-latency \\
       --judge embedded --judge embedded:gemma3-270m --pool max-vote --persona brand-ambassador
+  convoscope judge logs.jsonl --suite kpi --judge openai:qwen2.5-7b@http://127.0.0.1:8000/v1 --workers 2
+  convoscope judge logs.parquet --suite kpi --judge openai:qwen2.5-7b@http://10.0.0.5:8000/v1 \\
+      --engine ray --ray-address 10.0.0.2:6379 --store postgresql://judge@10.0.0.2/runs
   convoscope judge answers.csv --response-col answer --criterion survey/effort \\
       --judge python:myrules:specifics --judge anthropic:claude-3-5-haiku-latest --pool mean
 """
@@ -168,6 +171,15 @@ Examples:
               help="Which sample --sample draws (the same seed, the same items).")
 @click.option("--chunk-size", type=click.IntRange(min=1), default=256, show_default=True,
               help="Items read, planned and claimed together. Workers sharing a run claim chunks.")
+@click.option("--workers", type=click.IntRange(min=1), metavar="N", help="Processes sharing the run "
+              "(default 1): on this machine they claim chunks through the store; with --engine ray, "
+              "Ray workers (default: as many as the cluster's CPUs allow). A dead worker's work is "
+              "taken over; see docs/runs.md.")
+@click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="ray: spread the run over a Ray cluster (extra ray): items read as a Ray Dataset, "
+              "one judge per Ray worker, every verdict to the shared --store.")
+@click.option("--ray-address", metavar="ADDR", help="With --engine ray: the cluster (HOST:PORT, "
+              "ray://HOST:PORT or auto); default RAY_ADDRESS, else a Ray instance on this machine.")
 @click.option("--progress-every", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
               metavar="SECONDS", help="When not on a terminal (CI logs, nohup, | tee): one progress "
               "line this often.")

@@ -2,9 +2,12 @@
 
 ``judge(items, criteria, "embedded")`` returns a :class:`RunResult` (verdicts, summary,
 ``to_pandas()``, ``matrix(criterion)``) in scripts and notebooks alike; ``judge_async`` is the one
-async core. Exit statuses for CI are on :class:`RunSummary` (``EXIT_*``).
+async core. The same run spreads over a Ray cluster (``judge_dataset``, the per-batch
+``JudgeBatch`` for any engine that maps a function over tables) or over the cores of one machine
+(``judge(..., workers=N)``). Exit statuses for CI are on :class:`RunSummary` (``EXIT_*``).
 """
 
+from convoscope.runs._batchfn import BatchSettings, JudgeBatch, batch_settings, verdict_schema
 from convoscope.runs._build import (
     BESIDE_STORE,
     EMBEDDED_DEFAULT,
@@ -29,6 +32,7 @@ from convoscope.runs._gate import (
     parse_gate,
     resolve_gates,
 )
+from convoscope.runs._ray import connect, items_dataset, judge_dataset, verdicts_dataset
 from convoscope.runs._repeats import SelfConsistency, self_consistency
 from convoscope.runs._result import RunResult
 from convoscope.runs._run import (
@@ -50,6 +54,7 @@ from convoscope.runs._summary import (
 
 __all__ = [
     "BESIDE_STORE",
+    "BatchSettings",
     "DEFAULT_LEASE_S",
     "DEFAULT_MAX_UNSCORED",
     "EMBEDDED_DEFAULT",
@@ -61,6 +66,7 @@ __all__ = [
     "GateResult",
     "GateRule",
     "GateTally",
+    "JudgeBatch",
     "JudgeSpec",
     "RunOptions",
     "RunResult",
@@ -69,12 +75,16 @@ __all__ = [
     "Task",
     "applies",
     "as_specs",
+    "batch_settings",
     "build_judge",
     "check_gates",
+    "connect",
     "default_cache_path",
     "is_embedded",
+    "items_dataset",
     "judge",
     "judge_async",
+    "judge_dataset",
     "judge_items",
     "judge_specs",
     "parse_gate",
@@ -84,4 +94,6 @@ __all__ = [
     "run_judge",
     "run_sync",
     "self_consistency",
+    "verdict_schema",
+    "verdicts_dataset",
 ]

@@ -34,6 +34,7 @@ OFFLINE_WARNING = (
 
 T = TypeVar("T")
 Pool = PoolRule | Literal["max-vote"]
+Engine = Literal["local", "ray"]
 
 
 @dataclass(frozen=True)
@@ -187,6 +188,18 @@ class RunOptions:
     context_length: int | None = None
     batch: str | BatchFiles | None = None
     otel: bool = False
+    workers: int | None = None
+    engine: Engine = "local"
+    ray_address: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.engine not in ("local", "ray"):
+            raise ConfigError(f"engine must be 'local' or 'ray', not {self.engine!r}")
+        if self.workers is not None and self.workers < 1:
+            raise ConfigError(f"workers must be at least 1, not {self.workers}")
+        if self.batch and (self.engine == "ray" or (self.workers or 1) > 1):
+            raise ConfigError("a batch run keeps its ledger beside one process's cache: "
+                              "not with several workers or the ray engine")
 
     def model_options(self, extra: dict[str, Any] | None = None) -> dict[str, Any]:
         """What every backend of the run is built with (the endpoint's in-flight limit follows
@@ -233,6 +246,9 @@ async def judge_async(
     context_length: int | None = None,
     batch: str | BatchFiles | None = None,
     otel: bool = False,
+    workers: int | None = None,
+    engine: Engine = "local",
+    ray_address: str | None = None,
     on_progress: Progress | None = None,
     on_verdicts: Sink | None = None,
     collect: bool = True,
@@ -257,34 +273,58 @@ async def judge_async(
     ``deadline``, ``max_retries``, ``rpm``, ``tpm``, ``api_key_env``, ``allow_insecure_key``,
     ``context_length``, ``batch`` (``openai`` or ``anthropic``; a
     :class:`~convoscope.models._batch.BatchFiles` writes batch files instead: docs/batch.md),
-    ``otel``. ``model_options`` add backend settings beyond those. ``on_verdicts(finals,
-    members)`` sees verdicts as they are committed; ``collect=False`` keeps them out of the
-    result (the summary still counts them)."""
+    ``otel``; ``workers`` (processes sharing the run on this machine, default 1) and
+    ``engine="ray"`` (the run on a Ray cluster at ``ray_address``; ``items`` may then be a Ray
+    Dataset; see docs/runs.md). ``model_options`` add backend settings beyond those.
+    ``on_verdicts(finals, members)`` sees verdicts as they are committed; ``collect=False`` keeps
+    them out of the result (the summary still counts them)."""
     options = RunOptions(
         mode=mode, personas=tuple(personas), pool=pool, ties=ties, quorum=quorum, repeats=repeats,
         temperature=temperature, max_tokens=max_tokens, one_call=one_call, concurrency=concurrency,
         cache_path=cache_path, retry_unscored=retry_unscored, lease_s=lease_s, timeout=timeout,
         deadline=deadline, max_retries=max_retries, rpm=rpm, tpm=tpm, api_key_env=tuple(api_key_env),
-        allow_insecure_key=allow_insecure_key, context_length=context_length, batch=batch, otel=otel)
+        allow_insecure_key=allow_insecure_key, context_length=context_length, batch=batch, otel=otel,
+        workers=workers, engine=engine, ray_address=ray_address)
     return await _judge(items, criteria, judge, store, options, model_options,
                         on_progress=on_progress, on_verdicts=on_verdicts, collect=collect)
 
 
 async def _judge(items: Any, criteria: Sequence[Criterion], judge: Any, store: Store | str | Path | None,
                  options: RunOptions, extra: dict[str, Any] | None, **hooks: Any) -> RunResult:
+    """The run on the engine its options name: here, on this machine's cores, or on Ray."""
+    if options.engine == "ray":
+        from convoscope.runs._ray import judge_on_ray
+
+        return await judge_on_ray(items, criteria, judge, store, options, extra, **hooks)
+    if (options.workers or 1) > 1:
+        from convoscope.runs._workers import judge_on_workers
+
+        return await judge_on_workers(items, criteria, judge, store, options, extra, **hooks)
+    return await judge_here(items, criteria, judge, store, options, extra, **hooks)
+
+
+def run_judge_of(judge: Any, criteria: Sequence[Criterion], options: RunOptions, cache: Any,
+                 model_options: dict[str, Any]) -> tuple[Judge, list[Model]]:
+    """The judge a run with these options asks (its models to close): the same in every process.
+    ``model_options``: ``options.model_options(extra)``, plus what this process adds (a ledger)."""
+    joint = [criterion for criterion in criteria if criterion.judged_by_model] if options.one_call else []
+    return build_judge(_specs(judge, options), pool=options.pool, ties=options.ties, quorum=options.quorum,
+                       cache=cache, model_options=model_options,
+                       max_tokens=options.max_tokens, one_call=joint, repeats=options.repeats,
+                       temperature=options.temperature)
+
+
+async def judge_here(items: Any, criteria: Sequence[Criterion], judge: Any, store: Store | str | Path | None,
+                     options: RunOptions, extra: dict[str, Any] | None, **hooks: Any) -> RunResult:
+    """The run in this process (other processes may share it through the store)."""
     owned = not isinstance(store, Store)
     opened = store if isinstance(store, Store) else Store(store if store is not None else DEFAULT_STORE)
     cache = _open_cache(opened, options.cache_path)
-    joint = [criterion for criterion in criteria if criterion.judged_by_model] if options.one_call else []
     try:
-        specs = _specs(judge, options)
         model_options = options.model_options(extra)
         if model_options.get("batch"):
             model_options.setdefault("ledger", opened)  # the batch ledger lives in the store
-        built, models = build_judge(specs, pool=options.pool, ties=options.ties, quorum=options.quorum,
-                                    cache=cache, model_options=model_options,
-                                    max_tokens=options.max_tokens, one_call=joint, repeats=options.repeats,
-                                    temperature=options.temperature)
+        built, models = run_judge_of(judge, criteria, options, cache, model_options)
         try:
             with run_span(model_options.get("trace"), judge=built.rater,
                           criteria=[criterion.name for criterion in criteria]) as span:

@@ -1,0 +1,291 @@
+"""A judging run spread over a Ray cluster with Ray Data (extra ``ray``).
+
+The items are a Ray Dataset (:func:`items_dataset` reads a JSONL, CSV or Parquet file as one);
+:func:`verdicts_dataset` maps :class:`~convoscope.runs.JudgeBatch` over its blocks on a pool of
+actors, one judge per actor, every actor writing to the shared store; :func:`judge_dataset` runs
+that and streams the verdicts back to this process, which counts the run's summary as the local
+engine does and hands them on (``convoscope judge --engine ray --out`` writes them as the local
+engine does). A block judged again (Ray retries the blocks of a lost worker) or a run started
+again judges only the tasks the store does not hold.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from convoscope.criteria import Criterion
+from convoscope.errors import ConvoscopeError, missing_extra
+from convoscope.items import ColumnMap, ItemError
+from convoscope.judges import Verdict
+from convoscope.runs._batchfn import BatchSettings, JudgeBatch, Rows, batch_settings, verdicts_from_table
+from convoscope.runs._build import EMBEDDED_DEFAULT, RunOptions
+from convoscope.runs._engine import Progress, Sink
+from convoscope.runs._plan import worker_name
+from convoscope.runs._repeats import ConsistencyTally
+from convoscope.runs._result import RunResult
+from convoscope.runs._summary import RunSummary
+from convoscope.store import DEFAULT_STORE, Store
+
+
+def connect(address: str | None = None) -> Any:
+    """Ray, connected: to the cluster at ``address`` (``HOST:PORT``, ``ray://…``, ``auto``), to
+    ``RAY_ADDRESS`` when set, else to a new local instance. Ray's usage statistics stay off."""
+    try:
+        import ray
+    except ImportError as error:
+        raise missing_extra(error, "a run on Ray") or error from None
+    if not ray.is_initialized():
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no telemetry
+        target = address or os.environ.get("RAY_ADDRESS")
+        quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
+        if target in (None, "local"):
+            ray.init(address="local", include_dashboard=False, **quiet)  # type: ignore[arg-type]
+        else:
+            ray.init(address=target, **quiet)  # type: ignore[arg-type]
+    return ray
+
+
+def items_dataset(path: str | Path, *, encoding: str = "utf-8", limit: int | None = None) -> tuple[Any, Rows]:
+    """A JSONL, CSV/TSV or Parquet items file as a Ray Dataset, and how its rows read
+    (the ``rows`` of :func:`judge_dataset`). JSON lines are read as text and parsed by the
+    batch function (one reader with the local engine; no column types guessed); CSV columns
+    are read as text, as the local reader does."""
+    ray = connect()
+    source = Path(path)
+    if not source.exists():
+        raise ItemError(source, None, None, "file not found")
+    suffix = source.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        dataset, rows = ray.data.read_text(str(source.resolve()), encoding=encoding), "lines"
+    elif suffix in (".csv", ".tsv"):
+        dataset, rows = _read_csv(ray, source, encoding, "\t" if suffix == ".tsv" else ","), "table"
+    elif suffix == ".parquet":
+        dataset, rows = ray.data.read_parquet(str(source.resolve())), "table"
+    else:
+        raise ItemError(source, None, None, "a run on Ray reads .jsonl, .csv, .tsv or .parquet files")
+    return (dataset.limit(limit) if limit is not None else dataset), rows  # type: ignore[return-value]
+
+
+def _read_csv(ray: Any, path: Path, encoding: str, delimiter: str) -> Any:
+    import csv
+
+    import pyarrow as pa
+    from pyarrow import csv as arrow_csv
+
+    with path.open(encoding=encoding, newline="") as handle:
+        header = next(csv.reader(handle, delimiter=delimiter), [])
+    return ray.data.read_csv(
+        str(path.resolve()), read_options=arrow_csv.ReadOptions(encoding=encoding),
+        parse_options=arrow_csv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
+        convert_options=arrow_csv.ConvertOptions(column_types={name: pa.string() for name in header}))
+
+
+def verdicts_dataset(dataset: Any, settings: BatchSettings, *, workers: int | None = None,
+                     cpus_per_worker: float = 1.0, batch_size: int = 64) -> Any:
+    """``dataset`` mapped to verdict rows by :class:`JudgeBatch` on a pool of ``workers`` actors
+    (default: from one up to what the cluster's CPUs allow); lazy, as Ray Datasets are. The
+    dataset is cut into blocks of ``batch_size`` rows first (streaming), so that every worker
+    gets work and a lost worker's blocks, judged again elsewhere, are small."""
+    ray = connect()
+    if workers is None:
+        cpus = int(ray.cluster_resources().get("CPU", 1) // max(cpus_per_worker, 0.01))
+        compute = ray.data.ActorPoolStrategy(min_size=1, max_size=max(1, cpus - 1))
+    else:
+        compute = ray.data.ActorPoolStrategy(size=workers)
+    blocks = dataset.repartition(target_num_rows_per_block=batch_size)
+    return blocks.map_batches(JudgeBatch, fn_constructor_kwargs={"settings": settings}, compute=compute,
+                               batch_size=batch_size, batch_format="pyarrow", num_cpus=cpus_per_worker)
+
+
+def judge_dataset(
+    dataset: Any,
+    criteria: Sequence[Criterion],
+    judge: Any = EMBEDDED_DEFAULT,
+    *,
+    store: Store | str | Path,
+    rows: Rows = "table",
+    columns: ColumnMap | None = None,
+    source: str | None = None,
+    batch_size: int = 64,
+    cpus_per_worker: float = 1.0,
+    on_progress: Progress | None = None,
+    on_verdicts: Sink | None = None,
+    collect: bool = True,
+    stop: threading.Event | None = None,
+    model_options: dict[str, Any] | None = None,
+    **settings: Any,
+) -> RunResult:
+    """Judge the items of a Ray Dataset on a Ray cluster: :class:`~convoscope.runs.JudgeBatch` on
+    a pool of actors (``workers`` of them; default as many as the cluster's CPUs allow), every
+    verdict to ``store`` as it is made (PostgreSQL when the workers are on several machines); the
+    verdicts come back to this process, which counts the run's summary as the local engine does
+    and passes them to ``on_verdicts``. To keep them out of this process, write
+    :func:`verdicts_dataset` with Ray Data instead (e.g. ``.write_parquet(folder)``).
+
+    ``rows``: how the dataset's rows read (``"table"``: columns as in a CSV file, mapped by
+    ``columns``; ``"records"``: item-shaped rows; ``"lines"``: JSON text in a ``text`` column).
+    ``source`` names the input in the run's id (default: the dataset's files). ``settings``: those
+    of :func:`~convoscope.runs.judge` (``concurrency`` is per worker; ``ray_address`` picks the
+    cluster, else RAY_ADDRESS, else a local instance). ``stop``: set it to end the run early (the
+    batches under way are finished and committed)."""
+    options = RunOptions(**settings)
+    connect(options.ray_address)
+    started = time.perf_counter()
+    named = source or ",".join(dataset.input_files()) or "<ray-dataset>"
+    prepared = batch_settings(criteria, judge, store=store, source=named, rows=rows, columns=columns,
+                              options=options, model_options=model_options)
+    opened = store if isinstance(store, Store) else Store(store)
+    try:
+        return _run(dataset, prepared, opened, batch_size=batch_size, cpus_per_worker=cpus_per_worker,
+                    on_progress=on_progress, on_verdicts=on_verdicts, collect=collect, stop=stop,
+                    started=started)
+    finally:
+        if not isinstance(store, Store):
+            opened.close()
+
+
+async def judge_on_ray(items: Any, criteria: Sequence[Criterion], judge: Any,
+                       store: Store | str | Path | None, options: RunOptions,
+                       extra: dict[str, Any] | None, **hooks: Any) -> RunResult:
+    """``judge(..., engine="ray")``: ``items`` a Ray Dataset, a file (or an ItemStream over one:
+    read by Ray), or items in memory; the run id is the local engine's for the same input."""
+    from convoscope.items import ItemStream
+    from convoscope.runs._run import _source
+
+    connect(options.ray_address)
+    stream = items if isinstance(items, ItemStream) else None
+    rows: Rows = "records"
+    if _is_dataset(items):
+        dataset, columns, source = items, None, None
+    elif stream is None and isinstance(items, str | Path):
+        stream = ItemStream(items)
+    if stream is not None and isinstance(stream.source, str | Path):
+        dataset, rows = items_dataset(stream.source, encoding=stream.encoding, limit=stream.limit)
+        columns, source = stream.columns, stream.name
+    elif not _is_dataset(items):
+        stream = stream or ItemStream(items if isinstance(items, list | tuple) else list(items))
+        listed = list(stream)
+        dataset = _ray().data.from_items([item.model_dump(mode="json", exclude_none=True) for item in listed])
+        columns, source = None, _source(ItemStream(listed, chunk_size=stream.chunk_size))
+    stop = threading.Event()
+    work = asyncio.to_thread(
+        judge_dataset, dataset, criteria, judge, store=store if store is not None else DEFAULT_STORE,
+        rows=rows, columns=columns, source=source, model_options=extra, stop=stop,
+        batch_size=stream.chunk_size if stream is not None else 64, **hooks, **_settings(options))
+    try:
+        return await asyncio.shield(work)
+    except asyncio.CancelledError:  # Ctrl-C, SIGTERM: stop here; what the workers committed stays
+        stop.set()
+        raise
+
+
+def _settings(options: RunOptions) -> dict[str, Any]:
+    return {name: getattr(options, name) for name in RunOptions.__dataclass_fields__}
+
+
+def _is_dataset(items: Any) -> bool:
+    return type(items).__module__.startswith("ray.data")
+
+
+def _ray() -> Any:
+    import ray
+
+    return ray
+
+
+def _run(dataset: Any, settings: BatchSettings, store: Store, *, batch_size: int, cpus_per_worker: float,
+         on_progress: Progress | None, on_verdicts: Sink | None, collect: bool,
+         stop: threading.Event | None, started: float) -> RunResult:
+    from convoscope import __version__
+
+    store.start_run(settings.run_id, {"judge": settings.identity,
+                                      "criteria": [c.name for c in settings.criteria],
+                                      "source": settings.source, "engine": "ray",
+                                      "convoscope_version": __version__})
+    summary = RunSummary(run_id=settings.run_id, store=store.location, worker=f"ray:{worker_name()}")
+    tally = _Tally(summary, collect)
+    mapped = verdicts_dataset(dataset, settings, workers=settings.options.workers,
+                              cpus_per_worker=cpus_per_worker, batch_size=batch_size)
+    for table in _batches(mapped):
+        finals, members = tally.add(table)
+        if on_verdicts is not None:
+            on_verdicts(finals, members)
+        if on_progress is not None and finals:
+            on_progress(len(finals))
+        if stop is not None and stop.is_set():
+            break
+    summary.self_consistency = [result.as_dict() for result in tally.consistency.results()]
+    summary.wall_time_s = time.perf_counter() - started
+    store.finish_run(settings.run_id, summary.as_dict())
+    return RunResult(settings.run_id, tuple(tally.finals), summary, tuple(tally.members), store.location)
+
+
+def _batches(mapped: Any) -> Iterator[Any]:
+    """The verdict tables as the workers finish them; a user's error (bad input, a setting)
+    raised in a worker comes out as itself, not wrapped in Ray's task error."""
+    try:
+        yield from mapped.iter_batches(batch_size=None, batch_format="pyarrow")
+    except Exception as error:
+        cause = _user_error(error)
+        if cause is None:
+            raise
+        raise cause from None
+
+
+def _user_error(error: BaseException | None) -> ConvoscopeError | None:
+    seen = 0
+    while error is not None and seen < 20:
+        if isinstance(error, ConvoscopeError) and type(error).__module__.startswith("convoscope"):
+            return error
+        error = getattr(error, "cause", None) or error.__cause__
+        seen += 1
+    return None
+
+
+class _Tally:
+    """The run's summary, counted from the verdict rows as they arrive (as the engine counts)."""
+
+    def __init__(self, summary: RunSummary, collect: bool) -> None:
+        self.summary, self.collect = summary, collect
+        self.finals: list[Verdict] = []
+        self.members: list[Verdict] = []
+        self.consistency = ConsistencyTally()  # with repeats: how far each judge agrees with itself
+
+    def add(self, table: Any) -> tuple[list[Verdict], list[Verdict]]:
+        summary = self.summary
+        finals: list[Verdict] = []
+        members: list[Verdict] = []
+        pending: list[Verdict] = []
+        for verdict, member, origin in verdicts_from_table(table):
+            if origin == "skipped":
+                summary.not_applicable += 1
+                continue
+            if member:
+                pending.append(verdict)
+                continue
+            summary.total_tasks += 1
+            if origin == "stored":
+                summary.resumed += 1
+            else:
+                summary.retried += origin == "retried"
+                summary.count(verdict, pending)
+            if verdict.unscored_reason is not None:
+                summary.outstanding[verdict.unscored_reason] += 1
+            finals.append(verdict)
+            members.extend(pending)
+            pending = []
+        self.consistency.add(members)
+        if self.collect:
+            self.finals.extend(finals)
+            self.members.extend(members)
+        return finals, members
+
+
+__all__ = ["connect", "items_dataset", "judge_dataset", "judge_on_ray", "verdicts_dataset"]

@@ -1,0 +1,156 @@
+"""``convoscope judge --engine ray`` on a real local Ray cluster (issue 23, "spread over an existing
+distributed engine"): one head node started with ``ray start --head`` on 127.0.0.1 for the whole
+module, its Ray worker processes running the per-batch judge, a real SQLite store, real
+``convoscope judge`` processes. The answers come from the fault proxy's canned completions (a
+real HTTP server on 127.0.0.1): what is checked is how the work is divided, not what a model
+says, and the proxy can hold answers so that a worker is certainly killed in the middle of a
+call, however fast or slow the machine. The cluster is stopped by the ids of the processes it
+started (its own temp folder is in their command lines); ``ray stop`` would stop every cluster
+on the machine."""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from installed import library_or_skip
+from patience import PATIENT_S
+from spread_run import (
+    N_ITEMS,
+    every_item_once,
+    judge_command,
+    run_summary,
+    scoring,
+    stored,
+    write_inputs,
+)
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def ray_address():
+    """A one-node Ray cluster on 127.0.0.1 (4 logical CPUs: two judging workers and the reads):
+    its address, and its temp folder (named in the command lines of its processes)."""
+    library_or_skip("ray.data")
+    folder = tempfile.mkdtemp(prefix="cs-ray-", dir="/tmp")  # short: Ray's socket paths must fit
+    with socket.socket() as probe:  # a free port for the head node
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    source = str(Path(__file__).resolve().parents[2] / "src")  # the workers import this tree
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0",
+           "PYTHONPATH": os.pathsep.join(filter(None, [source, os.environ.get("PYTHONPATH")]))}
+    command = [str(Path(sys.executable).parent / "ray"), "start", "--head", "--port", str(port),
+               "--node-ip-address", "127.0.0.1", "--num-cpus", "4", "--temp-dir", folder,
+               "--include-dashboard", "false", "--disable-usage-stats"]
+    try:
+        started = subprocess.run(command, env=env, capture_output=True, text=True, timeout=PATIENT_S)
+        assert started.returncode == 0, f"ray start failed: {started.stderr[-3000:]}"
+        yield f"127.0.0.1:{port}", folder.encode()
+    finally:
+        _stop_processes(folder.encode())
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _processes():
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                found[int(entry.name)] = (parent, (entry / "cmdline").read_bytes())
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
+
+
+def _cluster_processes(mark):
+    """The processes whose command line names the cluster's folder, and all their descendants."""
+    table = _processes()
+    chosen = {pid for pid, (_, command) in table.items() if mark in command}
+    grown = True
+    while grown:
+        more = {pid for pid, (parent, _) in table.items() if parent in chosen} - chosen
+        chosen |= more
+        grown = bool(more)
+    return chosen, table
+
+
+def _judge_workers(mark):
+    """This cluster's worker processes running the per-batch judge (Ray titles a worker by its
+    actor; other clusters on the machine are not ours)."""
+    chosen, table = _cluster_processes(mark)
+    return [pid for pid in chosen
+            if table[pid][1].startswith(b"ray::MapWorker(") and b"JudgeBatch" in table[pid][1]]
+
+
+def _stop_processes(mark):
+    chosen, _ = _cluster_processes(mark)
+    for sent in (signal.SIGTERM, signal.SIGKILL):
+        for pid in chosen:
+            try:
+                os.kill(pid, sent)
+            except OSError:
+                pass
+        time.sleep(1)
+
+
+def _command(tmp_path, address, base_url, *extra):
+    return judge_command(tmp_path, base_url, "--engine", "ray", "--ray-address", address,
+                         "--chunk-size", "2", *extra)
+
+
+def test_a_ray_run_survives_a_worker_killed_mid_call_and_keys_tasks_as_the_local_engine(
+        ray_address, tmp_path, canned_proxy):
+    """Two Ray workers; one is killed while its call is held at the server. Ray starts another
+    and gives it the block again: the tasks the store holds are passed on, only the killed call is
+    asked again. Every verdict is stored once, ``--out`` gets each once, and the local engine on
+    the same file finds the same run and every task by its key (it judges nothing)."""
+    import convoscope as cs
+
+    address, mark = ray_address
+    write_inputs(tmp_path)
+    out = tmp_path / "verdicts.jsonl"
+    canned_proxy.hold_after(2)  # two answers, then every call waits: the run is surely under way
+    run = subprocess.Popen(_command(tmp_path, address, canned_proxy.base_url, "--out", str(out)),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + PATIENT_S
+        # Both workers in a call (one each: --concurrency 1), the two answered ones committed.
+        while (canned_proxy.in_flight < 2 or len(stored(tmp_path)) < 2) and time.monotonic() < deadline:
+            assert run.poll() is None, run.stderr.read()[-3000:]
+            time.sleep(0.1)
+        workers = _judge_workers(mark)
+        assert len(workers) == 2, workers
+        os.kill(workers[0], signal.SIGKILL)
+        canned_proxy.release()
+        assert run.wait(timeout=PATIENT_S) == 0, run.stderr.read()[-3000:]
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    every_item_once(tmp_path)
+    prompts = scoring(canned_proxy)
+    assert len(set(prompts)) == N_ITEMS
+    assert len(prompts) == N_ITEMS + 1  # the killed worker's one call in flight, asked again
+    summary = run_summary(tmp_path)  # counted as the local engine counts
+    assert summary["total_tasks"] == N_ITEMS and summary["outstanding"] == {}
+    assert summary["verdicts"] + summary["resumed"] == N_ITEMS  # a block given again: found stored
+    assert summary["model_calls"] == summary["verdicts"]
+    assert sorted(json.loads(line)["item_id"] for line in out.read_text().splitlines()) == \
+        [f"i{i}" for i in range(N_ITEMS)]
+
+    sent = len(canned_proxy.requests)
+    local = cs.judge(tmp_path / "items.jsonl", cs.load_criteria(tmp_path / "criteria.yaml"),
+                     f"openai:canned@{canned_proxy.base_url}", mode="completion", store=tmp_path / "store.db",
+                     cache_path=None, timeout=PATIENT_S, deadline=2 * PATIENT_S)
+    assert local.run_id == summary["run_id"]
+    assert local.summary.resumed == N_ITEMS and local.summary.verdicts == 0
+    assert scoring(canned_proxy, sent) == []
