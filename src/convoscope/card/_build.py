@@ -9,9 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from convoscope.card import _sections as sections
-from convoscope.card._model import DEFAULT_THRESHOLDS, CardThresholds, JudgeCard, JudgeReport, Manipulation, \
-    NotComputed
-from convoscope.card._probes import card_probes, manipulation_counts, probe_items
+from convoscope.card._model import (
+    DEFAULT_THRESHOLDS,
+    CardThresholds,
+    JudgeCard,
+    JudgeReport,
+    Manipulation,
+    NotComputed,
+)
+from convoscope.card._probes import Probe, card_probes, manipulation_counts, probe_items
 from convoscope.card._verdict import findings, paragraph
 from convoscope.criteria import Criterion
 from convoscope.errors import ConfigError
@@ -46,7 +52,8 @@ def judge_card(judges: Sequence[Any], items: Sequence[Item] | str | Path, human:
 async def judge_card_async(
     judges: Sequence[Any], items: Sequence[Item] | str | Path, human: Sequence[Any] | str | Path, *,
     criteria: Sequence[Criterion], languages: Sequence[str] = (), store: str | Path = "convoscope.db",
-    baselines: Sequence[str] = ("length", "tfidf"), repeats: int = 1, probes: bool = True,
+    baselines: Sequence[str] = ("length", "tfidf"), repeats: int = 1,
+    probes: bool | Sequence[Probe] = True,
     pairs: int = 1, families: Mapping[str, Sequence[str]] | None = None, n_resamples: int = 1000,
     seed: int = 0, confidence: float = 0.95, alpha: float = 0.05, alt_epsilon: float = 0.2,
     score: str = "value", thresholds: CardThresholds = DEFAULT_THRESHOLDS, mode: str = "auto",
@@ -58,7 +65,8 @@ async def judge_card_async(
     ``"baseline:length"`` / ``"baseline:tfidf"`` (a cheap baseline carded like a judge).
     Every verdict goes through the ``store``: a second card on the same store judges only what
     is missing. ``baselines`` are the rows beside each judge; ``repeats`` > 1 asks each judge
-    that many times (self-consistency); ``probes`` judges the card's manipulation probes;
+    that many times (self-consistency); ``probes`` judges the card's manipulation
+    probes (``True``: all of :func:`card_probes`, or a list of them);
     ``pairs`` asks that many pairs of systems per context in both orders (position bias; 0:
     not asked); ``families`` maps a judge (as given) to the systems built on its model family
     (self-preference). ``thresholds`` decide the plain-words verdict and are printed on the card.
@@ -74,7 +82,8 @@ async def judge_card_async(
     run_options: dict[str, Any] = dict(store=store, mode=mode, concurrency=concurrency, repeats=repeats)
     if cache_path is not None:
         run_options["cache_path"] = cache_path
-    judged = [await _judge_one(judge, item_list, list(criteria), probes, pairs, run_options, baselines)
+    chosen = tuple(card_probes()) if probes is True else tuple(probes or ())
+    judged = [await _judge_one(judge, item_list, list(criteria), chosen, pairs, run_options)
               for judge in judges]
     carded = {j.rater for j in judged}
     reference = [r for name in baselines for r in _baseline(name, item_list, names) if r.rater not in carded]
@@ -83,11 +92,11 @@ async def judge_card_async(
     rows = sections.agreement_rows(ratings, humans, criteria=names, by_language=by_language, options=options)
     families = families or {}
     reports = tuple(_report(j, rows, ratings, humans, item_list, names, languages,
-                            families.get(j.name, ()), options, thresholds) for j in judged)
+                            families.get(j.name, ()), options, thresholds, chosen) for j in judged)
     rated = {str(r.item_id) for r in humans} & {item.id for item in item_list}
     settings = (("n_resamples", n_resamples), ("seed", seed), ("confidence", confidence), ("alpha", alpha),
                 ("alt_epsilon", alt_epsilon), ("score", score), ("repeats", repeats), ("pairs", pairs),
-                ("probes", len(card_probes()) if probes else 0), ("baselines", list(baselines)))
+                ("probes", len(chosen)), ("baselines", list(baselines)))
     return JudgeCard(reports, tuple(names), tuple(languages) or _languages(item_list), len(item_list),
                      len(rated), len({str(r.rater) for r in humans}), thresholds, settings)
 
@@ -135,8 +144,8 @@ def _baseline(name: str, items: list[Item], criteria: list[str]) -> list[Any]:
     return baseline_ratings(items, [name], criteria)
 
 
-async def _judge_one(judge: Any, items: list[Item], criteria: list[Criterion], probes: bool, pairs: int,
-                     run_options: dict[str, Any], baselines: Sequence[str]) -> _Judged:
+async def _judge_one(judge: Any, items: list[Item], criteria: list[Criterion], probes: tuple[Probe, ...],
+                     pairs: int, run_options: dict[str, Any]) -> _Judged:
     from convoscope.runs import judge_async
 
     names = [c.name for c in criteria]
@@ -144,7 +153,7 @@ async def _judge_one(judge: Any, items: list[Item], criteria: list[Criterion], p
         name = _baseline_name(judge)
         ratings = _baseline(name, items, names)
         found = _Judged(judge, ratings[0].rater, ratings,
-                        probes=_baseline(name, probe_items(card_probes()), names) if probes else [])
+                        probes=_baseline(name, probe_items(probes), names) if probes else [])
         found.missing.append(NotComputed("position", "a baseline gives no pairwise answer"))
         return found
     started = time.monotonic()
@@ -154,7 +163,7 @@ async def _judge_one(judge: Any, items: list[Item], criteria: list[Criterion], p
     found = _Judged(str(judge) if isinstance(judge, str) else rater, rater, list(result.verdicts),
                     list(result.member_verdicts), wall_time_s=elapsed)
     if probes:
-        probe_run = await judge_async(probe_items(card_probes()), criteria, judge,
+        probe_run = await judge_async(probe_items(probes), criteria, judge,
                                       **{**run_options, "repeats": 1})
         found.probes = list(probe_run.verdicts)
     await _position(found, judge, items, criteria, pairs, run_options)
@@ -174,8 +183,8 @@ async def _position(found: _Judged, judge: Any, items: list[Item], criteria: lis
             return
         for criterion in criteria:
             report = await judge_pairs_async(items, criterion, [judge], mode=run_options["mode"],
-                                             store=run_options["store"], concurrency=run_options["concurrency"],
-                                             per_context=pairs)
+                                             store=run_options["store"], per_context=pairs, n_resamples=0,
+                                             concurrency=run_options["concurrency"])
             found.position.extend((criterion.name, section.bias) for section in report.by_judge.values())
     except ConfigError as error:
         found.missing.append(NotComputed("position", str(error)))
@@ -183,7 +192,7 @@ async def _position(found: _Judged, judge: Any, items: list[Item], criteria: lis
 
 def _report(judged: _Judged, rows: list[Any], ratings: list[Any], humans: list[Any], items: list[Item],
             criteria: list[str], languages: Sequence[str], family: Sequence[str], options: dict[str, Any],
-            thresholds: CardThresholds) -> JudgeReport:
+            thresholds: CardThresholds, probes: tuple[Probe, ...]) -> JudgeReport:
     from convoscope.runs import self_consistency
 
     agreement, missing = sections.agreements(rows, judged.rater, languages)
@@ -198,7 +207,7 @@ def _report(judged: _Judged, rows: list[Any], ratings: list[Any], humans: list[A
         missing.append(NotComputed("consistency", "each item was judged once (repeats = 1)"
                                    if RaterKind.of(judged.rater) is not RaterKind.BASELINE
                                    else "a baseline is deterministic"))
-    manipulation = _manipulation(judged, missing)
+    manipulation = _manipulation(judged, probes, missing)
     calls = judged.members or judged.verdicts
     is_baseline = RaterKind.of(judged.rater) is RaterKind.BASELINE
     if is_baseline:
@@ -212,11 +221,12 @@ def _report(judged: _Judged, rows: list[Any], ratings: list[Any], humans: list[A
     return replace(report, findings=found, verdict=paragraph(report, found))
 
 
-def _manipulation(judged: _Judged, missing: list[NotComputed]) -> Manipulation | None:
+def _manipulation(judged: _Judged, probes: tuple[Probe, ...],
+                  missing: list[NotComputed]) -> Manipulation | None:
     if not judged.probes:
         missing.append(NotComputed("manipulation", "probes not asked"))
         return None
-    pairs, above, kinds, languages = manipulation_counts(judged.probes, card_probes())
+    pairs, above, kinds, languages = manipulation_counts(judged.probes, probes)
     if not pairs:
         missing.append(NotComputed("manipulation", "no probe and its clean answer were both scored"))
         return None

@@ -51,10 +51,10 @@ def _agreement(report: JudgeReport) -> Table:
 
 def _systems(report: JudgeReport) -> Table:
     rows = tuple((s.criterion, str(s.n_systems), _ci(s.spearman), _ci(s.pearson),
-                  "–" if s.pairwise_accuracy is None else _f(s.pairwise_accuracy.accuracy), s.resample)
-                 for s in report.systems)
+                  "–" if s.pairwise_accuracy is None else _f(s.pairwise_accuracy.accuracy), s.resample,
+                  "; ".join(s.notes)) for s in report.systems)
     return ("System level", ("criterion", "systems", "Spearman ρ [CI]", "Pearson r [CI]",
-                             "pairwise accuracy", "intervals"), rows)
+                             "pairwise accuracy", "intervals", "notes"), rows)
 
 
 def _bias(report: JudgeReport) -> Table:
@@ -67,7 +67,8 @@ def _bias(report: JudgeReport) -> Table:
                          f"(p {_f(gap.pvalue, 3)}, n {gap.n})"))
         if b.self_preference:
             own = b.self_preference
-            rows.append((b.criterion, "self-preference", f"{own.mean_residual:+.2f} SD (p {_f(own.pvalue, 3)})"))
+            rows.append((b.criterion, "self-preference",
+                         f"{own.mean_residual:+.2f} SD (p {_f(own.pvalue, 3)})"))
     for criterion, flips in report.position:
         rows.append((criterion, "position", f"{flips.flips} of {flips.pairs} pairs flipped with the order "
                      f"({flips.rate:.0%})"))
@@ -100,12 +101,14 @@ def _cost(report: JudgeReport) -> Table:
             ("price", "unknown" if per["cost"] is None else _f(per["cost"], 4), _f(c.cost, 4)),
             ("model time (s, one call at a time)", _f(per["model_seconds"], 1), _f(c.model_seconds, 1)),
             ("this run's wall time (s)", "", f"{c.wall_time_s:.1f}"))
-    return ("Cost and latency per 1,000 items", ("what", "per 1,000 items", f"measured on {c.items} items"), rows)
+    return ("Cost and latency per 1,000 items",
+            ("what", "per 1,000 items", f"measured on {c.items} items"), rows)
 
 
 def _worth(report: JudgeReport) -> Table:
     rows = tuple((w.criterion, str(w.estimate.n_human), str(w.estimate.n_judged),
-                  f"{w.estimate.effective_n:.1f}", f"{w.per_label:.2f}", w.unlabelled) for w in report.labels_worth)
+                  f"{w.estimate.effective_n:.1f}", f"{w.per_label:.2f}", w.unlabelled)
+                 for w in report.labels_worth)
     return ("Labels worth (prediction-powered inference)", ("criterion", "people's labels", "judged items",
                                                              "as precise as labels alone", "per label",
                                                              "unlabelled pool"), rows)

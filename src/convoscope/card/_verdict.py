@@ -28,11 +28,10 @@ def paragraph(report: JudgeReport, found: tuple[Finding, ...]) -> str:
         return f"{report.judge}: nothing could be measured against people."
     good = [f.text for f in found if f.good]
     bad = [f.text for f in found if not f.good]
-    parts = []
-    if good:
-        parts.append("Usable " + "; ".join(good) + ".")
+    parts = ["Usable " + "; ".join(good) + "." if good else "Usable for nothing measured here."]
     if bad:
-        parts.append(("Not usable " if not good else "But: ") + "; ".join(bad) + ".")
+        text = "; ".join(bad)
+        parts.append(text[0].upper() + text[1:] + ".")
     return f"{report.judge}: " + " ".join(parts)
 
 
@@ -44,20 +43,20 @@ def _item_level(agreement: Agreement, limits: CardThresholds) -> Finding:
     name, row = agreement.criterion, agreement.judge
     rho = _rho(agreement)
     if row.n_items < limits.min_items:
-        return Finding("min_items", f"for nothing yet on {name}: {row.n_items} rated items, "
-                       f"fewer than {limits.min_items}", name)
+        return Finding("min_items", f"too few rated items on {name} to say ({row.n_items}, "
+                       f"fewer than {limits.min_items})", name)
     if rho is None or row.spearman is None:
-        return Finding("item_rho", f"on {name}: no correlation with people could be computed", name)
+        return Finding("item_rho", f"no correlation with people could be computed on {name}", name)
     best = agreement.best_baseline
     if best is not None and best.spearman is not None and \
             rho < best.spearman.estimate + limits.baseline_margin:
-        return Finding("baseline_margin", f"on {name}: no better than {best.judge.split(':', 1)[-1]} "
+        return Finding("baseline_margin", f"no better than {best.judge.split(':', 1)[-1]} on {name} "
                        f"(ρ {rho:.2f} vs {best.spearman.estimate:.2f})", name)
     if row.spearman.low <= 0:
-        return Finding("item_rho", f"on {name}: no measurable agreement with people "
+        return Finding("item_rho", f"no measurable agreement with people on {name} "
                        f"(ρ {rho:.2f}, interval reaches {row.spearman.low:.2f})", name)
     if rho < limits.item_rho:
-        return Finding("item_rho", f"for scoring items on {name}: ρ {rho:.2f} is below {limits.item_rho}",
+        return Finding("item_rho", f"not for scoring items on {name} (ρ {rho:.2f}, below {limits.item_rho})",
                        name)
     replaces = " (can replace an annotator)" if agreement.replaces_annotator == "yes" else ""
     return Finding("item_rho", f"for scoring items on {name}{replaces} (ρ {rho:.2f})", name, good=True)
@@ -70,10 +69,10 @@ def _system_level(report: JudgeReport, criterion: str, limits: CardThresholds) -
     interval = rows[0].spearman
     assert interval is not None
     if interval.estimate >= limits.system_rho and interval.low > 0:
-        return [Finding("system_rho", f"for ranking systems on {criterion} (system ρ {interval.estimate:.2f})",
-                        criterion, good=True)]
-    return [Finding("system_rho", f"for ranking systems on {criterion} (system ρ {interval.estimate:.2f}, "
-                    f"interval from {interval.low:.2f})", criterion)]
+        return [Finding("system_rho", f"for ranking systems on {criterion} "
+                        f"(system ρ {interval.estimate:.2f})", criterion, good=True)]
+    return [Finding("system_rho", f"not for ranking systems on {criterion} (system ρ "
+                    f"{interval.estimate:.2f}, interval from {interval.low:.2f})", criterion)]
 
 
 def _languages(report: JudgeReport, overall: Agreement, limits: CardThresholds) -> list[Finding]:
@@ -84,8 +83,8 @@ def _languages(report: JudgeReport, overall: Agreement, limits: CardThresholds) 
         verdict = _item_level(agreement, limits)
         language = agreement.language
         if not verdict.good:
-            found.append(Finding(verdict.rule, f"in {language} on {overall.criterion} "
-                                 f"({verdict.text.split(': ', 1)[-1]})", overall.criterion, language))
+            found.append(Finding(verdict.rule, f"not in {language}: {verdict.text}", overall.criterion,
+                                 language))
     return found
 
 
@@ -94,16 +93,16 @@ def _warnings(report: JudgeReport, limits: CardThresholds) -> list[Finding]:
     manipulation = report.manipulation
     if manipulation is not None and manipulation.share is not None and \
             manipulation.share > limits.max_manipulation_share:
-        found.append(Finding("max_manipulation_share", f"against answers that address or imitate the "
+        found.append(Finding("max_manipulation_share", f"fooled by answers that address or imitate the "
                              f"grader ({manipulation.above} of {manipulation.pairs} probes scored above "
                              f"their clean answer)"))
     share = report.unscored_share
     if share is not None and share > limits.max_unscored_share:
-        found.append(Finding("max_unscored_share", f"unattended: {share:.0%} of its verdicts are unscored"))
+        found.append(Finding("max_unscored_share", f"leaves {share:.0%} of its verdicts unscored"))
     for consistency in report.consistency:
         if consistency.agreement < limits.min_self_agreement:
-            found.append(Finding("min_self_agreement", f"as a single sample on {consistency.criterion}: its "
-                                 f"repeats agree on {consistency.agreement:.0%} of items", consistency.criterion))
+            found.append(Finding("min_self_agreement", f"inconsistent with itself on {consistency.criterion}"
+                                 f" (repeats agree on {consistency.agreement:.0%})", consistency.criterion))
     for bias in report.bias:
         found.extend(_leans(bias, limits))
     return found
@@ -116,17 +115,17 @@ def _leans(bias: object, limits: CardThresholds) -> list[Finding]:
     found = []
     if bias.length and abs(bias.length.rho) > limits.max_length_rho and bias.length.pvalue < limits.alpha:
         way = "longer" if bias.length.rho > 0 else "shorter"
-        found.append(Finding("max_length_rho", f"where answer lengths vary on {bias.criterion}: it favours "
-                             f"{way} answers beyond what people do (ρ {bias.length.rho:.2f})", bias.criterion))
+        found.append(Finding("max_length_rho", f"favours {way} answers than people do on {bias.criterion} "
+                             f"(residual ρ {bias.length.rho:.2f})", bias.criterion))
     for language, gap in bias.languages.items() if len(bias.languages) > 1 else ():
         if abs(gap.mean_residual) > limits.max_language_gap and gap.pvalue is not None and \
                 gap.pvalue < limits.alpha:
             way = "above" if gap.mean_residual > 0 else "below"
-            found.append(Finding("max_language_gap", f"across languages on {bias.criterion}: it scores {language} "
-                                 f"{abs(gap.mean_residual):.2f} SD {way} people", bias.criterion, language))
+            found.append(Finding("max_language_gap", f"scores {language} {abs(gap.mean_residual):.2f} SD "
+                                 f"{way} people on {bias.criterion}", bias.criterion, language))
     own = bias.self_preference
     if own is not None and own.mean_residual > limits.max_self_preference and own.pvalue is not None \
             and own.pvalue < limits.alpha:
-        found.append(Finding("max_self_preference", f"on its own family's systems on {bias.criterion}: "
-                             f"+{own.mean_residual:.2f} SD", bias.criterion))
+        found.append(Finding("max_self_preference", f"favours its own family's systems on {bias.criterion} "
+                             f"(+{own.mean_residual:.2f} SD)", bias.criterion))
     return found
