@@ -30,6 +30,8 @@ from convoscope.card._model import (
     NotComputed,
 )
 from convoscope.card._probes import Probe, card_probes, manipulation_counts, probe_items
+from convoscope.card._verdict import findings as card_findings
+from convoscope.card._verdict import paragraph as verdict_paragraph
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
@@ -46,9 +48,11 @@ __all__ = [
     "Manipulation",
     "NotComputed",
     "Probe",
+    "card_findings",
     "card_probes",
     "judge_card",
     "judge_card_async",
     "manipulation_counts",
     "probe_items",
+    "verdict_paragraph",
 ]

@@ -38,6 +38,7 @@ class _Judged:
     probes: list[Any] = field(default_factory=list)
     position: list[tuple[str, Any]] = field(default_factory=list)
     wall_time_s: float = 0.0
+    new_calls: int = 0
     missing: list[NotComputed] = field(default_factory=list)
 
 
@@ -78,7 +79,7 @@ async def judge_card_async(
     """
     item_list, humans, names = _inputs(items, human, criteria, languages, judges, repeats, pairs)
     options = dict(n_resamples=n_resamples, confidence=confidence, seed=seed, alpha=alpha,
-                   alt_epsilon=alt_epsilon, score=score)
+                   alt_epsilon=alt_epsilon, score=score, repeats=repeats)
     run_options: dict[str, Any] = dict(store=store, mode=mode, concurrency=concurrency, repeats=repeats)
     if cache_path is not None:
         run_options["cache_path"] = cache_path
@@ -161,11 +162,12 @@ async def _judge_one(judge: Any, items: list[Item], criteria: list[Criterion], p
     elapsed = time.monotonic() - started
     rater = result.verdicts[0].rater if result.verdicts else str(judge)
     found = _Judged(str(judge) if isinstance(judge, str) else rater, rater, list(result.verdicts),
-                    list(result.member_verdicts), wall_time_s=elapsed)
+                    list(result.member_verdicts), wall_time_s=elapsed, new_calls=result.summary.model_calls)
     if probes:
         probe_run = await judge_async(probe_items(probes), criteria, judge,
                                       **{**run_options, "repeats": 1})
         found.probes = list(probe_run.verdicts)
+        found.new_calls += probe_run.summary.model_calls
     await _position(found, judge, items, criteria, pairs, run_options)
     return found
 
@@ -204,9 +206,7 @@ def _report(judged: _Judged, rows: list[Any], ratings: list[Any], humans: list[A
                                                  confidence=options["confidence"])
     consistency = tuple(self_consistency(judged.members))
     if not consistency:
-        missing.append(NotComputed("consistency", "each item was judged once (repeats = 1)"
-                                   if RaterKind.of(judged.rater) is not RaterKind.BASELINE
-                                   else "a baseline is deterministic"))
+        missing.append(NotComputed("consistency", _why_no_repeats(judged.rater, options["repeats"])))
     manipulation = _manipulation(judged, probes, missing)
     calls = judged.members or judged.verdicts
     is_baseline = RaterKind.of(judged.rater) is RaterKind.BASELINE
@@ -214,11 +214,20 @@ def _report(judged: _Judged, rows: list[Any], ratings: list[Any], humans: list[A
         missing.append(NotComputed("cost", "a baseline makes no model call"))
     report = JudgeReport(judged.name, judged.rater, agreement, system_rows, bias, tuple(judged.position),
                          manipulation, consistency, sections.unscored(judged.verdicts), len(judged.verdicts),
-                         None if is_baseline else sections.cost(calls, len(items), judged.wall_time_s),
+                         None if is_baseline else sections.cost(calls, len(items), judged.wall_time_s,
+                                                                judged.new_calls),
                          worth, tuple([*judged.missing, *missing, *system_missing, *bias_missing,
                                        *worth_missing]))
     found = findings(report, thresholds)
     return replace(report, findings=found, verdict=paragraph(report, found))
+
+
+def _why_no_repeats(rater: str, repeats: int) -> str:
+    if RaterKind.of(rater) is RaterKind.BASELINE:
+        return "a baseline is deterministic"
+    if repeats == 1:
+        return "each item was judged once (repeats = 1)"
+    return "the judge gave no repeated verdicts (a Python judge is asked once: it answers the same each time)"
 
 
 def _manipulation(judged: _Judged, probes: tuple[Probe, ...],

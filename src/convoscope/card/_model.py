@@ -114,7 +114,8 @@ class Manipulation:
 class Cost:
     """What judging cost, summed over the judge's verdicts on the card's items (every repeat
     counts). ``cost`` is None when no verdict carried a price; ``model_seconds`` sums each call's
-    latency (what one call at a time would take); ``wall_time_s`` is this invocation's."""
+    latency (what one call at a time would take); ``wall_time_s`` is this invocation's, and
+    ``new_calls`` the model calls it made (a card re-run on the same store makes none)."""
 
     items: int
     verdicts: int
@@ -124,6 +125,7 @@ class Cost:
     cost: float | None
     model_seconds: float | None
     wall_time_s: float
+    new_calls: int = 0  # model calls this card made (items and probes): 0 when the store had them all
 
     def per_1000_items(self) -> dict[str, float | None]:
         scale = 1000 / self.items if self.items else math.nan

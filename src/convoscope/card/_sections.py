@@ -91,7 +91,7 @@ def unscored(verdicts: Sequence[Any]) -> tuple[tuple[str, int], ...]:
     return tuple(counts.most_common())
 
 
-def cost(verdicts: Sequence[Any], n_items: int, wall_time_s: float) -> Cost:
+def cost(verdicts: Sequence[Any], n_items: int, wall_time_s: float, new_calls: int) -> Cost:
     """Tokens, price and model time summed over the verdicts that made a call of their own."""
     calls = [v for v in verdicts if not getattr(v, "shared_call", False)]
     priced = [v.cost for v in calls if getattr(v, "cost", None) is not None]
@@ -100,7 +100,8 @@ def cost(verdicts: Sequence[Any], n_items: int, wall_time_s: float) -> Cost:
                 prompt_tokens=sum(getattr(v, "prompt_tokens", 0) for v in calls),
                 completion_tokens=sum(getattr(v, "completion_tokens", 0) for v in calls),
                 cost=float(sum(priced)) if priced else None,
-                model_seconds=float(sum(timed)) if timed else None, wall_time_s=wall_time_s)
+                model_seconds=float(sum(timed)) if timed else None, wall_time_s=wall_time_s,
+                new_calls=new_calls)
 
 
 def labels_worth(verdicts: Sequence[Any], humans: Sequence[Any], *, criteria: Sequence[str],
