@@ -289,7 +289,9 @@ def _prefetch(plan: Plan) -> None:
         for judge, request in zip(judges, task.requests, strict=False):
             model = getattr(judge, "model", None)
             if request is not None and callable(getattr(model, "prefetch", None)):
-                wanted.setdefault(id(model), (model, []))[1].append(request)
+                # a pairwise judge asks in both orders: its request is a pair of requests
+                asked = request if isinstance(request, tuple) else (request,)
+                wanted.setdefault(id(model), (model, []))[1].extend(asked)
     for model, requests in wanted.values():
         model.prefetch(requests)
 
