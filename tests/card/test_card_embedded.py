@@ -17,8 +17,8 @@ pytestmark = pytest.mark.slow
 
 def test_the_embedded_judges_card_from_the_store(tmp_path):
     pytest.importorskip("llama_cpp")
-    items, humans = study(n_contexts=2, systems=("alpha", "beta"))
-    probes = [p for p in card_probes() if p.id in ("c02", "k02")]
+    items, humans = study(n_contexts=1, systems=("alpha", "beta"))
+    probes = [p for p in card_probes() if p.id == "k02"]
     store = tmp_path / "card.db"
     options = dict(criteria=[OVERALL], store=store, repeats=2, probes=probes, pairs=1, n_resamples=200,
                    concurrency=2, cache_path=None)
@@ -37,10 +37,10 @@ def test_the_embedded_judges_card_from_the_store(tmp_path):
     assert report.cost.model_seconds == pytest.approx(sum(v.latency_s for v in members))
     pairs = judge_pairs(items, OVERALL, ["embedded"], store=store, per_context=1, n_resamples=0)
     ((criterion, flips),) = report.position
-    assert criterion == "overall" and [flips] == position_bias_rates(pairs.verdicts) and flips.pairs == 2
-    assert report.manipulation is None or report.manipulation.pairs <= 2
-    assert report.agreement[0].judge.n_items == 4
-    assert "Too few rated items on overall to say (4, fewer than 30)" in report.verdict
+    assert criterion == "overall" and [flips] == position_bias_rates(pairs.verdicts) and flips.pairs == 1
+    assert report.manipulation is None or report.manipulation.pairs == 1
+    assert report.agreement[0].judge.n_items == 2
+    assert "Too few rated items on overall to say (2, fewer than 30)" in report.verdict
     second = cs.judge_card(["embedded"], items, humans, **options)
     assert second.judges[0].cost.new_calls == 0
     assert second.judges[0].agreement == report.agreement

@@ -17,7 +17,7 @@ from convoscope.card._model import (
     Manipulation,
     NotComputed,
 )
-from convoscope.card._probes import Probe, card_probes, manipulation_counts, probe_items
+from convoscope.card._probes import PROBE_PREFIX, Probe, card_probes, manipulation_counts, probe_items
 from convoscope.card._verdict import findings, paragraph
 from convoscope.criteria import Criterion
 from convoscope.errors import ConfigError
@@ -158,18 +158,22 @@ async def _judge_one(judge: Any, items: list[Item], criteria: list[Criterion], p
         found.missing.append(NotComputed("position", "a baseline gives no pairwise answer"))
         return found
     started = time.monotonic()
-    result = await judge_async(items, criteria, judge, **run_options)
+    # one run for the items and the probes: one model load, and the probes asked as the items are
+    result = await judge_async([*items, *probe_items(probes)], criteria, judge, **run_options)
     elapsed = time.monotonic() - started
     rater = result.verdicts[0].rater if result.verdicts else str(judge)
-    found = _Judged(str(judge) if isinstance(judge, str) else rater, rater, list(result.verdicts),
-                    list(result.member_verdicts), wall_time_s=elapsed, new_calls=result.summary.model_calls)
-    if probes:
-        probe_run = await judge_async(probe_items(probes), criteria, judge,
-                                      **{**run_options, "repeats": 1})
-        found.probes = list(probe_run.verdicts)
-        found.new_calls += probe_run.summary.model_calls
+    own, probed = _split_probes(result.verdicts)
+    found = _Judged(str(judge) if isinstance(judge, str) else rater, rater, own,
+                    _split_probes(result.member_verdicts)[0], probes=probed, wall_time_s=elapsed,
+                    new_calls=result.summary.model_calls)
     await _position(found, judge, items, criteria, pairs, run_options)
     return found
+
+
+def _split_probes(verdicts: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+    """The verdicts on the card's items, and those on its probes."""
+    probed = [v for v in verdicts if str(v.item_id).startswith(PROBE_PREFIX)]
+    return [v for v in verdicts if not str(v.item_id).startswith(PROBE_PREFIX)], probed
 
 
 async def _position(found: _Judged, judge: Any, items: list[Item], criteria: list[Criterion], pairs: int,

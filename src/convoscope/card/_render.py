@@ -100,8 +100,8 @@ def _cost(report: JudgeReport) -> Table:
             ("completion tokens", _f(per["completion_tokens"], 0), str(c.completion_tokens)),
             ("price", "unknown" if per["cost"] is None else _f(per["cost"], 4), _f(c.cost, 4)),
             ("model time (s, one call at a time)", _f(per["model_seconds"], 1), _f(c.model_seconds, 1)),
-            ("this run's wall time (s)", "", f"{c.wall_time_s:.1f}"),
-            ("model calls this run made", "", str(c.new_calls)))
+            ("this card's judging wall time (s, items and probes)", "", f"{c.wall_time_s:.1f}"),
+            ("model calls this card made (items and probes)", "", str(c.new_calls)))
     return ("Cost and latency per 1,000 items",
             ("what", "per 1,000 items", f"measured on {c.items} items"), rows)
 
