@@ -19,7 +19,8 @@ def test_the_card_page_reads_on_a_phone(card_and_store, tmp_path):
     card, *_ = card_and_store
     page_path = tmp_path / "card.html"
     page_path.write_text(card.to_html(), encoding="utf-8")
-    shots = Path(__file__).parents[2] / "docs" if os.environ.get("CONVOSCOPE_SCREENSHOTS") == "docs" else tmp_path
+    wanted = os.environ.get("CONVOSCOPE_SCREENSHOTS") == "docs"
+    shots = Path(__file__).parents[2] / "docs" if wanted else tmp_path
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         try:

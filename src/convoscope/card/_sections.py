@@ -44,7 +44,21 @@ def agreements(rows: Sequence[MetaevalRow], rater: str, languages: Sequence[str]
                for language in languages if not any(a.language == language for a in found)]
     if not found:
         missing.append(NotComputed("agreement", "the judge scored no item people rated"))
-    return found, missing
+    return found, missing + [entry for agreement in found for entry in _unmeasured(agreement)]
+
+
+def _unmeasured(agreement: Agreement) -> list[NotComputed]:
+    """Why a row has no correlation or no alt-test, in metaeval's own notes."""
+    row, where = agreement.judge, f"{agreement.criterion}, {agreement.language or 'all languages'}"
+    missing = []
+    if row.spearman is None:
+        said = [note for note in row.notes if note.startswith("spearman")] or ["no correlation"]
+        missing.append(NotComputed("agreement", f"{where}: {'; '.join(said)}", agreement.criterion))
+    judge_kind = RaterKind.of(row.judge)
+    if row.alt_test is None and row.humans.n_humans >= 3 and judge_kind is not RaterKind.BASELINE:
+        said = [note for note in row.notes if note.startswith("alt-test")] or ["not run"]
+        missing.append(NotComputed("agreement", f"{where}: {'; '.join(said)}", agreement.criterion))
+    return missing
 
 
 def systems(ratings: Sequence[Any], humans: Sequence[Any], items: Sequence[Any], rater: str, *,
