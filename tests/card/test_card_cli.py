@@ -54,6 +54,8 @@ def test_the_command_writes_the_card_in_three_forms(tmp_path, monkeypatch):
     assert data["languages"] == ["en", "ko"] and data["n_rated_items"] == 36 and data["n_annotators"] == 3
     markdown = outs[0].read_text(encoding="utf-8")
     assert markdown.count("**Verdict.**") == 2 and "## Thresholds of the verdict" in markdown
+    side = markdown.split("## Side by side", 1)[1].split("\n## ", 1)[0]
+    assert "| python:card_judges:knows | overall |" in side and "| baseline:length | overall |" in side
     assert "<svg" in outs[2].read_text(encoding="utf-8")
 
 

@@ -82,11 +82,17 @@ class Agreement:
 
     @property
     def replaces_annotator(self) -> str:
-        """The alternative annotator test's answer: ``yes``, ``no`` or ``not enough annotators``
-        (it needs three, or a baseline that has no scale to test)."""
+        """The alternative annotator test's answer: ``yes``, ``no``, ``not enough annotators`` (it
+        needs three) or ``not tested`` (a baseline; or too few items per annotator, said in the
+        card's Not computed list)."""
+        from convoscope.judges import RaterKind
+
         result = self.judge.alt_test
-        if result is None or self.judge.humans.n_humans < 3:
-            return "not enough annotators" if self.judge.humans.n_humans < 3 else "not tested"
+        if self.judge.humans.n_humans < 3:
+            return "not enough annotators"
+        if result is None:
+            baseline = RaterKind.of(self.judge.judge) is RaterKind.BASELINE
+            return "not tested (a baseline has no scale)" if baseline else "not tested (see Not computed)"
         return "yes" if result.passed else "no"
 
     @property

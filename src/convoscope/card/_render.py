@@ -121,6 +121,23 @@ def tables(report: JudgeReport) -> list[Table]:
             _worth(report)]
 
 
+def side_by_side(card: JudgeCard) -> Table:
+    """One row per judge and criterion: the headline numbers of every card, for comparing judges."""
+    rows = []
+    for report in card.judges:
+        for a in (a for a in report.agreement if a.language is None):
+            system = next((s.spearman for s in report.systems if s.criterion == a.criterion), None)
+            worth = next((w for w in report.labels_worth if w.criterion == a.criterion), None)
+            share = report.manipulation.share if report.manipulation else None
+            tokens = _f(report.cost.per_1000_items()["prompt_tokens"], 0) if report.cost else "–"
+            rows.append((report.judge, a.criterion, _ci(a.judge.spearman), a.replaces_annotator, _ci(system),
+                         _f(share), _f(report.unscored_share), tokens,
+                         "–" if worth is None else f"{worth.per_label:.2f}"))
+    return ("Side by side", ("judge", "criterion", "ρ with people [CI]", "can replace an annotator",
+                             "system ρ [CI]", "probes above clean", "unscored", "prompt tokens / 1,000 items",
+                             "labels worth per label"), tuple(rows))
+
+
 def thresholds_table(thresholds: CardThresholds) -> Table:
     from convoscope.card._model import THRESHOLD_MEANINGS
 
@@ -146,6 +163,7 @@ def markdown(card: JudgeCard) -> str:
     lines = ["# Judge card", "", f"{card.n_items} items, {card.n_rated_items} rated by people "
              f"({card.n_annotators} annotators); criteria: {', '.join(card.criteria)}; "
              f"languages: {', '.join(card.languages) or 'not given'}.", ""]
+    lines += _markdown_table(side_by_side(card), "##")
     for report in card.judges:
         lines += [f"## {_cell(report.judge)}", "", f"**Verdict.** {_cell(report.verdict)}", ""]
         for table in tables(report):
@@ -177,4 +195,4 @@ def html(card: JudgeCard, *, title: str) -> str:
 
     judges = [{"report": r, "tables": tables(r), "bars": bars(r)} for r in card.judges]
     return render("card/card.html", title=title, card=card, judges=judges,
-                  thresholds=thresholds_table(card.thresholds))
+                  thresholds=thresholds_table(card.thresholds), summary=side_by_side(card))
