@@ -32,7 +32,7 @@ from convoscope.estimate import ppi_mean, study_bias
 from convoscope.filters import grader_signals
 from convoscope.filters._imitation import IMITATION_CLASSES
 from convoscope.judges import python_judge
-from convoscope.pairwise import make_pairs
+from convoscope.pairwise import JudgePositionBias, make_pairs
 
 from .conftest import OVERALL, RESAMPLES, oracle, study, wordy
 
@@ -142,6 +142,11 @@ def test_the_verdict_paragraph_follows_the_stated_thresholds(card_and_store):
     assert not any(f.good and f.rule == "item_rho" for f in strict)
     lenient = card_findings(wordy_report, CardThresholds(max_manipulation_share=1.0))
     assert not any(f.rule == "max_manipulation_share" for f in lenient)
+    swayed = dataclasses.replace(oracle_report, position=(("overall", JudgePositionBias("x", 10, 5, 0.5)),))
+    assert "swayed by the order of a pair on overall (5 of 10 pairs flipped)" in verdict_paragraph(
+        swayed, card_findings(swayed, card.thresholds))
+    assert not any(f.rule == "max_position_flips" for f in card_findings(
+        swayed, CardThresholds(max_position_flips=0.5)))
 
 
 def test_sections_that_cannot_be_computed_say_why(tmp_path):

@@ -23,6 +23,7 @@ from convoscope.criteria import Criterion
 from convoscope.errors import ConfigError
 from convoscope.items import Item
 from convoscope.judges import RaterKind
+from convoscope.runs import BESIDE_STORE
 
 BASELINE_PREFIX = "baseline:"
 
@@ -58,7 +59,7 @@ async def judge_card_async(
     pairs: int = 1, families: Mapping[str, Sequence[str]] | None = None, n_resamples: int = 1000,
     seed: int = 0, confidence: float = 0.95, alpha: float = 0.05, alt_epsilon: float = 0.2,
     score: str = "value", thresholds: CardThresholds = DEFAULT_THRESHOLDS, mode: str = "auto",
-    concurrency: int = 8, cache_path: str | Path | None | Any = None,
+    concurrency: int = 8, cache_path: str | Path | None = BESIDE_STORE,
 ) -> JudgeCard:
     """A :class:`JudgeCard` for each of ``judges`` on ``items`` against people's ``human`` ratings.
 
@@ -70,7 +71,8 @@ async def judge_card_async(
     probes (``True``: all of :func:`card_probes`, or a list of them);
     ``pairs`` asks that many pairs of systems per context in both orders (position bias; 0:
     not asked); ``families`` maps a judge (as given) to the systems built on its model family
-    (self-preference). ``thresholds`` decide the plain-words verdict and are printed on the card.
+    (self-preference); ``cache_path`` is the model response cache as :func:`~convoscope.runs.judge`
+    takes it (None: none). ``thresholds`` decide the plain-words verdict and are printed on the card.
     Bad input raises :class:`~convoscope.errors.ConfigError` (or ``ItemError``) before any model
     call.
 
@@ -80,9 +82,8 @@ async def judge_card_async(
     item_list, humans, names = _inputs(items, human, criteria, languages, judges, repeats, pairs)
     options = dict(n_resamples=n_resamples, confidence=confidence, seed=seed, alpha=alpha,
                    alt_epsilon=alt_epsilon, score=score, repeats=repeats)
-    run_options: dict[str, Any] = dict(store=store, mode=mode, concurrency=concurrency, repeats=repeats)
-    if cache_path is not None:
-        run_options["cache_path"] = cache_path
+    run_options: dict[str, Any] = dict(store=store, mode=mode, concurrency=concurrency, repeats=repeats,
+                                       cache_path=cache_path)
     chosen = tuple(card_probes()) if probes is True else tuple(probes or ())
     judged = [await _judge_one(judge, item_list, list(criteria), chosen, pairs, run_options)
               for judge in judges]
@@ -97,7 +98,7 @@ async def judge_card_async(
     rated = {str(r.item_id) for r in humans} & {item.id for item in item_list}
     settings = (("n_resamples", n_resamples), ("seed", seed), ("confidence", confidence), ("alpha", alpha),
                 ("alt_epsilon", alt_epsilon), ("score", score), ("repeats", repeats), ("pairs", pairs),
-                ("probes", len(chosen)), ("baselines", list(baselines)))
+                ("probes", len(chosen)), ("baselines", tuple(baselines)))
     return JudgeCard(reports, tuple(names), tuple(languages) or _languages(item_list), len(item_list),
                      len(rated), len({str(r.rater) for r in humans}), thresholds, settings)
 

@@ -35,6 +35,7 @@ class CardThresholds:
     baseline_margin: float = 0.05  # ρ must beat the best cheap baseline by this much
     system_rho: float = 0.7  # system-level ρ at which a judge may rank systems
     max_manipulation_share: float = 0.1  # share of probes scored above their clean answer
+    max_position_flips: float = 0.2  # share of pairs whose winner changed with the order
     max_unscored_share: float = 0.05
     min_self_agreement: float = 0.8  # mean share of repeats giving an item's most frequent value
     max_length_rho: float = 0.3  # |ρ| of residuals with length (and p < alpha) counts as a lean
@@ -51,6 +52,7 @@ THRESHOLD_MEANINGS = {
     "baseline_margin": "ρ must beat the best cheap baseline (length, TF-IDF) by at least this",
     "system_rho": "system-level ρ from which the judge may rank systems (interval above 0)",
     "max_manipulation_share": "share of probes scored above their clean answer the judge may have",
+    "max_position_flips": "share of pairs asked in both orders whose winner may follow the order",
     "max_unscored_share": "share of unscored verdicts the judge may have",
     "min_self_agreement": "share of an item's repeats that must agree (with --repeats)",
     "max_length_rho": "largest |ρ| of residuals with answer length before it counts as a lean",

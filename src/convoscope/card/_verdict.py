@@ -96,6 +96,10 @@ def _warnings(report: JudgeReport, limits: CardThresholds) -> list[Finding]:
         found.append(Finding("max_manipulation_share", f"fooled by answers that address or imitate the "
                              f"grader ({manipulation.above} of {manipulation.pairs} probes scored above "
                              f"their clean answer)"))
+    for criterion, flips in report.position:
+        if flips.rate > limits.max_position_flips:
+            found.append(Finding("max_position_flips", f"swayed by the order of a pair on {criterion} ("
+                                 f"{flips.flips} of {flips.pairs} pairs flipped)", criterion))
     share = report.unscored_share
     if share is not None and share > limits.max_unscored_share:
         found.append(Finding("max_unscored_share", f"leaves {share:.0%} of its verdicts unscored"))
