@@ -240,3 +240,17 @@ def test_bad_input_is_refused_before_any_judging(tmp_path):
         cs.judge_card([never, "baseline:wordcount"], items, humans, criteria=[OVERALL],
                       store=tmp_path / "x.db")
     assert calls == [] and not (tmp_path / "x.db").exists()
+
+
+def test_self_preference_is_measured_when_the_family_is_named(tmp_path):
+    items, humans = study(n_contexts=6)
+    card = cs.judge_card([oracle], items, humans, criteria=[OVERALL], store=tmp_path / "f.db", pairs=0,
+                         probes=False, n_resamples=RESAMPLES, cache_path=None,
+                         families={"python:oracle": ["alpha"]})
+    (report,) = card.judges
+    judged = _verdicts(oracle, items, tmp_path / "f.db")
+    lengths = {item.id: float(item_length(item)) for item in items}
+    expected = study_bias(judged, humans, criteria=["overall"], lengths=lengths, own_family=["alpha"],
+                          score="value")
+    assert list(report.bias) == expected and report.bias[0].self_preference.n == 6
+    assert not any("self-preference" in entry.reason for entry in report.missing("bias"))
