@@ -14,6 +14,7 @@ import httpx
 import pytest
 from campaign_helpers import answer_form, get, hidden_field, write_campaign
 from click.testing import CliRunner
+from patience import PATIENT_S
 
 from convoscope.campaigns import invite, open_campaign
 from convoscope.cli._campaign import campaign_group
@@ -52,17 +53,24 @@ def test_commands_that_read_never_create_an_empty_store(tmp_path: Path) -> None:
     assert not (tmp_path / "r.html").exists()
 
 
-def test_missing_web_extra_hint_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_web_extra_hint_names_the_extra(tmp_path: Path) -> None:
     """Observed: the hint printed `pip install 'convoscope'` (Rich read `[web]` as markup). As
-    without the web extra: starlette cannot be imported, so neither can the web app."""
-    from convoscope.cli import cli
-
-    web = [name for name in sys.modules if name == "convoscope.web" or name.startswith("convoscope.web.")]
-    for name in web:
-        monkeypatch.delitem(sys.modules, name)
-    monkeypatch.setitem(sys.modules, "starlette", None)  # importing it now raises ImportError
-    result = CliRunner().invoke(cli, ["campaign", "serve", str(write_campaign(tmp_path / "study"))])
-    assert result.exit_code == 2 and "pip install 'convoscope[web]'" in result.output
+    without the web extra, in a process of its own where starlette and uvicorn cannot be imported
+    (in this process other tests have imported them already: hiding them here could not work, and
+    a web app that still imported would serve forever)."""
+    hide = (
+        "import importlib.abc, sys\n"
+        "class Hide(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.partition('.')[0] in ('starlette', 'uvicorn'):\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, Hide())\n"
+        "from convoscope.cli import main\n"
+        "main()\n")
+    study = write_campaign(tmp_path / "study")
+    done = subprocess.run([sys.executable, "-c", hide, "campaign", "serve", str(study)], capture_output=True,
+                          text=True, timeout=PATIENT_S)
+    assert done.returncode == 2 and "pip install 'convoscope[web]'" in done.stderr, done.stderr[-2000:]
 
 
 def test_bad_spec_is_one_line_error(tmp_path: Path) -> None:
