@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from convoscope.cli._survey import survey_group
-from convoscope.survey import DIMENSION_MAXIMA, DIMENSIONS
+from convoscope.survey import DIMENSION_MAXIMA, DIMENSIONS, TEXT_FEATURES, shipped_model
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 EXTRA = [
@@ -74,9 +74,11 @@ def test_the_overall_uses_expected_scores_and_says_so(run: Path) -> None:
     rows = _rows(run / "scored.csv")
     judged = [row for row in rows.values() if row["gibberish"] == "false"]
     assert judged and all(row["score_basis"] == "expected" for row in judged)
+    model = shipped_model()  # with the embedded judge it decides (issue 26), on the expected scores
     for row in judged:
-        expected = [float(row[f"{name}_expected"]) / DIMENSION_MAXIMA[name] for name in DIMENSIONS]
-        assert float(row["overall"]) == pytest.approx(sum(expected) / 3, abs=1e-4)
+        expected = {name: float(row[f"{name}_expected"]) / DIMENSION_MAXIMA[name] for name in DIMENSIONS}
+        features = {name: float(row[f"feature_{name}"]) for name in TEXT_FEATURES}
+        assert float(row["overall"]) == pytest.approx(model.predict({**expected, **features}), abs=1e-3)
         assert all(row[name].isdigit() for name in DIMENSIONS)  # the argmax stays beside it
         assert "score probabilities" in row["effort_reason"]
     assert "expected (token probabilities)" in (run / "summary.txt").read_text(encoding="utf-8")
