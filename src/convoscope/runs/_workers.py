@@ -32,8 +32,7 @@ from convoscope.runs._summary import RunSummary
 from convoscope.store import DEFAULT_STORE, Store, store_url
 
 _STOP_S = 30.0  # how long a stopped worker may take to commit what it judged
-_ADDED = ("verdicts", "scored", "retried", "model_calls", "failed_calls", "cache_hits", "prompt_tokens",
-          "completion_tokens", "cost")
+_ADDED = ("verdicts", "scored", "retried")  # and the usage, merged as UsageTotals merge
 
 
 async def judge_on_workers(items: Any, criteria: Sequence[Criterion], judge: Any,
@@ -137,8 +136,9 @@ def merged_summary(own: RunSummary, others: Sequence[RunSummary]) -> RunSummary:
     chunk). Tasks no process judged now were finished before (``resumed``)."""
     merged = dataclasses.replace(own, unscored=own.unscored.copy(), outstanding=own.outstanding.copy(),
                                  members={rater: tally.copy() for rater, tally in own.members.items()},
-                                 notes=list(own.notes))
+                                 notes=list(own.notes), usage=own.usage.model_copy())
     for other in others:
+        merged.usage.merge(other.usage)
         for name in _ADDED:
             setattr(merged, name, getattr(merged, name) + getattr(other, name))
         merged.unscored.update(other.unscored)
