@@ -35,6 +35,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from cli_overhead import compile_package  # noqa: E402
 from mock_openai import MockServer  # noqa: E402
 
 ANSWERS = ["asdf", "More buses.", "I want trams at night and cheaper monthly passes.",
@@ -77,6 +78,7 @@ def main() -> None:
     parser.add_argument("--kill-at", type=int, default=0, help="verdicts out before the kill")
     parser.add_argument("--full", action="store_true", help="run to the end: peak RSS, CPU per verdict")
     args = parser.parse_args()
+    compile_package()  # as pip install does: start-up is part of what is timed
     with tempfile.TemporaryDirectory() as name, MockServer() as mock:
         folder = Path(name)
         write_items(folder / "items.jsonl", args.items)

@@ -81,10 +81,25 @@ async def test_prefetched_requests_never_read_the_cache_file_on_the_event_loop(t
 
 
 def test_the_connection_pools_of_an_endpoint_share_one_tls_context():
-    model = OpenAIModel("m", base_url="http://127.0.0.1:9/v1")
+    model = OpenAIModel("m", base_url="https://127.0.0.1:9/v1")
     contexts = {id(client._transport._pool._ssl_context) for client in model._clients}
+    context = model._clients[0]._transport._pool._ssl_context
     asyncio.run(model.aclose())
     assert len(model._clients) > 1 and len(contexts) == 1
+    assert context.cert_store_stats()["x509_ca"] > 0  # https: the CA bundle, loaded once
+
+
+def test_a_plain_http_endpoint_loads_no_ca_bundle_and_still_fails_closed():
+    import ssl
+
+    model = OpenAIModel("m", base_url="http://127.0.0.1:9/v1")
+    contexts = {id(client._transport._pool._ssl_context) for client in model._clients}
+    context = model._clients[0]._transport._pool._ssl_context
+    asyncio.run(model.aclose())
+    assert len(contexts) == 1
+    assert context.cert_store_stats()["x509_ca"] == 0  # loading it costs tens of milliseconds
+    # Never used for http; were a request to reach https with it, nothing would be trusted.
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
 
 
 async def test_timeouts_lower_the_in_flight_limit_as_429s_do():

@@ -65,6 +65,61 @@ def test_a_dead_workers_lease_expires_finished_chunks_stay_finished_changed_ones
     assert chunk_states(store.engine, "r")[0].fingerprint == "changed"
 
 
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()  # reaped: that pid runs nothing now (reuse within this test is not a worry)
+    return child.pid
+
+
+def test_a_killed_run_on_this_machine_gives_its_chunks_back_at_once(tmp_path):
+    # Found while measuring issue 23: a run killed with kill -9 and started again waited for its
+    # own dead process's leases to run out (120 s by default) before judging those chunks.
+    import socket
+
+    store = Store(tmp_path / "s.db")
+    host = socket.gethostname()
+    dead = f"{host}:{_dead_pid()}:abc123"
+    assert claim_chunk(store.engine, "r", 0, "f0", dead, 3600) == "claimed"
+    assert claim_chunk(store.engine, "r", 0, "f0", f"{host}:{os.getpid()}:again", 3600) == "claimed"
+    # A live process on this machine, or any process on another machine: its lease is respected.
+    alive = f"{host}:{os.getppid()}:def456"
+    assert claim_chunk(store.engine, "r", 1, "f1", alive, 3600) == "claimed"
+    assert claim_chunk(store.engine, "r", 1, "f1", f"{host}:{os.getpid()}:again", 3600) == "held"
+    elsewhere = f"{host}-other:{_dead_pid()}:abc123"
+    assert claim_chunk(store.engine, "r", 2, "f2", elsewhere, 3600) == "claimed"
+    assert claim_chunk(store.engine, "r", 2, "f2", f"{host}:{os.getpid()}:again", 3600) == "held"
+    # Ray's workers are named "ray:<host>:<pid>:<random>".
+    assert claim_chunk(store.engine, "r", 3, "f3", f"ray:{dead}", 3600) == "claimed"
+    assert claim_chunk(store.engine, "r", 3, "f3", f"{host}:{os.getpid()}:again", 3600) == "claimed"
+    store.close()
+
+
+def test_a_killed_child_not_yet_reaped_counts_as_gone(tmp_path):
+    import socket
+
+    store = Store(tmp_path / "s.db")
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+    try:
+        owner = f"{socket.gethostname()}:{child.pid}:abc123"
+        assert claim_chunk(store.engine, "r", 0, "f0", owner, 3600) == "claimed"
+        assert claim_chunk(store.engine, "r", 0, "f0", "me", 3600) == "held"  # it runs
+        child.kill()
+        deadline = time.monotonic() + PATIENT_S
+        while _state(child.pid) != "Z" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert _state(child.pid) == "Z"  # a zombie: its parent (this test) has not reaped it yet
+        assert claim_chunk(store.engine, "r", 0, "f0", "me", 3600) == "claimed"
+    finally:
+        child.kill()
+        child.wait()
+        store.close()
+
+
+def _state(pid: int) -> str:
+    with open(f"/proc/{pid}/stat") as handle:
+        return handle.read().rsplit(")", 1)[1].split()[0]
+
+
 @pytest.mark.parametrize("kind", ["sqlite", "postgres"])
 def test_workers_started_together_on_a_new_database_all_start(tmp_path, kind):
     """Before: on PostgreSQL, 1–2 of 3 workers started at once died with a UniqueViolation while

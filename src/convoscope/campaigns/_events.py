@@ -14,9 +14,9 @@ from typing import Any
 
 import sqlalchemy as sa
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy.dialects import postgresql, sqlite
 
 from convoscope.store import Store
+from convoscope.store._schema import insert_for
 
 _metadata = sa.MetaData()
 events_table = sa.Table(
@@ -55,10 +55,9 @@ class EventLog:
 
     def add(self, kind: str, annotator: str, key: str, data: dict[str, Any]) -> bool:
         """Write an event once; False when one with the same kind, annotator and key exists."""
-        dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite
         row = {"run_id": self.run_id, "kind": kind, "annotator": annotator, "key": key,
                "data": json.dumps(data, ensure_ascii=False), "created_at": time.time()}
-        statement = dialect.insert(events_table).values(**row).on_conflict_do_nothing(
+        statement = insert_for(self.engine, events_table).values(**row).on_conflict_do_nothing(
             index_elements=["run_id", "kind", "annotator", "key"])
         with self.engine.begin() as connection:
             result = connection.execute(statement.returning(events_table.c.id))

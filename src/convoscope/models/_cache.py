@@ -14,8 +14,10 @@ import json
 import queue
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
+from convoscope._gather import LINGER_S, gather
 from convoscope.errors import LocatedError
 from convoscope.models._base import GenerateRequest, Generation, Model
 
@@ -140,46 +142,29 @@ class ResponseCache:
     def _write_loop(self) -> None:
         connection = self._connect()
         try:
+            committed = 0.0
             while True:
                 entry = self._queue.get()
                 if entry is None:
                     return
-                rows, waiters = self._drain(entry)
+                rows, waiters, stop = gather(self._queue, entry, batch=self._batch,
+                                             until=committed + LINGER_S)
                 if rows:
                     connection.executemany(
                         "insert or replace into responses (key, model, generation) values (?, ?, ?)",
                         [(key, generation.model, generation.model_dump_json()) for key, generation in rows])
                     connection.commit()
+                    committed = time.monotonic()
                     self.commits += 1
                     for key, generation in rows:
                         if self._pending.get(key) is generation:
                             self._pending.pop(key, None)
                 for waiter in waiters:
                     waiter.set()
+                if stop:
+                    return
         finally:
             connection.close()
-
-    def _drain(self, first: list[tuple[str, Generation]] | threading.Event
-               ) -> tuple[list[tuple[str, Generation]], list[threading.Event]]:
-        """The first entry and whatever else is already queued (up to ``batch`` rows)."""
-        rows: list[tuple[str, Generation]] = []
-        waiters: list[threading.Event] = []
-        entry: list[tuple[str, Generation]] | threading.Event | None = first
-        while True:
-            if isinstance(entry, threading.Event):
-                waiters.append(entry)
-            elif entry is not None:
-                rows.extend(entry)
-            if len(rows) >= self._batch:
-                break
-            try:
-                entry = self._queue.get_nowait()
-            except queue.Empty:
-                break
-            if entry is None:  # close() came in: write this group, then stop
-                self._queue.put(None)
-                break
-        return rows, waiters
 
     def __len__(self) -> int:
         self.flush()

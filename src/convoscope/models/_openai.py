@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import ssl
 import time
 from collections.abc import Callable
 from typing import Any
@@ -90,8 +91,12 @@ class OpenAIModel:
         # Several small connection pools instead of one big one: httpx's pool scans every
         # connection it holds on each request, so its cost per request grows with the pool
         # (encode/httpx#3215); requests are dealt round-robin over the shards. They share one
-        # TLS context: building one loads the CA bundle (tens of milliseconds each).
-        tls = httpx.create_ssl_context()
+        # TLS context: building one loads the CA bundle (tens of milliseconds each). A plain
+        # http:// endpoint needs none; it gets an empty context that would trust nothing.
+        if self.base_url.startswith("https:"):
+            tls = httpx.create_ssl_context()
+        else:
+            tls = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies, with no CA: fails closed
         self._clients = [httpx.AsyncClient(
             base_url=self.base_url, headers={"Authorization": f"Bearer {key}"} if key else {},
             timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)), transport=transport,
@@ -170,7 +175,7 @@ class OpenAIModel:
             raise TransientError(f"{type(error).__name__}: {error or 'the connection failed'}") from None
         status, headers = response.status_code, response.headers
         if status == 200:
-            data, problem = body_problem(response.text, kind)
+            data, problem = body_problem(response.content, kind)
             if problem is not None:
                 raise TransientError(f"HTTP 200 with {problem}: {snippet(response.text)}", status=200)
             self._limit.succeeded()

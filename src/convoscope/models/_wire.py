@@ -29,8 +29,9 @@ def snippet(text: str) -> str:
     return repr(text[:SNIPPET] + ("..." if len(text) > SNIPPET else "")) if text else "an empty body"
 
 
-def body_problem(text: str, kind: Kind) -> tuple[dict[str, Any] | None, str | None]:
-    """The decoded body, or what is wrong with it as a ``kind`` completion."""
+def body_problem(text: str | bytes, kind: Kind) -> tuple[dict[str, Any] | None, str | None]:
+    """The decoded body, or what is wrong with it as a ``kind`` completion. Takes the raw bytes
+    too: JSON detects UTF-8/16/32 itself, and no text is decoded for a body that is fine."""
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):

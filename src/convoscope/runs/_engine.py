@@ -35,6 +35,7 @@ from convoscope.store._chunks import (
     chunk_keys,
     chunk_states,
     claim_chunk,
+    owner_gone,
     register_tasks,
     release_leases,
     renew_leases,
@@ -144,7 +145,7 @@ class Engine:
             state = states[index]
             if state.state == "done" or (state.finished_at or 0) >= self.started:
                 await self._found_finished(index, state, counted=True)
-            elif state.owner is None or (state.lease_until or 0) < now:
+            elif state.owner is None or (state.lease_until or 0) < now or owner_gone(state.owner):
                 expired.add(index)
             else:
                 waiting.add(index)

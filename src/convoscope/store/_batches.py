@@ -98,7 +98,7 @@ class BatchLedger:
 
     def defer(self, model: str, requests: dict[str, str]) -> None:
         """Record requests (key -> request JSON) as pending unless the ledger has them already."""
-        from convoscope.store._store import insert_for
+        from convoscope.store._schema import insert_for
 
         now = time.time()
         rows = [{"request_key": key, "model": model, "state": "pending", "request": body, "updated_at": now}
@@ -292,7 +292,7 @@ class BatchLedger:
               requests: dict[str, str], submitted_at: float) -> None:
         """Record a batch submitted before the ledger lived in the store (see
         :func:`convoscope.models._batch.adopt_json_ledger`)."""
-        from convoscope.store._store import insert_for
+        from convoscope.store._schema import insert_for
 
         now = time.time()
         job_id = f"cb-{uuid.uuid4().hex[:20]}"

@@ -3,7 +3,9 @@
 Every worker reads the same input in the same chunks (``run_chunks``). Before it renders a chunk,
 a worker *claims* it: the claim succeeds when the chunk is new, or unfinished and not held by a
 live lease (a worker renews its leases while it works; one that dies — kill -9, a lost machine —
-stops renewing, and its chunks are claimable again once the lease has run out). A chunk another
+stops renewing, and its chunks are claimable again once the lease has run out). A worker is named
+``host:pid:random``: when the owner was a process on this machine that no longer runs, its chunks
+are claimable at once, so a run killed and started again does not wait for its own leases. A chunk another
 live worker holds is skipped without being rendered, so no worker plans what others judge, and
 nothing proportional to the whole input is kept. A chunk ends ``done`` (every task has a verdict
 that is not a transient failure) or ``failed`` (some task's verdict is a model_error: the next run
@@ -17,6 +19,8 @@ same transaction atomic.
 from __future__ import annotations
 
 import json
+import os
+import socket
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -55,7 +59,7 @@ def claim_chunk(engine: sa.Engine, run_id: str, chunk: int, fingerprint: str, wo
                 lease_s: float, *, again: bool = False) -> Claim:
     """Lease ``chunk`` to ``worker`` unless it is done (and ``again`` is not asked) or held by
     another worker whose lease is still running."""
-    from convoscope.store._store import insert_for
+    from convoscope.store._schema import insert_for
 
     now = time.time()
     with engine.begin() as connection:
@@ -67,7 +71,8 @@ def claim_chunk(engine: sa.Engine, run_id: str, chunk: int, fingerprint: str, wo
         changed = row.fingerprint != fingerprint
         if row.state == "done" and not changed and not again:
             return "done"
-        if row.owner not in (None, worker) and (row.lease_until or 0) > now:
+        if row.owner not in (None, worker) and (row.lease_until or 0) > now \
+                and not owner_gone(row.owner):
             return "held"
         connection.execute(run_chunks.update().where(
             run_chunks.c.run_id == run_id, run_chunks.c.chunk == chunk
@@ -76,10 +81,33 @@ def claim_chunk(engine: sa.Engine, run_id: str, chunk: int, fingerprint: str, wo
     return "claimed"
 
 
+def owner_gone(owner: str) -> bool:
+    """Whether the lease holder ``owner`` (``[prefix:]host:pid:random``) was a process on this
+    machine that has ended (or is a zombie nobody reaped). Any other holder may still be at work:
+    another machine's, a live process's, or this very process's (several engines may share it)."""
+    parts = owner.split(":")
+    if len(parts) < 3 or parts[-3] != socket.gethostname() or not parts[-2].isdigit():
+        return False
+    pid = int(parts[-2])
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError):
+        return False
+    try:  # killed but not yet waited for by its parent: gone all the same
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except (OSError, IndexError):
+        return False
+
+
 def register_tasks(connection: sa.Connection, run_id: str, chunk: int,
                    keys: list[tuple[str, int, bool]]) -> None:
     """Record the keys a chunk asks for: (task key, position in the run, panel member?)."""
-    from convoscope.store._store import insert_for
+    from convoscope.store._schema import insert_for
 
     if keys:
         rows = [{"run_id": run_id, "task_key": key, "chunk": chunk, "position": position,

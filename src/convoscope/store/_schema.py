@@ -198,7 +198,7 @@ def _v4(connection: sa.Connection) -> None:
     for wanted in (sa.or_(old.c.unscored_reason.is_(None), ~failed), failed):
         # Lasting verdicts first, each key's latest first; ON CONFLICT keeps the first one.
         query = sa.select(scope, *(old.c[name] for name in copied)).where(wanted).order_by(old.c.id.desc())
-        insert = _insert_for(connection, target).from_select(["scope", *copied], query)
+        insert = insert_for(connection, target).from_select(["scope", *copied], query)
         connection.execute(insert.on_conflict_do_nothing(index_elements=["scope", "task_key"]))
     keys = (sa.select(old.c.run_id, old.c.task_key, sa.literal(0), sa.func.min(old.c.id), sa.false())
             .where(~old.c.run_id.like("campaign:%")).group_by(old.c.run_id, old.c.task_key))
@@ -217,11 +217,14 @@ def _v5(connection: sa.Connection) -> None:
     batch_requests.create(connection, checkfirst=True)
 
 
-def _insert_for(connection: sa.Connection, table: sa.Table) -> Any:
-    from sqlalchemy.dialects import postgresql, sqlite
-
-    dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
-    return dialect.insert(table)
+def insert_for(engine: sa.Engine | sa.Connection, table: sa.Table) -> Any:
+    """An INSERT with the dialect's ON CONFLICT clauses (each dialect imported when first used:
+    a SQLite run never loads the PostgreSQL dialect)."""
+    if engine.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert(table)
 
 
 # Each migration takes the schema from version i to i + 1. Append, never edit.

@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 
 from convoscope.errors import LocatedError
 from convoscope.judges import Verdict
-from convoscope.store._schema import SHARED, migrate, run_tasks, runs, verdicts
+from convoscope.store._schema import SHARED, insert_for, migrate, run_tasks, runs, verdicts
 
 DEFAULT_STORE = "convoscope.db"
 _CHUNK = 500  # bound parameters per statement stay far below SQLite's limit
@@ -186,10 +185,6 @@ class Store:
 _REPLACED = ("run_id", "item_id", "criterion", "rater", "value", "unscored_reason", "data", "created_at")
 
 
-def insert_for(engine: sa.Engine | sa.Connection, table: sa.Table) -> Any:
-    """An INSERT with the dialect's ON CONFLICT clauses."""
-    dialect = postgresql if engine.dialect.name == "postgresql" else sqlite
-    return dialect.insert(table)
 
 
 def _row(scope: str, producer: str, task_key: str, verdict: Verdict) -> dict[str, Any]:

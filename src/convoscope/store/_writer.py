@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 import sqlalchemy as sa
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
+from convoscope._gather import LINGER_S, gather
 from convoscope.judges import Verdict
 from convoscope.store._chunks import finish_chunk
 from convoscope.store._store import Store
@@ -63,6 +65,7 @@ class VerdictWriter:
         self.supersede = tuple(sorted(supersede))
         self.on_commit = on_commit
         self.commits = 0
+        self._committed = 0.0  # when the last commit ended (monotonic)
         self.handovers = 0
         self._batch = batch
         self._queue: queue.Queue[list[_Entry] | threading.Event | None] = queue.Queue()
@@ -139,7 +142,8 @@ class VerdictWriter:
             first = self._queue.get()
             if first is None:
                 return
-            entries, waiters, stop = self._drain(first)
+            entries, waiters, stop = gather(self._queue, first, batch=self._batch,
+                                            until=self._committed + LINGER_S)
             if entries and self._error is None:
                 try:
                     self._commit(entries)
@@ -150,25 +154,6 @@ class VerdictWriter:
                 waiter.set()
             if stop:
                 return
-
-    def _drain(self, first: list[_Entry] | threading.Event
-               ) -> tuple[list[_Entry], list[threading.Event], bool]:
-        entries: list[_Entry] = []
-        waiters: list[threading.Event] = []
-        entry: list[_Entry] | threading.Event | None = first
-        while True:
-            if isinstance(entry, threading.Event):
-                waiters.append(entry)
-            elif entry is not None:
-                entries.extend(entry)
-            if len(entries) >= self._batch:
-                return entries, waiters, False
-            try:
-                entry = self._queue.get_nowait()
-            except queue.Empty:
-                return entries, waiters, False
-            if entry is None:  # close() came in: write this group, then stop
-                return entries, waiters, True
 
     def _commit(self, entries: list[_Entry]) -> None:
         rows = [row for entry in entries if isinstance(entry, _Judged) for row in entry.rows]
@@ -183,6 +168,7 @@ class VerdictWriter:
                     self.store.write(connection, rows, run_id=self.run_id, supersede=self.supersede)
                 for entry in finished:
                     finish_chunk(connection, self.run_id, entry.chunk, entry.outcome)
+        self._committed = time.monotonic()
         self.commits += 1
 
     def _pass_on(self, entries: list[_Entry]) -> None:
