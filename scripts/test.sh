@@ -23,4 +23,5 @@ fi
 echo "test.sh: installed in $(( $(date +%s) - started )) s; running the suite" >&2
 # Two workers (the CI machine has 2 cores); a test file stays on one worker, so its module-scoped
 # servers start once. Pass -n 0 to run in one process.
-python3 -m pytest -q -p no:cacheprovider -n 2 --dist loadfile "$@"
+# --durations: the slowest tests are named at the end of every run (the suite must stay under 20 min).
+python3 -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=30 "$@"
