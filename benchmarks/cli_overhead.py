@@ -5,7 +5,8 @@ compatible mock (``benchmarks/mock_openai.py``, its own process, optional fixed 
 
 * ``plain``: a bare asyncio loop of ``httpx.AsyncClient`` POSTs bounded by a semaphore at the
   same concurrency, sending the very request bodies convoscope sends (rendered beforehand into a
-  file, so the loop only reads, sends and parses);
+  file, so the loop only reads, sends and parses); ``--plain-shards N`` deals them over N clients,
+  as convoscope does, instead of one;
 * ``convoscope``: ``convoscope judge items.jsonl --criterion survey/effort --judge openai:mock@URL
   --concurrency C --store NEW.db`` with its defaults (response cache, store, progress), into a
   fresh store each time.
@@ -17,6 +18,7 @@ and 32; 50 ms server <= 1.15 x its wall time at concurrency 32; <= 1.3 x its CPU
 
     python benchmarks/cli_overhead.py --items 3000 --concurrency 8 --repeats 3
     python benchmarks/cli_overhead.py --items 3000 --concurrency 32 --delay 0.05 --repeats 3
+    python benchmarks/cli_overhead.py --items 3000 --concurrency 32 --repeats 3 --plain-shards 8
 """
 
 from __future__ import annotations
@@ -38,21 +40,28 @@ sys.path.insert(0, str(HERE))
 from judge_overhead import start_mock  # noqa: E402
 
 PLAIN = r'''
-import asyncio, json, sys
+import asyncio, itertools, json, sys
 import httpx
 
-async def main(base_url, bodies_path, concurrency):
+async def main(base_url, bodies_path, concurrency, shards):
     bodies = [json.loads(line) for line in open(bodies_path)]
     gate = asyncio.Semaphore(concurrency)
-    async with httpx.AsyncClient(base_url=base_url, timeout=600,
-                                 limits=httpx.Limits(max_connections=concurrency)) as client:
-        async def one(body):
-            async with gate:
-                response = await client.post("/chat/completions", json=body)
-                json.loads(response.content)["choices"][0]["message"]["content"]
-        await asyncio.gather(*(one(body) for body in bodies))
+    per_shard = -(-concurrency // shards)
+    clients = [httpx.AsyncClient(base_url=base_url, timeout=600,
+                                 limits=httpx.Limits(max_connections=per_shard)) for _ in range(shards)]
+    turn = itertools.count()
 
-asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))
+    async def one(body):
+        async with gate:
+            client = clients[next(turn) % shards]
+            response = await client.post("/chat/completions", json=body)
+            json.loads(response.content)["choices"][0]["message"]["content"]
+
+    await asyncio.gather(*(one(body) for body in bodies))
+    for client in clients:
+        await client.aclose()
+
+asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])))
 '''
 
 
@@ -109,6 +118,10 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--delay", type=float, default=0.0, help="the mock's latency in seconds")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--plain-shards", type=int, default=1,
+                        help="deal the plain loop's requests over this many httpx clients, as convoscope "
+                             "does: one client's pool costs more per request the more connections it "
+                             "holds (encode/httpx#3215), which a single-client loop pays at concurrency 32")
     args = parser.parse_args()
     compile_package()
     mock, base_url = start_mock(args.delay)
@@ -120,7 +133,7 @@ def main() -> None:
             items_path, bodies_path = write_inputs(folder, args.items)
             (folder / "plain.py").write_text(PLAIN)
             plain = [sys.executable, str(folder / "plain.py"), base_url, str(bodies_path),
-                     str(args.concurrency)]
+                     str(args.concurrency), str(args.plain_shards)]
             timed(plain, folder)  # warm the mock, the page cache and the interpreter's files
             for repeat in range(args.repeats):
                 plain_runs.append(timed(plain, folder))
@@ -139,7 +152,7 @@ def report(args: argparse.Namespace, plain: list[tuple[float, float]],
     cpu_plain, cpu_ours = statistics.median(c for _, c in plain), statistics.median(c for _, c in ours)
     load = os.getloadavg()[0]
     print(f"items={args.items} concurrency={args.concurrency} delay={args.delay:g} s "
-          f"repeats={args.repeats} load={load:.1f}")
+          f"repeats={args.repeats} plain-shards={args.plain_shards} load={load:.1f}")
     print(f"plain loop   wall {wall_plain:6.2f} s  {args.items / wall_plain:7.0f}/s  CPU {cpu_plain:6.2f} s "
           f"({1000 * cpu_plain / args.items:.2f} ms/item)   runs: "
           + ", ".join(f"{w:.2f}" for w, _ in plain))

@@ -44,8 +44,13 @@ def test_stalled_connections_are_closed_and_others_still_served(served: tuple[st
     assert get(f"{base}/a/{tokens[0]}").status_code == 200  # served while they hang
     time.sleep(1.5)  # the request-head deadline (1 s here, 10 s by default) has passed
     for connection in stalled:
-        connection.settimeout(5)
-        assert connection.recv(1024) == b""  # closed by the server
+        connection.settimeout(60)  # the deadline is the server's; this only bounds a hung test
+        try:
+            # Closed by the server: an orderly end (FIN), or a reset when the kernel still held
+            # unread bytes of the half head as the server closed it (seen on a loaded machine).
+            assert connection.recv(1024) == b""
+        except ConnectionResetError:
+            pass
         connection.close()
 
 

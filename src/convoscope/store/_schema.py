@@ -221,10 +221,12 @@ def insert_for(engine: sa.Engine | sa.Connection, table: sa.Table) -> Any:
     """An INSERT with the dialect's ON CONFLICT clauses (each dialect imported when first used:
     a SQLite run never loads the PostgreSQL dialect)."""
     if engine.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert(table)
+        from sqlalchemy.dialects import postgresql
+
+        return postgresql.insert(table)
+    from sqlalchemy.dialects import sqlite
+
+    return sqlite.insert(table)
 
 
 # Each migration takes the schema from version i to i + 1. Append, never edit.
