@@ -1,6 +1,8 @@
 """Issue 13 end to end with the embedded judge (slow: one shared real run).
 
 Observation 2: answers that address the grader are never accepted (reason addresses_grader).
+Issue 26, observation 3: the README demo's rows (examples/survey_answers.csv, all in this run, each
+decided on its own) get decisions that mean something with the offline default.
 Observation 3: a good Portuguese answer is judged, not flagged, and its follow-up says why it is
 in English. Observation 6: the overall uses the expected score where the backend gives token
 probabilities, and says so; the argmax stays beside it; the embedded judge's reason shows the
@@ -99,3 +101,14 @@ def test_a_model_fitted_on_the_readme_example_reaches_all_three_decisions(run: P
     assert again.exit_code == 0, again.output
     decisions = {row["decision"] for row in _rows(run / "decided.csv").values()}
     assert decisions == {"accept", "hold", "reject"}
+
+
+def test_the_readme_demo_accepts_the_good_answers_and_rejects_the_weak_ones(run: Path) -> None:
+    # Issue 26: with the plain thresholds the embedded judge accepted 0 of the demo's 10 answers.
+    assert "the model shipped with convoscope" in " ".join((run / "summary.txt").read_text().split())
+    decided = {key: row["decision"] for key, row in _rows(run / "scored.csv").items()}
+    # The two detailed, on-topic answers are accepted; gibberish and the one-word or evasive
+    # answers ("fine", "lol idk", "그냥 그래요") are not.
+    assert decided["en1"] == decided["ko4"] == "accept"
+    assert decided["en3"] == decided["ko3"] == "reject"
+    assert all(decided[key] != "accept" for key in ("en2", "en6", "ko2"))
