@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -74,8 +75,6 @@ def _dead_pid() -> int:
 def test_a_killed_run_on_this_machine_gives_its_chunks_back_at_once(tmp_path):
     # Found while measuring issue 23: a run killed with kill -9 and started again waited for its
     # own dead process's leases to run out (120 s by default) before judging those chunks.
-    import socket
-
     store = Store(tmp_path / "s.db")
     host = socket.gethostname()
     dead = f"{host}:{_dead_pid()}:abc123"
@@ -95,8 +94,6 @@ def test_a_killed_run_on_this_machine_gives_its_chunks_back_at_once(tmp_path):
 
 
 def test_a_killed_child_not_yet_reaped_counts_as_gone(tmp_path):
-    import socket
-
     store = Store(tmp_path / "s.db")
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
     try:

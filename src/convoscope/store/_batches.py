@@ -27,7 +27,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from convoscope.store._schema import batch_jobs, batch_requests
+from convoscope.store._schema import batch_jobs, batch_requests, insert_for
 
 OPEN_STATES = ("submitting", "submitted", "in_progress")
 ENDED_STATES = ("completed", "failed", "expired", "cancelled")
@@ -98,8 +98,6 @@ class BatchLedger:
 
     def defer(self, model: str, requests: dict[str, str]) -> None:
         """Record requests (key -> request JSON) as pending unless the ledger has them already."""
-        from convoscope.store._schema import insert_for
-
         now = time.time()
         rows = [{"request_key": key, "model": model, "state": "pending", "request": body, "updated_at": now}
                 for key, body in sorted(requests.items())]  # one lock order for every worker
@@ -292,8 +290,6 @@ class BatchLedger:
               requests: dict[str, str], submitted_at: float) -> None:
         """Record a batch submitted before the ledger lived in the store (see
         :func:`convoscope.models._batch.adopt_json_ledger`)."""
-        from convoscope.store._schema import insert_for
-
         now = time.time()
         job_id = f"cb-{uuid.uuid4().hex[:20]}"
         with self.engine.begin() as connection:

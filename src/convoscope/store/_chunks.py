@@ -28,7 +28,7 @@ from typing import Literal
 
 import sqlalchemy as sa
 
-from convoscope.store._schema import run_chunks, run_tasks
+from convoscope.store._schema import insert_for, run_chunks, run_tasks
 
 Claim = Literal["claimed", "done", "held"]
 
@@ -59,8 +59,6 @@ def claim_chunk(engine: sa.Engine, run_id: str, chunk: int, fingerprint: str, wo
                 lease_s: float, *, again: bool = False) -> Claim:
     """Lease ``chunk`` to ``worker`` unless it is done (and ``again`` is not asked) or held by
     another worker whose lease is still running."""
-    from convoscope.store._schema import insert_for
-
     now = time.time()
     with engine.begin() as connection:
         connection.execute(insert_for(engine, run_chunks).values(
@@ -107,8 +105,6 @@ def owner_gone(owner: str) -> bool:
 def register_tasks(connection: sa.Connection, run_id: str, chunk: int,
                    keys: list[tuple[str, int, bool]]) -> None:
     """Record the keys a chunk asks for: (task key, position in the run, panel member?)."""
-    from convoscope.store._schema import insert_for
-
     if keys:
         rows = [{"run_id": run_id, "task_key": key, "chunk": chunk, "position": position,
                  "member": member} for key, position, member in keys]

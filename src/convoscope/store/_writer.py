@@ -2,7 +2,8 @@
 
 ``put`` hands a task's verdict rows over; the event loop gathers what arrives within a few
 milliseconds (or 64 tasks) into one hand-over, so the writer thread wakes once per group, not once
-per verdict. The thread commits whatever has queued up (up to ``batch`` tasks) in one transaction,
+per verdict. The thread commits whatever has queued up (up to ``batch`` tasks; while busy it
+gathers for 50 ms after each commit, see :mod:`convoscope._gather`) in one transaction,
 together with the chunks that are now finished, then passes the committed verdicts to
 ``on_commit`` (a stream to ``--out``, a result being collected) in the order they were committed;
 verdicts found already stored (``emit``) go through the same thread, so one thread writes the
