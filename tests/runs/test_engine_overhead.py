@@ -82,24 +82,45 @@ async def test_prefetched_requests_never_read_the_cache_file_on_the_event_loop(t
 
 def test_the_connection_pools_of_an_endpoint_share_one_tls_context():
     model = OpenAIModel("m", base_url="https://127.0.0.1:9/v1")
-    contexts = {id(client._transport._pool._ssl_context) for client in model._clients}
-    context = model._clients[0]._transport._pool._ssl_context
+    contexts = model._sender.tls_contexts()
     asyncio.run(model.aclose())
-    assert len(model._clients) > 1 and len(contexts) == 1
-    assert context.cert_store_stats()["x509_ca"] > 0  # https: the CA bundle, loaded once
+    assert len(contexts) > 1 and len({id(context) for context in contexts}) == 1
+    assert contexts[0].cert_store_stats()["x509_ca"] > 0  # https: the CA bundle, loaded once
 
 
 def test_a_plain_http_endpoint_loads_no_ca_bundle_and_still_fails_closed():
     import ssl
 
     model = OpenAIModel("m", base_url="http://127.0.0.1:9/v1")
-    contexts = {id(client._transport._pool._ssl_context) for client in model._clients}
-    context = model._clients[0]._transport._pool._ssl_context
+    contexts = model._sender.tls_contexts()
     asyncio.run(model.aclose())
-    assert len(contexts) == 1
+    assert len({id(context) for context in contexts}) == 1
+    context = contexts[0]
     assert context.cert_store_stats()["x509_ca"] == 0  # loading it costs tens of milliseconds
     # Never used for http; were a request to reach https with it, nothing would be trusted.
     assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+
+
+def test_calls_go_through_httpcore_directly_unless_a_proxy_or_transport_says_otherwise(monkeypatch):
+    # Observed: httpx's client (request and response models, header merging, auth and redirect
+    # flows) cost about a quarter of the CPU of each call; httpcore, which it sends through, is
+    # used directly. A proxy from the environment or a caller's transport keeps httpx's client.
+    from convoscope.models._http import CoreSender, HttpxSender
+
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy",
+                 "all_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    made = [OpenAIModel("m", base_url="http://127.0.0.1:9/v1")]
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:3128")
+    made.append(OpenAIModel("m", base_url="http://10.1.2.3:9/v1"))
+    monkeypatch.setenv("NO_PROXY", "10.1.2.3")
+    made.append(OpenAIModel("m", base_url="http://10.1.2.3:9/v1"))
+    made.append(OpenAIModel("m", base_url="http://127.0.0.1:9/v1", transport=httpx.MockTransport(
+        lambda request: httpx.Response(500))))
+    kinds = [type(model._sender) for model in made]
+    for model in made:
+        asyncio.run(model.aclose())
+    assert kinds == [CoreSender, HttpxSender, CoreSender, HttpxSender]
 
 
 async def test_timeouts_lower_the_in_flight_limit_as_429s_do():

@@ -5,7 +5,7 @@ A run of a million items never holds them all: :class:`ItemStream` yields :class
 (the raw lines of a JSONL file), so a resumed run can tell a chunk it has finished from a changed
 one without parsing or rendering it; :meth:`RawChunk.items` parses and validates on demand, with
 errors that name the file, the line and the field. Duplicate ids are found across the whole input
-(a set of 64-bit hashes of the ids seen, not the ids themselves).
+(64-bit hashes of the ids seen, most kept in sorted arrays: :class:`SeenIds`).
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ class ItemStream:
 
     def chunks(self) -> Iterator[RawChunk]:
         """Every chunk, in input order; the input is read again on every call."""
-        seen: set[int] = set()
+        seen = SeenIds()
         count = 0
         for index, raw in enumerate(_grouped(self._records(), self.chunk_size, self.limit)):
             digest = hashlib.sha256()
@@ -152,23 +152,31 @@ class ItemStream:
             record = row
         return _validate(self.name, line, record)  # type: ignore[arg-type]
 
-    def _parser(self, raw: list[tuple[int, bytes, Any]], seen: set[int]) -> Callable[[], list[Item]]:
-        """A parser for one chunk that also refuses an id seen earlier in the input."""
+    def _parser(self, raw: list[tuple[int, bytes, Any]], seen: SeenIds) -> Callable[[], list[Item]]:
+        """A parser for one chunk that also refuses an id seen earlier in the input. A row that
+        does not parse is reported after any duplicate before it, as if checked one by one."""
         def parse() -> list[Item]:
-            items = []
-            for line, _bytes, record in raw:
-                item = self.parse(line, record)
-                marker = int.from_bytes(hashlib.blake2b(item.id.encode(), digest_size=8).digest(), "big")
-                if marker in seen:
-                    first = self.first_line_of(item.id)
-                    if first is not None and first != line:
-                        raise ItemError(self.name, line, "id",
-                                        f"duplicate id {item.id!r} (first on line {first})")
-                seen.add(marker)
-                items.append(item)
+            items: list[Item] = []
+            lines: list[int] = []
+            try:
+                for line, _bytes, record in raw:
+                    items.append(self.parse(line, record))
+                    lines.append(line)
+            finally:  # on a bad row, the rows before it are still checked (and a duplicate wins)
+                self._refuse_duplicates(items, lines, seen)
             return items
 
         return parse
+
+    def _refuse_duplicates(self, items: list[Item], lines: list[int], seen: SeenIds) -> None:
+        if not items:
+            return
+        markers = _markers(item.id for item in items)
+        for index in seen.add(markers):
+            item, line = items[index], lines[index]
+            first = self.first_line_of(item.id)  # a marker collision or a chunk parsed twice
+            if first is not None and first != line:
+                raise ItemError(self.name, line, "id", f"duplicate id {item.id!r} (first on line {first})")
 
     def first_line_of(self, item_id: str) -> int | None:
         """Where ``item_id`` first occurs (read again: only asked when a duplicate is found)."""
@@ -183,6 +191,61 @@ class ItemStream:
 
             return _no_items(Path(self.source))
         return ItemError(self.name, None, None, "no items")
+
+
+class SeenIds:
+    """A set of 64-bit id markers: a Python set for the first :attr:`SMALL` (about 70 bytes an
+    id, and no numpy to import for a small input), then sorted numpy runs (8 bytes an id). Each
+    spill of the set becomes a run and runs of like size are merged (a binary counter), so a
+    lookup searches about log2(n / SMALL) runs and each marker is copied about as many times."""
+
+    SMALL = 1 << 16
+
+    def __init__(self) -> None:
+        self._recent: set[int] = set()
+        self._runs: list[Any] = []
+
+    def __len__(self) -> int:
+        return len(self._recent) + sum(len(run) for run in self._runs)
+
+    def add(self, markers: list[int]) -> list[int]:
+        """Add ``markers`` (in input order); return, in order, the positions whose marker was
+        already there (earlier in the input, or earlier in ``markers``)."""
+        known = self._in_runs(markers) if self._runs else None
+        repeated = []
+        recent = self._recent
+        for index, marker in enumerate(markers):
+            if marker in recent or (known is not None and known[index]):
+                repeated.append(index)
+            else:
+                recent.add(marker)
+        if len(recent) >= self.SMALL:
+            self._spill()
+        return repeated
+
+    def _in_runs(self, markers: list[int]) -> list[bool]:
+        import numpy as np
+
+        wanted = np.array(markers, dtype=np.uint64)
+        found = np.zeros(len(wanted), dtype=bool)
+        for run in self._runs:
+            where = np.minimum(np.searchsorted(run, wanted), len(run) - 1)
+            found |= run[where] == wanted
+        return found.tolist()
+
+    def _spill(self) -> None:
+        import numpy as np
+
+        run = np.sort(np.fromiter(self._recent, dtype=np.uint64, count=len(self._recent)))
+        self._recent = set()
+        while self._runs and len(self._runs[-1]) <= len(run):
+            run = np.union1d(self._runs.pop(), run)
+        self._runs.append(run)
+
+
+def _markers(ids: Iterable[str]) -> list[int]:
+    return [int.from_bytes(hashlib.blake2b(item_id.encode(), digest_size=8).digest(), "big")
+            for item_id in ids]
 
 
 def _line_count(path: Path) -> int:

@@ -15,9 +15,7 @@ endpoint and what came back: the judge records it as that item's ``model_error``
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
-import ssl
 import time
 from collections.abc import Callable
 from typing import Any
@@ -35,6 +33,7 @@ from convoscope.models._capabilities import (
     response_format,
     structured_form,
 )
+from convoscope.models._http import CoreSender, HttpxSender, SendFailed, SendTimeout, proxied, tls_context
 from convoscope.models._keys import redact_url, resolve_api_key
 from convoscope.models._limits import AdaptiveLimit, RateBudget, estimated_tokens
 from convoscope.models._retry import (
@@ -55,8 +54,6 @@ from convoscope.models._wire import (
     usage_count,
     whitespace_lead,
 )
-
-_POOL_SHARDS = 8
 
 
 class OpenAIModel:
@@ -88,22 +85,16 @@ class OpenAIModel:
             self._budget = RateBudget(rpm, tpm)
         except ValueError as error:
             raise ModelError(f"{self.name}: {error}") from None
-        # Several small connection pools instead of one big one: httpx's pool scans every
-        # connection it holds on each request, so its cost per request grows with the pool
-        # (encode/httpx#3215); requests are dealt round-robin over the shards. They share one
-        # TLS context: building one loads the CA bundle (tens of milliseconds each). A plain
-        # http:// endpoint needs none; it gets an empty context that would trust nothing.
-        if self.base_url.startswith("https:"):
-            tls = httpx.create_ssl_context()
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        tls = tls_context(self.base_url)  # one for every pool (see ._http)
+        self._sender: CoreSender | HttpxSender
+        if transport is None and not proxied(self.base_url):
+            self._sender = CoreSender(self.base_url, headers, timeout=timeout, tls=tls)
         else:
-            tls = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies, with no CA: fails closed
-        self._clients = [httpx.AsyncClient(
-            base_url=self.base_url, headers={"Authorization": f"Bearer {key}"} if key else {},
-            timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)), transport=transport,
-            verify=tls, limits=httpx.Limits(max_connections=None, max_keepalive_connections=64))
-            for _ in range(_POOL_SHARDS)]
-        self._client = self._clients[0]  # side requests (probes, /props, /tokenize)
-        self._next_shard = itertools.count()
+            self._sender = HttpxSender(self.base_url, headers, timeout=timeout, tls=tls, transport=transport)
+        self._client = httpx.AsyncClient(  # side requests: /props, /tokenize
+            base_url=self.base_url, headers=headers, transport=transport, verify=tls,
+            timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)))
         self._price = price_per_million
         self._context_length = context_length
         self._token_counter: str | None = None  # the tokenizer route; "" once known to be absent
@@ -163,31 +154,30 @@ class OpenAIModel:
     async def _attempt(self, path: str, body: dict[str, Any], kind: Kind, sent_at: float,
                        probing: str | None) -> dict[str, Any]:
         try:
-            client = self._clients[next(self._next_shard) % len(self._clients)]
-            response = await client.post(path, json=body)
-        except httpx.TimeoutException as error:
+            reply = await self._sender.post(path, body)
+        except SendTimeout as error:
             # A server too slow to answer in time is congested, as one that says 429: fewer
             # requests at once (a llama.cpp server keeps computing the abandoned ones).
             self._limit.throttled(sent_at)
             raise TransientError(f"no answer within the timeout of {self._policy.timeout:g} s "
-                                 f"({type(error).__name__})") from None
-        except httpx.RequestError as error:  # connection refused or dropped, broken encoding, ...
-            raise TransientError(f"{type(error).__name__}: {error or 'the connection failed'}") from None
-        status, headers = response.status_code, response.headers
+                                 f"({error})") from None
+        except SendFailed as error:  # connection refused or dropped, broken encoding, ...
+            raise TransientError(str(error)) from None
+        status = reply.status
         if status == 200:
-            data, problem = body_problem(response.content, kind)
+            data, problem = body_problem(reply.content, kind)
             if problem is not None:
-                raise TransientError(f"HTTP 200 with {problem}: {snippet(response.text)}", status=200)
+                raise TransientError(f"HTTP 200 with {problem}: {snippet(reply.text)}", status=200)
             self._limit.succeeded()
             return data  # type: ignore[return-value]
         if status == 429:
             self._limit.throttled(sent_at)
-        if status == 500 and refuses(status, response.text, probing or ""):
-            raise _Refused(status, response.text)  # a validation error: no attempt would change it
-        if should_retry(status, headers):
-            raise TransientError(f"HTTP {status}: {snippet(response.text)}", status=status,
-                                 retry_after=retry_after_seconds(headers))
-        raise _Refused(status, response.text)
+        if status == 500 and refuses(status, reply.text, probing or ""):
+            raise _Refused(status, reply.text)  # a validation error: no attempt would change it
+        if should_retry(status, reply.headers):
+            raise TransientError(f"HTTP {status}: {snippet(reply.text)}", status=status,
+                                 retry_after=retry_after_seconds(reply.headers))
+        raise _Refused(status, reply.text)
 
     async def _request(self, path: str, body: dict[str, Any], kind: Kind) -> dict[str, Any]:
         """One call within the policy; every failure becomes a ModelError naming the endpoint."""
@@ -357,8 +347,8 @@ class OpenAIModel:
                           structured_output=structured_form(request, body))
 
     async def aclose(self) -> None:
-        for client in self._clients:
-            await client.aclose()
+        await self._sender.aclose()
+        await self._client.aclose()
 
 
 class _Refused(Exception):

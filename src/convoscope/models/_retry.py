@@ -123,11 +123,18 @@ async def call_with_retries(attempt: Callable[..., Awaitable[T]], policy: RetryP
 
         if not clock_starts_in_attempt:
             start_clock()
+        try:  # the first attempt outside tenacity: most calls end here, for a tenth of the CPU
+            return await (attempt(start_clock) if clock_starts_in_attempt else attempt())
+        except TransientError as error:
+            failed: TransientError | None = error
         attempts = stop_after_attempt(policy.max_retries + 1)
         retrying = AsyncRetrying(stop=lambda state: attempts(state) or past_deadline(state),
                                  wait=_wait(policy), retry=retry_if_exception_type(TransientError),
                                  reraise=True)
         async for trial in retrying:
             with trial:
+                if failed is not None:  # tenacity's first attempt is the one that just failed
+                    first, failed = failed, None
+                    raise first
                 return await (attempt(start_clock) if clock_starts_in_attempt else attempt())
     raise AssertionError("unreachable: tenacity either returns or raises")
