@@ -3,9 +3,11 @@ the store and the requests the proxy saw."""
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 
 from patience import PATIENT_ARGS, PATIENT_S
 from short_rubric import CRITERIA
@@ -60,3 +62,28 @@ def scoring(proxy, since=0):
     """The scoring prompts the proxy received (one per task asked)."""
     return [entry.body["prompt"] for entry in proxy.requests[since:]
             if entry.body.get("prompt", "").endswith("Score:")]
+
+
+def kill_one_worker_mid_call(tmp_path, proxy, command, pick_worker):
+    """Start ``command`` with the proxy holding every answer after the second; once two calls
+    are held (one per worker: --concurrency 1) and the two answered ones are committed, SIGKILL
+    the worker ``pick_worker()`` names, release the answers, and wait for the run to end well.
+    Then each item has one verdict and only the killed call was asked again."""
+    proxy.hold_after(2)  # two answers, then every call waits: the run is surely under way
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + PATIENT_S
+        while (proxy.in_flight < 2 or len(stored(tmp_path)) < 2) and time.monotonic() < deadline:
+            assert process.poll() is None, process.stderr.read()[-3000:]
+            time.sleep(0.1)
+        os.kill(pick_worker(process), signal.SIGKILL)
+        proxy.release()
+        assert process.wait(timeout=PATIENT_S) == 0, process.stderr.read()[-3000:]
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    every_item_once(tmp_path)
+    prompts = scoring(proxy)
+    assert len(set(prompts)) == N_ITEMS
+    assert len(prompts) == N_ITEMS + 1  # the killed worker's one call in flight, asked again

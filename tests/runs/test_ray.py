@@ -26,9 +26,9 @@ from spread_run import (
     N_ITEMS,
     every_item_once,
     judge_command,
+    kill_one_worker_mid_call,
     run_summary,
     scoring,
-    stored,
     write_inputs,
 )
 
@@ -118,28 +118,14 @@ def test_a_ray_run_survives_a_worker_killed_mid_call_and_keys_tasks_as_the_local
     address, mark = ray_address
     write_inputs(tmp_path)
     out = tmp_path / "verdicts.jsonl"
-    canned_proxy.hold_after(2)  # two answers, then every call waits: the run is surely under way
-    run = subprocess.Popen(_command(tmp_path, address, canned_proxy.base_url, "--out", str(out)),
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + PATIENT_S
-        # Both workers in a call (one each: --concurrency 1), the two answered ones committed.
-        while (canned_proxy.in_flight < 2 or len(stored(tmp_path)) < 2) and time.monotonic() < deadline:
-            assert run.poll() is None, run.stderr.read()[-3000:]
-            time.sleep(0.1)
+
+    def one_ray_worker(_process):
         workers = _judge_workers(mark)
         assert len(workers) == 2, workers
-        os.kill(workers[0], signal.SIGKILL)
-        canned_proxy.release()
-        assert run.wait(timeout=PATIENT_S) == 0, run.stderr.read()[-3000:]
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.wait()
-    every_item_once(tmp_path)
-    prompts = scoring(canned_proxy)
-    assert len(set(prompts)) == N_ITEMS
-    assert len(prompts) == N_ITEMS + 1  # the killed worker's one call in flight, asked again
+        return workers[0]
+
+    command = _command(tmp_path, address, canned_proxy.base_url, "--out", str(out))
+    kill_one_worker_mid_call(tmp_path, canned_proxy, command, one_ray_worker)
     summary = run_summary(tmp_path)  # counted as the local engine counts
     assert summary["total_tasks"] == N_ITEMS and summary["outstanding"] == {}
     assert summary["verdicts"] + summary["resumed"] == N_ITEMS  # a block given again: found stored
@@ -154,3 +140,49 @@ def test_a_ray_run_survives_a_worker_killed_mid_call_and_keys_tasks_as_the_local
     assert local.run_id == summary["run_id"]
     assert local.summary.resumed == N_ITEMS and local.summary.verdicts == 0
     assert scoring(canned_proxy, sent) == []
+
+
+RAY_DATASET_RUN = r'''
+import json, sys
+import ray
+import convoscope as cs
+from convoscope.runs import connect
+
+address, folder, base_url, patience = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+rows = [json.loads(line) for line in open(f"{folder}/items.jsonl")]
+connect(address)  # before the Dataset is made: a Dataset alone would start a local instance
+dataset = ray.data.from_items(rows)
+result = cs.judge(dataset, cs.load_criteria(f"{folder}/criteria.yaml"), f"openai:canned@{base_url}",
+                  engine="ray", ray_address=address, mode="completion", store=f"{folder}/store.db",
+                  cache_path=None, concurrency=1, timeout=patience, deadline=2 * patience)
+print(json.dumps({"verdicts": result.summary.verdicts,
+                  "items": sorted(verdict.item_id for verdict in result.verdicts)}))
+'''
+
+
+def test_the_python_entry_judges_a_ray_dataset_and_the_local_engine_finds_its_tasks_by_key(
+        ray_address, tmp_path, canned_proxy):
+    """``cs.judge(ray_dataset, ..., engine="ray")``: a Dataset made in memory (no file behind it)
+    is judged on the cluster, each item once; the same items judged from a file by the local
+    engine are found by their task keys and asked nothing."""
+    import convoscope as cs
+
+    address, _ = ray_address
+    write_inputs(tmp_path)
+    script = tmp_path / "ray_dataset_run.py"
+    script.write_text(RAY_DATASET_RUN)
+    done = subprocess.run([sys.executable, str(script), address, str(tmp_path), canned_proxy.base_url,
+                           str(PATIENT_S)], capture_output=True, text=True, timeout=PATIENT_S,
+                          env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    reported = json.loads(done.stdout.strip().splitlines()[-1])
+    assert reported == {"verdicts": N_ITEMS, "items": sorted(f"i{i}" for i in range(N_ITEMS))}
+    every_item_once(tmp_path)
+    assert len(scoring(canned_proxy)) == N_ITEMS
+
+    sent = len(canned_proxy.requests)
+    local = cs.judge(tmp_path / "items.jsonl", cs.load_criteria(tmp_path / "criteria.yaml"),
+                     f"openai:canned@{canned_proxy.base_url}", mode="completion", store=tmp_path / "store.db",
+                     cache_path=None, timeout=PATIENT_S, deadline=2 * PATIENT_S)
+    assert local.summary.verdicts == 0 and scoring(canned_proxy, sent) == []
+    every_item_once(tmp_path)

@@ -6,23 +6,18 @@ work is divided, and the proxy can hold answers so that a worker is certainly ki
 middle of a call, however fast or slow the machine."""
 
 import json
-import os
 import re
-import signal
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
-from patience import PATIENT_S
 from spread_run import (
     N_ITEMS,
     every_item_once,
     judge_command,
+    kill_one_worker_mid_call,
     run,
     run_summary,
     scoring,
-    stored,
     write_inputs,
 )
 
@@ -71,28 +66,14 @@ def _worker_of(parent_pid):
 def test_a_killed_worker_leaves_its_chunks_to_the_other_at_the_cost_of_its_call_in_flight(
         tmp_path, canned_proxy):
     write_inputs(tmp_path)
-    canned_proxy.hold_after(2)  # two answers, then every call waits: both processes are surely at work
-    process = subprocess.Popen(_command(tmp_path, canned_proxy.base_url, "--lease", "2"),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + PATIENT_S
-        # Each process in a call (--concurrency 1), the two answered ones committed.
-        while (canned_proxy.in_flight < 2 or len(stored(tmp_path)) < 2) and time.monotonic() < deadline:
-            assert process.poll() is None, process.stderr.read()[-3000:]
-            time.sleep(0.1)
+
+    def second_process(process):
         worker = _worker_of(process.pid)
         assert worker is not None, "the second process should be in a call"
-        os.kill(worker, signal.SIGKILL)
-        canned_proxy.release()
-        assert process.wait(timeout=PATIENT_S) == 0, process.stderr.read()[-3000:]
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    every_item_once(tmp_path)
-    prompts = scoring(canned_proxy)
-    assert len(set(prompts)) == N_ITEMS
-    assert len(prompts) == N_ITEMS + 1  # only the killed worker's call in flight was asked again
+        return worker
+
+    command = _command(tmp_path, canned_proxy.base_url, "--lease", "2")
+    kill_one_worker_mid_call(tmp_path, canned_proxy, command, second_process)
     summary = run_summary(tmp_path)
     assert summary["outstanding"] == {} and summary["total_tasks"] == N_ITEMS
 
