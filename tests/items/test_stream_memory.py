@@ -20,7 +20,7 @@ ROW = '{"id": "item-%d", "response": "x"}\n'
 
 def test_the_ids_of_a_large_input_cost_under_24_bytes_each(tmp_path, monkeypatch):
     monkeypatch.setattr(SeenIds, "SMALL", 4096)  # the first ids in a set, the rest in arrays
-    size = 80_000
+    size = 40_000
     path = tmp_path / "big.jsonl"
     path.write_text("".join(ROW % n for n in range(size)))
     chunks = ItemStream(path, chunk_size=256).chunks()
