@@ -20,7 +20,7 @@ from patience import PATIENT_ARGS, PATIENT_S
 from short_rubric import CRITERIA
 
 from convoscope.store import Store
-from convoscope.store._chunks import chunk_states, claim_chunk, finish_chunk
+from convoscope.store._chunks import chunk_states, claim_chunk, finish_chunk, this_machine, worker_name
 from convoscope.store._schema import MIGRATIONS
 
 
@@ -76,20 +76,35 @@ def test_a_killed_run_on_this_machine_gives_its_chunks_back_at_once(tmp_path):
     # Found while measuring issue 23: a run killed with kill -9 and started again waited for its
     # own dead process's leases to run out (120 s by default) before judging those chunks.
     store = Store(tmp_path / "s.db")
-    host = socket.gethostname()
-    dead = f"{host}:{_dead_pid()}:abc123"
+    machine = this_machine()
+    dead = f"{machine}:{_dead_pid()}:abc123"
     assert claim_chunk(store.engine, "r", 0, "f0", dead, 3600) == "claimed"
-    assert claim_chunk(store.engine, "r", 0, "f0", f"{host}:{os.getpid()}:again", 3600) == "claimed"
+    assert claim_chunk(store.engine, "r", 0, "f0", worker_name(), 3600) == "claimed"
     # A live process on this machine, or any process on another machine: its lease is respected.
-    alive = f"{host}:{os.getppid()}:def456"
+    alive = f"{machine}:{os.getppid()}:def456"
     assert claim_chunk(store.engine, "r", 1, "f1", alive, 3600) == "claimed"
-    assert claim_chunk(store.engine, "r", 1, "f1", f"{host}:{os.getpid()}:again", 3600) == "held"
-    elsewhere = f"{host}-other:{_dead_pid()}:abc123"
+    assert claim_chunk(store.engine, "r", 1, "f1", worker_name(), 3600) == "held"
+    elsewhere = f"{socket.gethostname()}-other:{_dead_pid()}:abc123"
     assert claim_chunk(store.engine, "r", 2, "f2", elsewhere, 3600) == "claimed"
-    assert claim_chunk(store.engine, "r", 2, "f2", f"{host}:{os.getpid()}:again", 3600) == "held"
-    # Ray's workers are named "ray:<host>:<pid>:<random>".
+    assert claim_chunk(store.engine, "r", 2, "f2", worker_name(), 3600) == "held"
+    # Ray's workers are named "ray:<machine>:<pid>:<random>".
     assert claim_chunk(store.engine, "r", 3, "f3", f"ray:{dead}", 3600) == "claimed"
-    assert claim_chunk(store.engine, "r", 3, "f3", f"{host}:{os.getpid()}:again", 3600) == "claimed"
+    assert claim_chunk(store.engine, "r", 3, "f3", worker_name(), 3600) == "claimed"
+    store.close()
+
+
+def test_a_machine_that_shares_this_host_name_keeps_its_leases(tmp_path):
+    # Two machines, or two containers with their own PID namespaces, may share a host name: a pid
+    # that is free here may be at work there. Before, the host name alone decided, and such a
+    # lease was taken at once. The owner's name now carries the boot id and PID namespace.
+    store = Store(tmp_path / "s.db")
+    host, pid = socket.gethostname(), _dead_pid()
+    twin = f"{host}~00000000:{pid}:abc123"  # same host name, another boot or namespace
+    bare = f"{host}:{pid}:abc123"  # a name from before the change: nothing to tell by
+    for chunk, owner in enumerate((twin, bare)):
+        assert claim_chunk(store.engine, "r", chunk, "f", owner, 3600) == "claimed"
+        assert claim_chunk(store.engine, "r", chunk, "f", worker_name(), 3600) == "held"
+    assert worker_name().startswith(f"{host}~") and this_machine() != f"{host}~00000000"
     store.close()
 
 
@@ -97,7 +112,7 @@ def test_a_killed_child_not_yet_reaped_counts_as_gone(tmp_path):
     store = Store(tmp_path / "s.db")
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
     try:
-        owner = f"{socket.gethostname()}:{child.pid}:abc123"
+        owner = f"{this_machine()}:{child.pid}:abc123"
         assert claim_chunk(store.engine, "r", 0, "f0", owner, 3600) == "claimed"
         assert claim_chunk(store.engine, "r", 0, "f0", "me", 3600) == "held"  # it runs
         child.kill()

@@ -24,10 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import socket
 import time
-import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -48,6 +45,7 @@ from convoscope.models._cache import cache_key
 from convoscope.models._capabilities import Capabilities
 from convoscope.models._keys import redact_url
 from convoscope.store._batches import ENDED_STATES, OPEN_STATES, BatchJob, BatchLedger
+from convoscope.store._chunks import worker_name
 
 DEFERRED = "deferred to a batch"
 BATCH_DISCOUNT = 0.5  # both providers bill batch requests at half the list price
@@ -96,7 +94,7 @@ class BatchModel:
         self.live, self.service, self.ledger = live, service, ledger
         self.provider = service.provider
         self.discount = 1.0 if self.provider == "files" else BATCH_DISCOUNT
-        self.worker = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        self.worker = worker_name()
         self._shape = None if response_format is None else Capabilities(response_format, True)
         self._parts: dict[str, Gathering] = {}
         self._lock = asyncio.Lock()

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import socket
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -120,6 +117,3 @@ def run_id_for(judge: Judge, criteria: Sequence[Criterion], source: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def worker_name() -> str:
-    """Unique per process: host, pid and a random part (a pid can be reused)."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"

@@ -27,11 +27,11 @@ from convoscope.judges import Verdict
 from convoscope.runs._batchfn import BatchSettings, JudgeBatch, Rows, batch_settings, verdicts_from_table
 from convoscope.runs._build import EMBEDDED_DEFAULT, RunOptions
 from convoscope.runs._engine import Progress, Sink
-from convoscope.runs._plan import worker_name
 from convoscope.runs._repeats import ConsistencyTally
 from convoscope.runs._result import RunResult
 from convoscope.runs._summary import RunSummary
 from convoscope.store import DEFAULT_STORE, Store
+from convoscope.store._chunks import worker_name
 
 
 def connect(address: str | None = None) -> Any:

@@ -21,11 +21,12 @@ from convoscope.items import Item
 from convoscope.items._stream import DEFAULT_CHUNK, ItemStream
 from convoscope.judges import RETRYABLE_ON_REQUEST, TRANSIENT, Judge, Panel, Verdict
 from convoscope.runs._engine import Engine, EngineOptions, Progress, Sink, judge_task
-from convoscope.runs._plan import Task, applies, plan_tasks, run_id_for, worker_name
+from convoscope.runs._plan import Task, applies, plan_tasks, run_id_for
 from convoscope.runs._repeats import ConsistencyTally
 from convoscope.runs._result import RunResult
 from convoscope.runs._summary import RunSummary
 from convoscope.store import Store
+from convoscope.store._chunks import worker_name
 
 DEFAULT_LEASE_S = 120.0  # a dead worker's chunks are free again after this long
 
