@@ -6,7 +6,8 @@ compatible mock (``benchmarks/mock_openai.py``, its own process, optional fixed 
 * ``plain``: a bare asyncio loop of ``httpx.AsyncClient`` POSTs bounded by a semaphore at the
   same concurrency, sending the very request bodies convoscope sends (rendered beforehand into a
   file, so the loop only reads, sends and parses); ``--plain-shards N`` deals them over N clients,
-  as convoscope does, instead of one;
+  as convoscope does, instead of one; ``--plain-http httpcore`` sends through httpcore's pools
+  (what convoscope sends through) instead of httpx's client;
 * ``convoscope``: ``convoscope judge items.jsonl --criterion survey/effort --judge openai:mock@URL
   --concurrency C --store NEW.db`` with its defaults (response cache, store, progress), into a
   fresh store each time.
@@ -60,6 +61,35 @@ async def main(base_url, bodies_path, concurrency, shards):
     await asyncio.gather(*(one(body) for body in bodies))
     for client in clients:
         await client.aclose()
+
+asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])))
+'''
+
+# The same loop on httpcore's pools, which httpx sends through (and convoscope uses directly).
+PLAIN_CORE = r'''
+import asyncio, itertools, json, sys
+import httpcore
+
+async def main(base_url, bodies_path, concurrency, shards):
+    bodies = [json.loads(line) for line in open(bodies_path)]
+    gate = asyncio.Semaphore(concurrency)
+    per_shard = -(-concurrency // shards)
+    pools = [httpcore.AsyncConnectionPool(max_connections=per_shard) for _ in range(shards)]
+    turn = itertools.count()
+    url = base_url + "/chat/completions"
+    headers = [(b"Content-Type", b"application/json")]
+    timeouts = {"timeout": {"connect": 10, "read": 600, "write": 600, "pool": 600}}
+
+    async def one(body):
+        async with gate:
+            pool = pools[next(turn) % shards]
+            content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+            response = await pool.request("POST", url, headers=headers, content=content, extensions=timeouts)
+            json.loads(response.content)["choices"][0]["message"]["content"]
+
+    await asyncio.gather(*(one(body) for body in bodies))
+    for pool in pools:
+        await pool.aclose()
 
 asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])))
 '''
@@ -122,6 +152,8 @@ def main() -> None:
                         help="deal the plain loop's requests over this many httpx clients, as convoscope "
                              "does: one client's pool costs more per request the more connections it "
                              "holds (encode/httpx#3215), which a single-client loop pays at concurrency 32")
+    parser.add_argument("--plain-http", choices=("httpx", "httpcore"), default="httpx",
+                        help="the plain loop's client: httpx.AsyncClient (the issue's), or httpcore's pools")
     args = parser.parse_args()
     compile_package()
     mock, base_url = start_mock(args.delay)
@@ -131,7 +163,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as name:
             folder = Path(name)
             items_path, bodies_path = write_inputs(folder, args.items)
-            (folder / "plain.py").write_text(PLAIN)
+            (folder / "plain.py").write_text(PLAIN if args.plain_http == "httpx" else PLAIN_CORE)
             plain = [sys.executable, str(folder / "plain.py"), base_url, str(bodies_path),
                      str(args.concurrency), str(args.plain_shards)]
             timed(plain, folder)  # warm the mock, the page cache and the interpreter's files
@@ -152,7 +184,8 @@ def report(args: argparse.Namespace, plain: list[tuple[float, float]],
     cpu_plain, cpu_ours = statistics.median(c for _, c in plain), statistics.median(c for _, c in ours)
     load = os.getloadavg()[0]
     print(f"items={args.items} concurrency={args.concurrency} delay={args.delay:g} s "
-          f"repeats={args.repeats} plain-shards={args.plain_shards} load={load:.1f}")
+          f"repeats={args.repeats} plain-shards={args.plain_shards} plain-http={args.plain_http} "
+          f"load={load:.1f}")
     print(f"plain loop   wall {wall_plain:6.2f} s  {args.items / wall_plain:7.0f}/s  CPU {cpu_plain:6.2f} s "
           f"({1000 * cpu_plain / args.items:.2f} ms/item)   runs: "
           + ", ".join(f"{w:.2f}" for w, _ in plain))
