@@ -24,4 +24,6 @@ echo "test.sh: installed in $(( $(date +%s) - started )) s; running the suite" >
 # Two workers (the CI machine has 2 cores); a test file stays on one worker, so its module-scoped
 # servers start once. Pass -n 0 to run in one process.
 # --durations: the slowest tests are named at the end of every run (the suite must stay under 20 min).
+# The tests import the installed wheel (tests/test_installed_package.py checks that it is the wheel).
+if [ "${CONVOSCOPE_EDITABLE:-0}" != 1 ]; then export CONVOSCOPE_TEST_WHEEL=1; fi
 python3 -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=30 "$@"

@@ -1,7 +1,9 @@
-"""Shared fixtures: real servers on 127.0.0.1 for the HTTP backend tests."""
+"""Shared fixtures: real servers on 127.0.0.1 for the HTTP backend tests; a home of the suite's own."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -10,6 +12,45 @@ import time
 
 import pytest
 from patience import PATIENT_S
+
+# Where a library keeps state between runs (Ray's ~/.ray/auth_token, Hugging Face's and matplotlib's
+# caches, the gemma weights joined in ~/.cache/convoscope). The suite points them all at a folder of
+# its own, made before any test module is imported, so nothing left on the machine by an earlier run
+# (of the suite or of the user's own work) changes a result, and the suite leaves nothing behind.
+ISOLATED_ENV = ("HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
+                "MPLCONFIGDIR", "HF_HOME", "RAY_TMPDIR")
+_home_of_the_suite: dict[str, str | None] = {}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    home = tempfile.mkdtemp(prefix="cs-home-")
+    _home_of_the_suite.update({"folder": home, "user_home": os.environ.get("HOME")})
+    for name in ISOLATED_ENV:
+        _home_of_the_suite[f"env:{name}"] = os.environ.get(name)
+    os.environ["HOME"] = home
+    for name, sub in (("XDG_CACHE_HOME", ".cache"), ("XDG_CONFIG_HOME", ".config"),
+                      ("XDG_DATA_HOME", ".local/share"), ("XDG_STATE_HOME", ".local/state"),
+                      ("MPLCONFIGDIR", ".config/matplotlib"), ("HF_HOME", ".cache/huggingface")):
+        os.environ[name] = os.path.join(home, sub)
+    os.environ["RAY_TMPDIR"] = home  # Ray's session folders (short: its socket paths must fit)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = _home_of_the_suite.get("folder")
+    for name in ISOLATED_ENV:
+        before = _home_of_the_suite.get(f"env:{name}")
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def user_home() -> str | None:
+    """The HOME the suite was started with (tests check that nothing reads or writes it)."""
+    return _home_of_the_suite.get("user_home")
 
 
 def free_port() -> int:

@@ -21,3 +21,20 @@ def library_or_skip(name: str) -> ModuleType:
     if spec is None or spec.origin is None:
         pytest.skip(f"needs the {name} library (not installed)")
     return importlib.import_module(name)
+
+
+def package_dir():  # noqa: ANN201  (a pathlib.Path; imported lazily like the rest of this module)
+    """The folder of the convoscope package the suite imports: the installed wheel in CI, the
+    checkout's ``src/convoscope`` in an editable install. Tests read package files from here,
+    never from ``src/``, so they check what a user has."""
+    from pathlib import Path
+
+    import convoscope
+
+    return Path(convoscope.__file__).resolve().parent
+
+
+def import_path() -> str:
+    """The ``sys.path`` entry the suite imports convoscope from, for a subprocess's PYTHONPATH (the
+    subprocess then imports the very package under test, wheel or checkout)."""
+    return str(package_dir().parent)

@@ -4,10 +4,10 @@ named where they are read from, and ``criteria show`` with a persona and a domai
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from installed import package_dir
 
 from convoscope.cli._criteria import criteria_group
 from convoscope.criteria import load_suite
@@ -16,7 +16,7 @@ from convoscope.items import Item, Turn
 from convoscope.judges import PERSONAS, build_request
 from convoscope.judges._prompt import SITUATION_FIELDS
 
-SUITES = Path(__file__).resolve().parents[2] / "src" / "convoscope" / "criteria" / "suites"
+SUITES = package_dir() / "criteria" / "suites"
 MANUAL = "Tyre pressure, front axle, cold tyres: 2.4 bar (35 psi)."
 DOCUMENTED = [c for c in load_suite("kpi").criteria if c.evaluation == "llm+documents"]
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from installed import package_dir
 
 from convoscope.cli._gibberish import gibberish
 from convoscope.cli._survey import survey_group
@@ -19,7 +20,7 @@ from convoscope.filters import read_answers
 from convoscope.items import ItemError, TextEncodingError, open_text, read_items, read_text
 from convoscope.survey import SurveyColumns, read_survey
 
-SRC = Path(__file__).resolve().parents[2] / "src" / "convoscope"
+SRC = package_dir()
 KOREAN = "id,question,answer\nk1,호텔은 어땠나요?,직원들이 친절했어요\nk2,호텔은 어땠나요?,방이 깨끗했어요\n"
 
 

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from installed import import_path
 from patience import PATIENT_S
 
 import convoscope as cs
@@ -77,7 +78,7 @@ def test_an_installed_judge_suite_and_backend_are_found_by_name(acme, tmp_path):
 
 
 def _convoscope(args, acme_site, cwd):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(acme_site), str(ROOT / "src")])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(acme_site), import_path()])}
     return subprocess.run([sys.executable, "-m", "convoscope", *args], capture_output=True, text=True,
                           env=env, cwd=cwd, timeout=PATIENT_S)
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from installed import import_path
 from patience import PATIENT, PATIENT_S
 
 from convoscope import Criterion
@@ -115,7 +116,7 @@ def test_a_chat_run_through_litellm_scores_without_banner_or_unclosed_sessions(l
                         "definition: Praise of food.\nscale: {kind: binary}\nask_reason: false\n")
     items = tmp_path / "items.jsonl"
     items.write_text(json.dumps({"id": "a", "response": "The pasta was wonderful."}) + "\n")
-    env = {**os.environ, "PYTHONWARNINGS": "default", "PYTHONPATH": str(ROOT / "src")}
+    env = {**os.environ, "PYTHONWARNINGS": "default", "PYTHONPATH": import_path()}
     done = subprocess.run(
         [sys.executable, "-m", "convoscope", "judge", str(items), "--criteria-file", str(criteria),
          "--judge", _spec(llama_server), "--mode", "chat", "--max-tokens", "30", "--timeout", "600",

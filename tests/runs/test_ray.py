@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from installed import library_or_skip
+from installed import import_path, library_or_skip
 from patience import PATIENT_S
 from spread_run import (
     N_ITEMS,
@@ -44,7 +44,7 @@ def ray_address():
     with socket.socket() as probe:  # a free port for the head node
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    source = str(Path(__file__).resolve().parents[2] / "src")  # the workers import this tree
+    source = import_path()  # the workers import the package under test (wheel or checkout)
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0",
            "PYTHONPATH": os.pathsep.join(filter(None, [source, os.environ.get("PYTHONPATH")]))}
     command = [str(Path(sys.executable).parent / "ray"), "start", "--head", "--port", str(port),
