@@ -61,6 +61,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "metaeval": ("convoscope.analysis", "metaeval"),
     "metaeval_study": ("convoscope.analysis", "metaeval_study"),
     "judge_card": ("convoscope.card", "judge_card"),
+    "compare": ("convoscope.comparison", "compare"),  # two runs side by side (docs/compare.md)
     "JudgeCard": ("convoscope.card", "JudgeCard"),
     "rater_matrices": ("convoscope.analysis", "rater_matrices"),
     "write_report": ("convoscope.reports", "write_report"),
@@ -90,6 +91,7 @@ __all__ = [  # the keys of _EXPORTS (tests/test_front_door.py checks they agree)
     "Unscored",
     "Verdict",
     "agree",
+    "compare",
     "criterion",
     "items_from_table",
     "judge",

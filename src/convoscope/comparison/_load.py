@@ -1,0 +1,82 @@
+"""A run to compare, from wherever it lives: a verdict file (``judge --out``) or a run in a store."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from convoscope.errors import ConfigError
+from convoscope.judges import Verdict
+
+VERDICT_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet")
+
+
+@dataclass(frozen=True)
+class RunSide:
+    """One side of a comparison: a label, its final verdicts and, when known, what the run asked."""
+
+    label: str
+    verdicts: tuple[Verdict, ...]
+    spec: dict[str, Any] = field(default_factory=dict)
+
+
+def load_side(
+    reference: str | Path | RunSide | Any, *, store: str | Path | None = None, rater: str | None = None
+) -> RunSide:
+    """``reference`` is a verdict file, a run id in ``store``, a :class:`RunSide`, a ``RunResult``
+    or a list of verdicts. Only final verdicts are compared (a panel's pooled one, not its members);
+    a file holding several raters needs ``rater`` to say which one is the run."""
+    if isinstance(reference, RunSide):
+        return reference
+    if hasattr(reference, "run_id") and hasattr(reference, "verdicts"):  # a RunResult
+        return _one_rater(RunSide(str(reference.run_id), tuple(reference.verdicts)), rater)
+    if isinstance(reference, list | tuple):
+        return _one_rater(RunSide("verdicts", tuple(reference)), rater)
+    text = str(reference)
+    path = Path(text)
+    if path.suffix.lower() in VERDICT_SUFFIXES or path.exists():
+        from convoscope.judges import read_verdicts
+
+        return _one_rater(RunSide(path.name, tuple(read_verdicts(path))), rater)
+    if store is None:
+        raise ConfigError(f"{text}: no such verdict file, and no --store to find a run of that id in")
+    return _one_rater(_from_store(text, store), rater)
+
+
+def _from_store(run_id: str, store: str | Path) -> RunSide:
+    from convoscope.store import Store
+
+    location = Path(str(store))
+    if "://" not in str(store) and not location.is_file():
+        raise ConfigError(f"{store}: no such store")
+    opened = Store(store)
+    try:
+        known = opened.run_ids()
+        matches = [known_id for known_id in known if known_id == run_id or known_id.startswith(run_id)]
+        if len(matches) != 1:
+            what = "no run" if not matches else f"{len(matches)} runs"
+            raise ConfigError(f"{store}: {what} with id {run_id!r} (runs: {', '.join(known[:8]) or 'none'})")
+        spec = opened.run_spec(matches[0]) or {}
+        verdicts = tuple(opened.iter_verdicts(matches[0], members=False))
+    finally:
+        opened.close()
+    return RunSide(matches[0], verdicts, spec)
+
+
+def _one_rater(side: RunSide, rater: str | None) -> RunSide:
+    raters = sorted({verdict.rater for verdict in side.verdicts})
+    if rater is not None:
+        kept = tuple(verdict for verdict in side.verdicts if verdict.rater == rater)
+        if not kept:
+            raise ConfigError(f"{side.label}: no verdict by rater {rater!r} (raters: {', '.join(raters)})")
+        return RunSide(side.label, kept, side.spec)
+    if len(raters) > 1:
+        pooled = [name for name in raters if name.startswith("panel:")]
+        if len(pooled) == 1:  # a panel's --out: its pooled verdicts are the run's
+            return RunSide(side.label, tuple(v for v in side.verdicts if v.rater == pooled[0]), side.spec)
+        raise ConfigError(
+            f"{side.label}: verdicts by {len(raters)} raters ({', '.join(raters[:6])}); "
+            "say which one is the run with --rater-a / --rater-b"
+        )
+    return side
