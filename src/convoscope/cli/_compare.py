@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import click
 from rich.console import Console
 
 from convoscope.cli._common import fail_on
+
+if TYPE_CHECKING:
+    from convoscope.comparison._stats import Level
 
 FORMATS = {".md": "markdown", ".json": "json", ".html": "html"}
 
@@ -153,7 +157,7 @@ def compare_command(
         raise SystemExit(1)
 
 
-def _levels(entries: tuple[str, ...]) -> dict[str, str]:
+def _levels(entries: tuple[str, ...]) -> dict[str, Level]:
     from convoscope.errors import ConfigError
 
     found = {}
@@ -163,7 +167,7 @@ def _levels(entries: tuple[str, ...]) -> dict[str, str]:
             raise ConfigError(
                 f"--level {entry!r}: write CRITERION=LEVEL, LEVEL one of binary, ordinal, interval, nominal"
             )
-        found[name] = level
+        found[name] = cast("Level", level)
     return found
 
 

@@ -260,11 +260,11 @@ def _criterion(
     method: str,
 ) -> CriterionChange:
     both = [item for item in a if item in b and a[item].scored and b[item].scored]
-    values_a = [a[item].value for item in both]
-    values_b = [b[item].value for item in both]
+    values_a = [_given(a[item]) for item in both]
+    values_b = [_given(b[item]) for item in both]
     if not both:
         raise ConfigError(f"criterion {name}: no item was scored in both runs")
-    level = level or infer_level(values_a + values_b)  # type: ignore[arg-type]
+    level = level or infer_level(values_a + values_b)
     test = paired_test(level, values_a, values_b)
     agreement_name, agreeing = agreement(level, values_a, values_b)
     numeric = level != "nominal"
@@ -311,16 +311,16 @@ def _flips(
         first, second = a[item], b[item]
         if first.value == second.value:
             continue
-        size = abs(float(second.value) - float(first.value)) if numeric else 1.0  # type: ignore[arg-type]
+        size = abs(_score(second) - _score(first)) if numeric else 1.0
         flips.append(
             Flip(
                 item,
                 name,
-                first.value,
-                second.value,
+                _given(first),
+                _given(second),
                 size,
                 first.reason,
-                second.reason,  # type: ignore[arg-type]
+                second.reason,
                 first.system or second.system,
                 first.language or second.language,
             )
@@ -348,11 +348,11 @@ def _groups(
                 GroupChange(
                     key,
                     len(items),
-                    float(np.mean([float(a[i].value) for i in items])),  # type: ignore[arg-type]
-                    float(np.mean([float(b[i].value) for i in items])),
+                    float(np.mean([_score(a[i]) for i in items])),
+                    float(np.mean([_score(b[i]) for i in items])),
                     changed,
                 )
-            )  # type: ignore[arg-type]
+            )
         else:
             rows.append(GroupChange(key, len(items), None, None, changed))
     return tuple(rows)
@@ -367,7 +367,7 @@ def _human_means(human: Any) -> dict[str, dict[str, float]]:
     sums: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for verdict in human:
         if verdict.scored and not isinstance(verdict.value, str):
-            sums[verdict.criterion][verdict.item_id].append(float(verdict.value))  # type: ignore[arg-type]
+            sums[verdict.criterion][verdict.item_id].append(_score(verdict))
     return {
         name: {item: float(np.mean(values)) for item, values in by_item.items()}
         for name, by_item in sums.items()
@@ -386,13 +386,27 @@ def _human(
     try:
         result = williams_test(
             [people[i] for i in rated],
-            [float(a[i].value) for i in rated],  # type: ignore[arg-type]
-            [float(b[i].value) for i in rated],
-            method=method,
-        )  # type: ignore[arg-type]
+            [_score(a[i]) for i in rated],
+            [_score(b[i]) for i in rated],
+            method="pearson" if method == "pearson" else "spearman",
+        )
     except ValueError as error:  # a run (or the people) gave one value only: no correlation
         return HumanCheck(method, len(rated), nan, nan, nan, nan, nan, str(error))
     return HumanCheck(method, result.n, result.r_a, result.r_b, result.r_ab, result.statistic, result.pvalue)
+
+
+def _given(verdict: Verdict) -> int | str:
+    """The value of a scored verdict (only scored verdicts are paired)."""
+    if verdict.value is None:
+        raise ValueError(f"item {verdict.item_id}: an unscored verdict has no value to compare")
+    return verdict.value
+
+
+def _score(verdict: Verdict) -> float:
+    value = _given(verdict)
+    if isinstance(value, str):
+        raise ValueError(f"item {verdict.item_id}: label {value!r} is not a number")
+    return float(value)
 
 
 def _with_adjusted(row: CriterionChange, adjusted: float) -> CriterionChange:

@@ -7,6 +7,7 @@ statsmodels (Wilcoxon, the paired t interval, McNemar, Stuart–Maxwell, Cohen's
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
@@ -25,7 +26,7 @@ class PairedTest:
     note: str = ""
 
 
-def infer_level(values: list[int | str | float]) -> Level:
+def infer_level(values: Sequence[int | str | float]) -> Level:
     """Text labels are nominal; 0/1 only is binary; other whole numbers ordinal; else interval."""
     if any(isinstance(value, str) for value in values):
         return "nominal"
