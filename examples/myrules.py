@@ -1,0 +1,23 @@
+"""Two rule-based Python judges used by the docs (docs/python-judges.md, docs/judge-card.md).
+
+Put this folder on PYTHONPATH to use them from the command line:
+    PYTHONPATH=examples convoscope judge ... --judge python:myrules:specifics
+"""
+
+import convoscope as cs
+
+
+@cs.python_judge(name="specifics", version="1")
+def specifics(item, criterion):
+    """effort 0-7 from length and concrete words (numbers, names)."""
+    words = (item.response or "").split()
+    concrete = sum(word[:1].isdigit() or word[:1].isupper() for word in words[1:])
+    return min(7, len(words) // 4 + concrete), f"{len(words)} words, {concrete} concrete"
+
+
+@cs.python_judge(name="strict", version="1")
+def strict(item, criterion):
+    """overall 1-5: a response of a few words is poor, a question back to the user is a plus."""
+    words = (item.response or "").split()
+    score = 1 + min(3, len(words) // 5) + ("?" in (item.response or ""))
+    return min(5, score), f"{len(words)} words"
