@@ -39,6 +39,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     # the verbs: read, choose criteria, judge, compare
     "read_items": ("convoscope.items", "read_items"),
     "items_from_table": ("convoscope.items", "items_from_table"),  # a DataFrame or a Dataset
+    "items_to_table": ("convoscope.items", "items_to_table"),
     "verdicts_to_table": ("convoscope.items", "verdicts_to_table"),
     "write_jsonl": ("convoscope.items", "write_jsonl"),
     "write_csv": ("convoscope.items", "write_csv"),
@@ -94,6 +95,7 @@ __all__ = [  # the keys of _EXPORTS (tests/test_front_door.py checks they agree)
     "compare",
     "criterion",
     "items_from_table",
+    "items_to_table",
     "judge",
     "judge_async",
     "judge_card",
@@ -145,6 +147,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; nothing is imported at 
         Item,
         Turn,
         items_from_table,
+        items_to_table,
         read_items,
         verdicts_to_table,
         write_csv,

@@ -6,7 +6,7 @@ from convoscope.items._candidates import (
     reference_candidate,
     with_reference_candidates,
 )
-from convoscope.items._frames import items_from_table, verdicts_to_table
+from convoscope.items._frames import items_from_table, items_to_table, verdicts_to_table
 from convoscope.items._io import (
     ColumnMap,
     jsonl_records,
@@ -42,6 +42,7 @@ __all__ = [
     "check_output",
     "context_key",
     "items_from_table",
+    "items_to_table",
     "jsonl_records",
     "open_text",
     "read_items",

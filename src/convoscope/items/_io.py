@@ -57,15 +57,19 @@ class ColumnMap:
 
 
 def read_items(path: str | Path | Any, *, columns: ColumnMap | None = None,
-               encoding: str = "utf-8") -> list[Item]:
+               encoding: str = "utf-8", split: str | None = None) -> list[Item]:
     """Read and validate every item in a .jsonl, .json, .csv, .tsv or .parquet file — or in a
-    pandas DataFrame, a Hugging Face Dataset or a list of dicts (row numbers count from 1).
+    table in memory: pandas, polars, pyarrow, a Hugging Face ``Dataset`` (or one ``split`` of a
+    ``DatasetDict``), a list of dicts (row numbers count from 1).
 
     ``encoding`` is the text encoding of JSON and CSV files (e.g. ``cp949``, ``latin-1``)."""
     from convoscope.items._frames import is_table, items_from_table
+    from convoscope.items._tables import not_a_source
 
     if is_table(path):
-        return items_from_table(path, columns=columns)
+        return items_from_table(path, columns=columns, split=split)
+    if not isinstance(path, str | Path):
+        raise not_a_source(path)
     path = Path(path)
     if not path.exists():
         raise ItemError(path, None, None, "file not found")
@@ -227,8 +231,11 @@ def _parquet_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def _table_rows(
-    path: Path, rows: Iterable[tuple[int, dict[str, Any]]], columns: ColumnMap | None
+    path: Path, rows: Iterable[tuple[int, dict[str, Any]]], columns: ColumnMap | None, *,
+    empty_is_missing: bool = True,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Rows of a table as item fields. In a CSV file an empty cell is a missing one; a table in
+    memory (``empty_is_missing=False``) has None for that, and an empty response stays one."""
     columns = columns or ColumnMap()
     mapping = columns.field_of()
     for line, row in rows:
@@ -236,11 +243,14 @@ def _table_rows(
         meta: dict[str, Any] = {}
         for key, value in row.items():
             target = mapping.get(key)
+            if target is None and key == "meta" and isinstance(explicit := _meta_of(value), dict):
+                meta.update(explicit)  # a table written by items_to_table: its meta column
+                continue
             if target is None:
                 if columns.meta_columns is None or key in columns.meta_columns:
                     meta[key] = value
                 continue
-            if value is None or value == "":
+            if value is None or value == "" and (empty_is_missing or target == "context"):
                 continue
             if target == "context" and isinstance(value, str) and _too_deep(value):
                 raise ItemError(path, line, key, f"nested more than {MAX_NESTING} levels deep")
@@ -248,6 +258,18 @@ def _table_rows(
         if meta:
             item["meta"] = meta
         yield line, item
+
+
+def _meta_of(value: Any) -> Any:
+    """A ``meta`` cell as a dict: a dict, or the JSON text of one (else None)."""
+    if isinstance(value, dict) or value is None:
+        return value or {}
+    if isinstance(value, str) and value.lstrip().startswith("{"):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return None
+    return None
 
 
 def _too_deep(text: str) -> bool:

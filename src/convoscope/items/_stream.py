@@ -133,7 +133,8 @@ class ItemStream:
             for line, row in rows:
                 yield line, _row_bytes(row), row
         elif is_table(source):
-            for line, row in _table_rows(self.name, _rows(source), self.columns):  # type: ignore[arg-type]
+            for line, row in _table_rows(self.name, _rows(source), self.columns,  # type: ignore[arg-type]
+                                         empty_is_missing=False):
                 row.setdefault("id", str(line))
                 yield line, _row_bytes(row), row
         else:

@@ -15,7 +15,9 @@ the event loop. Whatever the function raises becomes an unscored verdict, never 
 ``ModelError`` is ``model_error`` (transient: a re-run retries it), any other exception
 ``judge_error`` with the traceback's last line in ``raw`` (``--retry-unscored`` retries it).
 Resume keys hash the judge's declared ``name``, ``version`` and parameters with the item and
-criterion, so bump ``version`` when the code's answers change.
+criterion, and, for a judge that comes from an installed distribution (a plug-in package), that
+distribution's name and version: upgrading the package judges again instead of serving the old
+package's verdicts. Bump ``version`` when the code's answers change without a new release.
 """
 
 from __future__ import annotations
@@ -79,8 +81,19 @@ class PythonJudge:
         return RaterKind.PYTHON.rater(self.name)
 
     def identity(self) -> dict[str, Any]:
-        return {"kind": "python", "name": self.name, "version": str(self.version),
-                "params": _stable(dict(self.params)), "init": _stable(dict(self.init))}
+        found = {"kind": "python", "name": self.name, "version": str(self.version),
+                 "params": _stable(dict(self.params)), "init": _stable(dict(self.init))}
+        if self.package:  # absent for code that is not installed: its keys stay as they were
+            found["package"] = self.package
+        return found
+
+    @functools.cached_property
+    def package(self) -> list[str]:
+        """``name==version`` of the installed distribution(s) the judge's code comes from (found
+        once, when first asked: never at import), or an empty list for code not installed."""
+        from convoscope.judges._packages import distributions_of
+
+        return distributions_of(self.function)
 
     async def __call__(self, item: Item, criterion: Criterion) -> Verdict:
         started = time.perf_counter()

@@ -19,8 +19,21 @@ _UNION_TAGS = {"int", "str", "float", "bool", "dict[str,float]"}
 _BOOL_TEXT = {"true": True, "false": False, "1": True, "0": False}
 
 
-def read_verdicts(path: str | Path) -> list[Verdict]:
-    """Every verdict in a .jsonl, .json, .csv, .tsv or .parquet verdict file, validated."""
+def read_verdicts(path: str | Path | Any, *, split: str | None = None) -> list[Verdict]:
+    """Every verdict in a .jsonl, .json, .csv, .tsv or .parquet verdict file, validated — or in a
+    table in memory (pandas, polars, pyarrow, a Hugging Face ``Dataset`` or one ``split`` of a
+    ``DatasetDict``, a list of dicts), as :func:`convoscope.items.verdicts_to_table` writes it."""
+    from convoscope.items._tables import not_a_source, table_kind, table_name, table_rows
+
+    if table_kind(path) is not None:
+        name = table_name(path)
+        found = [_validate(name, line, _from_parquet(name, line, row))  # type: ignore[arg-type]
+                 for line, row in table_rows(path, split=split)]
+        if not found:
+            raise ItemError(name, None, None, "no verdicts in the table")
+        return found
+    if not isinstance(path, str | Path):
+        raise not_a_source(path)
     path = Path(path)
     if not path.exists():
         raise ItemError(path, None, None, "file not found")
@@ -49,10 +62,11 @@ def _validate(path: Path, line: int, row: dict[str, Any]) -> Verdict:
 
 
 def _from_parquet(path: Path, line: int, row: dict[str, Any]) -> dict[str, Any]:
-    """Parquet columns are typed; maps were stored as JSON text, and a ``value`` column mixing
-    numbers and labels as text (see ``convoscope.items.write_parquet``)."""
+    """Parquet columns are typed; maps were stored as JSON text (lists too, by earlier versions of
+    ``verdicts_to_table(kind="hf")``), and a ``value`` column mixing numbers and labels as text
+    (see ``convoscope.items.write_parquet``)."""
     data = {key: value for key, value in row.items() if value is not None or key == "value"}
-    for key in _DICT_FIELDS:
+    for key in (*_DICT_FIELDS, *_LIST_FIELDS):
         if isinstance(data.get(key), str):
             try:
                 data[key] = json.loads(data[key])
