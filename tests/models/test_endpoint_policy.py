@@ -6,6 +6,7 @@ import time
 
 import pytest
 from faultproxy import BAD_BODIES, Fault, FaultProxy
+from patience import PATIENT_S
 
 from convoscope.models import GenerateRequest, ModelError, OpenAIModel
 from convoscope.models._limits import AdaptiveLimit
@@ -111,11 +112,30 @@ async def test_a_bad_body_is_retried_then_names_the_endpoint_and_what_came_back(
     assert (shown in message) if shown else ("an empty body" in message)
 
 
+async def until(condition, what: str) -> None:
+    """Wait for a state of the proxy (not for a time): patient on a busy machine."""
+    deadline = time.monotonic() + PATIENT_S
+    while not condition():
+        assert time.monotonic() < deadline, f"never {what}"
+        await asyncio.sleep(0.01)
+
+
+async def warmed(model, proxy, answers: int) -> None:
+    """Quick answers until slow start has taken the in-flight limit up to the ceiling."""
+    await asyncio.gather(*(model.generate(PROMPT) for _ in range(answers)))
+    assert model.in_flight_limit.limit == model.in_flight_limit.ceiling
+
+
 async def test_the_in_flight_limit_follows_the_requested_concurrency(proxy):
-    # Before: at most 8 requests in flight to an endpoint, whatever --concurrency said.
-    proxy.always(Fault.slow(3.0))  # long enough for all 32 to be sent even on a busy machine
-    model = model_for(proxy)
-    await asyncio.gather(*(model.generate(PROMPT) for _ in range(32)))
+    # Before: at most 8 requests in flight to an endpoint, whatever --concurrency said. The limit
+    # starts at one (slow start) and reaches the requested 32 once answers come in time.
+    model = model_for(proxy, max_concurrency=32)
+    await warmed(model, proxy, 64)
+    proxy.hold_after(0)
+    held = asyncio.gather(*(model.generate(PROMPT) for _ in range(32)))
+    await until(lambda: proxy.in_flight == 32, "32 requests in flight")
+    proxy.release()
+    await held
     await model.aclose()
     assert proxy.peak_in_flight == 32
 
@@ -123,22 +143,45 @@ async def test_the_in_flight_limit_follows_the_requested_concurrency(proxy):
 async def test_a_ceiling_given_by_the_user_is_kept(proxy):
     proxy.always(Fault.slow(0.1))
     model = model_for(proxy, max_concurrency=4)
-    await asyncio.gather(*(model.generate(PROMPT) for _ in range(12)))
+    await asyncio.gather(*(model.generate(PROMPT) for _ in range(24)))
     await model.aclose()
     assert proxy.peak_in_flight == 4
 
 
+async def test_the_limit_starts_at_one_request_and_doubles_each_round(proxy):
+    # Issue 35: eight requests sent at once to a server that answers one at a time (llama-cpp-
+    # python) queued there, and the later ones' wait ran into their timeout.
+    model = model_for(proxy, max_concurrency=8)
+    limit = model.in_flight_limit
+    assert limit.limit == 1
+    proxy.hold_after(0)
+    first = asyncio.gather(*(model.generate(PROMPT) for _ in range(8)))
+    await until(lambda: proxy.in_flight == 1, "one request in flight")
+    await asyncio.sleep(0.2)  # nothing more is sent while the first is unanswered
+    assert proxy.in_flight == 1 and limit.in_flight == 1
+    proxy.release()
+    await first
+    await model.aclose()
+    assert limit.limit == 8 and limit.cuts == 0  # +1 per answer up to the ceiling
+
+
 async def test_429_halves_the_in_flight_limit_and_it_grows_back(proxy):
-    proxy.script(*[Fault.throttle(retry_after_ms="50")] * 16)
-    proxy.always(Fault.slow(0.05))
+    # Asserted on the limiter's state, not on timing (before: `assert 9.8 <= 8` on a busy
+    # machine, as the answers after the cut had already grown it back).
     model = model_for(proxy, max_concurrency=16)
-    await asyncio.gather(*(model.generate(PROMPT) for _ in range(16)))
-    cut = model.in_flight_limit.limit
-    assert cut <= 8  # one halving per round of 429s, not one per 429 (that would reach 1)
-    assert cut >= 1
+    limit = model.in_flight_limit
+    await warmed(model, proxy, 64)
+    proxy.script(*[Fault.throttle(retry_after_ms="50")] * 16)
+    proxy.hold_after(0)
+    round_of_429 = asyncio.gather(*(model.generate(PROMPT) for _ in range(16)))
+    await until(lambda: proxy.in_flight == 16, "16 requests in flight")
+    proxy.release()  # sixteen 429s to requests all sent before any cut
+    await round_of_429
+    assert limit.cuts == 1  # one halving per round of 429s, not one per 429 (that would reach 1)
+    assert limit.lowest == 8
     await asyncio.gather(*(model.generate(PROMPT) for _ in range(200)))
     await model.aclose()
-    assert cut < model.in_flight_limit.limit <= 16
+    assert limit.cuts == 1 and 8 < limit.limit <= 16  # additive increase brought it back
 
 
 def test_the_adaptive_limit_is_additive_up_and_multiplicative_down():
@@ -154,6 +197,30 @@ def test_the_adaptive_limit_is_additive_up_and_multiplicative_down():
     for _ in range(1000):
         limit.succeeded()
     assert limit.limit == 10
+
+
+def test_slow_start_grows_by_one_per_answer_until_the_first_congestion():
+    limit = AdaptiveLimit(64, start=1)
+    for _ in range(7):
+        limit.succeeded()
+    assert limit.limit == 8
+    limit.in_flight = 8
+    limit.throttled(started=time.monotonic())
+    assert limit.limit == 4 and limit.cuts == 1 and not limit.slow_start
+    for _ in range(4):
+        limit.succeeded()
+    assert 4.9 < limit.limit < 5.1  # additive from now on
+
+
+def test_an_answer_slower_than_slow_s_counts_as_congestion():
+    limit = AdaptiveLimit(8, start=8, slow_s=30.0)
+    limit.in_flight = 8
+    limit.succeeded(started=time.monotonic())  # in time: no cut
+    assert limit.limit == 8 and limit.cuts == 0
+    limit.succeeded(started=time.monotonic() - 31.0)  # answered after 31 s
+    assert limit.limit == 4 and limit.cuts == 1
+    limit.succeeded(started=time.monotonic() - 45.0)  # sent before that cut: no second cut
+    assert limit.limit == 4 and limit.cuts == 1
 
 
 async def test_a_requests_per_minute_budget_spreads_requests(proxy):

@@ -55,3 +55,40 @@ async def test_other_errors_are_not_retried():
 
     with pytest.raises(ValueError):
         await call_with_retries(attempt, RetryPolicy(max_retries=3))
+
+
+async def test_a_retry_waiting_in_the_callers_own_queue_is_not_charged_the_deadline():
+    # Issue 35: after a 429 or a timeout the in-flight limit is cut, and the retry waits for a
+    # slot behind the other calls; that wait is the caller's, not the endpoint's. The queue here
+    # holds the retry 2.5 times the deadline; the requests themselves take no time.
+    calls = []
+
+    async def attempt(clock):
+        clock.stop()
+        if calls:
+            await asyncio.sleep(0.5)  # queued for an in-flight slot
+        clock.start()
+        calls.append("sent")
+        if len(calls) == 1:
+            raise TransientError("HTTP 429")
+        return "answer"
+
+    policy = RetryPolicy(max_retries=2, deadline=0.2, backoff_s=0.001)
+    assert await call_with_retries(attempt, policy, clock_starts_in_attempt=True) == "answer"
+    assert calls == ["sent", "sent"]
+
+
+async def test_time_at_the_endpoint_still_counts_against_the_deadline_across_attempts():
+    calls = []
+
+    async def attempt(clock):
+        clock.stop()
+        clock.start()
+        calls.append("sent")
+        await asyncio.sleep(0.15)  # at the endpoint
+        raise TransientError("HTTP 503")
+
+    policy = RetryPolicy(max_retries=50, deadline=0.4, backoff_s=0.001)
+    with pytest.raises((TimeoutError, TransientError)):
+        await call_with_retries(attempt, policy, clock_starts_in_attempt=True)
+    assert len(calls) <= 3  # 0.15 s each within 0.4 s, not the 51 attempts allowed

@@ -126,7 +126,7 @@ def test_calls_go_through_httpcore_directly_unless_a_proxy_or_transport_says_oth
 async def test_timeouts_lower_the_in_flight_limit_as_429s_do():
     # A scripted transport (unit test): the first round of requests times out, then answers come.
     # Real timeouts against a hanging proxy are in tests/models/test_endpoint_policy.py.
-    state = {"late": True}
+    state = {"late": False}
 
     async def answer(request):
         await asyncio.sleep(0.01)
@@ -136,9 +136,13 @@ async def test_timeouts_lower_the_in_flight_limit_as_429s_do():
 
     model = OpenAIModel("canned", base_url="http://127.0.0.1:9/v1", max_concurrency=8, max_retries=0,
                         backoff_s=0.01, transport=httpx.MockTransport(answer))
+    await asyncio.gather(*(model.generate(PROMPT) for _ in range(32)))  # slow start up to 8
+    assert model.in_flight_limit.limit == 8
+    state["late"] = True
     results = await asyncio.gather(*(model.generate(PROMPT) for _ in range(8)), return_exceptions=True)
     assert all(isinstance(result, ModelError) for result in results)
-    assert model.in_flight_limit.limit <= 4  # halved once for the round of timeouts (before: 8)
+    assert model.in_flight_limit.limit == 4  # halved once for the round of timeouts (before: 8)
+    assert model.in_flight_limit.cuts == 1
     state["late"] = False
     await asyncio.gather(*(model.generate(PROMPT) for _ in range(200)))
     await model.aclose()

@@ -34,6 +34,18 @@ MAX_HEATMAP_RATERS = 12
 Figure = tuple[str, str, str, Callable[[], Any]]  # criterion, file stem, caption, drawing
 
 
+def figures_unavailable() -> str | None:
+    """Why figures cannot be drawn (matplotlib, the ``plots`` extra, is not installed), or None.
+    The report is then written without them and says so; the tables need no extra."""
+    from convoscope.errors import MissingExtra
+
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return str(MissingExtra("matplotlib", "plots", "drawing figures"))
+    return None
+
+
 def _pyplot() -> Any:
     import matplotlib
 
@@ -185,7 +197,13 @@ def _stem(text: str) -> str:
 
 
 def write_figures(study: Any, directory: Path) -> list[Path]:
-    """Every figure as ``<criterion>-<kind>-<judge>.svg`` and ``.pdf`` in ``directory``."""
+    """Every figure as ``<criterion>-<kind>-<judge>.svg`` and ``.pdf`` in ``directory``
+    (raises :class:`~convoscope.errors.MissingExtra` without matplotlib)."""
+    missing = figures_unavailable()
+    if missing is not None:
+        from convoscope.errors import MissingExtra
+
+        raise MissingExtra("matplotlib", "plots", "drawing figures")
     plt = _pyplot()
     directory.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
@@ -221,11 +239,12 @@ def metaeval_report(study: Any, *, title: str = "Meta-evaluation") -> str:
     from convoscope.html import render
 
     sections: dict[str, list[dict[str, Any]]] = {}
-    for criterion, _, caption, draw in figures(study):
+    missing = figures_unavailable()
+    for criterion, _, caption, draw in () if missing else figures(study):
         figure = draw()
         if figure is not None:
             sections.setdefault(criterion, []).append({"svg": _svg(figure), "caption": caption})
-    return render("metaeval/report.html", title=title, headers=HEADERS,
+    return render("metaeval/report.html", title=title, headers=HEADERS, figures_missing=missing,
                   legend=legend(study.alpha, study.correction),
                   table=[_display(record, 3) for record in study.records()],
                   comparisons=[_comparison_cells(c) for c in study.comparisons],

@@ -363,18 +363,23 @@ def _exports(console: Console, study: Any, verdicts_path: Path, human_path: Path
         study.write_table(path, layout=options["latex_layout"])
         console.print(f"Wrote {path}")
     if options["report"] is not None:
+        from convoscope.analysis._report import figures_unavailable
+
         options["report"].write_text(study.report_html(title=f"Meta-evaluation of {verdicts_path.name}"),
                                      encoding="utf-8")
         console.print(f"Wrote {options['report']}")
-    if options["figures_dir"] is not None:
-        written = study.write_figures(options["figures_dir"])
-        console.print(f"Wrote {len(written)} figure files (SVG and PDF) to {options['figures_dir']}")
+        missing = figures_unavailable()
+        if missing:  # the report holds every table all the same, and says why it has no figures
+            click.echo(f"note: the report has no figures: {missing}", err=True)
     if options["out"] is not None:
         _write_json(options["out"], {"verdicts": str(verdicts_path),
                                      "human": str(human_path or verdicts_path),
                                      "resamples": options["resamples"], "confidence": options["confidence"],
                                      "seed": options["seed"], "ties": options["ties"], **study.as_dict(),
                                      "bias": [dataclasses.asdict(report) for report in bias]}, console)
+    if options["figures_dir"] is not None:  # last: without matplotlib, every other output is written
+        written = study.write_figures(options["figures_dir"])
+        console.print(f"Wrote {len(written)} figure files (SVG and PDF) to {options['figures_dir']}")
 
 
 def _bias_reports(judged: list[Any], humans: list[Any] | None, criteria: tuple[str, ...],

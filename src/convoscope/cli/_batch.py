@@ -214,7 +214,8 @@ batch_group.add_command(import_command)
 # -- helpers ----------------------------------------------------------------------------------
 
 class _ledger:  # noqa: N801 (a context manager used like a function)
-    """The batch ledger of a store, closed on leaving."""
+    """The batch ledger of an existing store, closed on leaving (a missing store is an error,
+    never a new empty one: every batch command reads a ledger that a run wrote)."""
 
     def __init__(self, target: str) -> None:
         self.target = target
@@ -223,7 +224,7 @@ class _ledger:  # noqa: N801 (a context manager used like a function)
         from convoscope.store import Store
         from convoscope.store._batches import BatchLedger
 
-        self.store = Store(self.target)
+        self.store = Store(self.target, create=False)
         return BatchLedger(self.store.engine)
 
     def __exit__(self, *_exc: object) -> None:

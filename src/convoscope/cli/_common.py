@@ -13,6 +13,8 @@ from rich.console import Console
 @contextmanager
 def fail_on(console: Console) -> Iterator[None]:
     """Turn a problem the user can fix into a one-line message and exit code 2; keep Ctrl-C tidy.
+    An endpoint that cannot be reached (or refuses the key) stops the command with one line and
+    exit 3: the work is outstanding, and the same command resumes it.
 
     Only :class:`~convoscope.errors.ConvoscopeError` (and a missing file) is the user's to fix:
     any other exception is a bug and keeps its traceback. Click's own errors pass through to
@@ -20,11 +22,17 @@ def fail_on(console: Console) -> Iterator[None]:
     from rich.markup import escape
 
     from convoscope.errors import ConvoscopeError
+    from convoscope.models._base import EndpointUnreachable
 
     try:
         yield
     except click.ClickException:
         raise
+    except EndpointUnreachable as error:
+        # Every call would fail alike: stopped at once, work outstanding (exit 3), not bad input.
+        console.print(f"[red]error:[/red] {escape(str(error))}; stopped: what was finished is kept, run "
+                      "the same command again once the endpoint answers", soft_wrap=True)
+        raise SystemExit(3) from None
     except (ConvoscopeError, FileNotFoundError) as error:
         # One unwrapped line (a file path must stay greppable) and no markup read from the
         # message: paths and field names may hold square brackets.

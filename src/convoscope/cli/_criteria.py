@@ -66,8 +66,9 @@ def list_command(files: tuple[str, ...]) -> None:
               "--persona' gives it: a library name (security-expert, brand-ambassador, ...) or NAME=TEXT.")
 @click.option("--domain", help="Render the prompt with this setting, as 'convoscope judge --domain' "
               "gives it (replaces the suite's default).")
+@click.option("--prompt-only", is_flag=True, help="Print only the prompt, byte for byte (e.g. to a file).")
 def show_command(ref: str, files: tuple[str, ...], mode: str, persona: str | None,
-                 domain: str | None) -> None:
+                 domain: str | None, prompt_only: bool) -> None:
     """A criterion's scale, levels, examples and options, and the prompt as the judge receives it
     (with a persona and a domain when given).
 
@@ -76,6 +77,7 @@ def show_command(ref: str, files: tuple[str, ...], mode: str, persona: str | Non
       convoscope criteria show effort
       convoscope criteria show dialogue-issues:overall --mode completion
       convoscope criteria show kpi:harmful-system-output --persona security-expert --domain "a delivery van"
+      convoscope criteria show effort --prompt-only > prompt.txt
     """
     from convoscope.judges import resolve_persona
 
@@ -85,10 +87,15 @@ def show_command(ref: str, files: tuple[str, ...], mode: str, persona: str | Non
         if domain:
             criterion = criterion.model_copy(update={"domain": domain})
         name, text = resolve_persona(persona) if persona else (None, None)
-        _print_criterion(console, criterion)
-        shown = f"{mode} mode" + (f", persona {name}" if name else "")
-        console.rule(f"prompt ({shown}) for an example item")
-        console.print(_example_prompt(criterion, mode, text), markup=False, highlight=False)
+        prompt = example_prompt(criterion, mode, text)
+        if not prompt_only:
+            _print_criterion(console, criterion)
+            shown = f"{mode} mode" + (f", persona {name}" if name else "")
+            console.rule(f"prompt ({shown}) for an example item")
+            console.file.flush()
+        # Not through Rich: it wraps at the terminal's width (80 columns in a pipe) and would
+        # change the text a reader copies from the text the judge is sent.
+        click.echo(prompt)
 
 
 def _print_criterion(console: Console, criterion: Criterion) -> None:
@@ -107,14 +114,17 @@ def _print_criterion(console: Console, criterion: Criterion) -> None:
         console.print(f"option [bold]{option.name}[/bold] (after {when}): {option.description}")
 
 
-def _example_prompt(criterion: Criterion, mode: str, persona: str | None = None) -> str:
-    from convoscope.items import Item, Turn
+EXAMPLE_ITEM = {"id": "example", "question": "What did you think of the service?",
+                "context": [{"speaker": "user", "text": "Can you recommend a quiet café nearby?"}],
+                "response": "The one on Elm Street is calm in the mornings and has good tea."}
+
+
+def example_prompt(criterion: Criterion, mode: str, persona: str | None = None) -> str:
+    """The prompt the judge receives for :data:`EXAMPLE_ITEM` (chat: each message under its role)."""
+    from convoscope.items import Item
     from convoscope.judges import build_request
 
-    item = Item(id="example", question="What did you think of the service?",
-                context=(Turn(speaker="user", text="Can you recommend a quiet café nearby?"),),
-                response="The one on Elm Street is calm in the mornings and has good tea.")
-    request = build_request(criterion, item, mode=mode, persona=persona)
+    request = build_request(criterion, Item.model_validate(EXAMPLE_ITEM), mode=mode, persona=persona)
     if request.prompt is not None:
         return request.prompt
     return "\n\n".join(f"[{message.role}]\n{message.content}" for message in request.messages or ())

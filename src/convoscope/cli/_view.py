@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 from rich.console import Console
 
@@ -48,8 +46,6 @@ def view_command(store: str | None, item_paths: tuple[str, ...], verdict_paths: 
     with fail_on(console):
         if store is None and not verdict_paths:
             raise click.UsageError("give a STORE, --verdicts files, or both")
-        if store is not None and "://" not in store and not Path(store).exists():
-            raise click.UsageError(f"no store at {store}")
         data = load(store, items=item_paths, verdict_files=verdict_paths, criteria_files=criteria_files)
         console.print(f"Serving {len(data.rows)} verdicts on http://{host}:{port}/ (Ctrl-C to stop)")
         serve(data, host=host, port=port)

@@ -27,7 +27,7 @@ from convoscope.judges._parse import json_objects, parse_answer
 from convoscope.judges._prompt import DATA_NOTE, IDK_NOTE, JUDGE_INSTRUCTIONS, REMINDER, render_item
 from convoscope.judges._quote import quote
 from convoscope.judges._verdict import Verdict
-from convoscope.models import GenerateRequest, Generation, Message, Model, ModelError
+from convoscope.models import EndpointUnreachable, GenerateRequest, Generation, Message, Model, ModelError
 
 JOINT_INSTRUCTIONS = ("Several criteria follow. Judge the item on each of them separately and answer "
                       "with one JSON object holding one answer per criterion, keyed by its name.")
@@ -93,6 +93,8 @@ class JointJudge:
         started = time.perf_counter()
         outcome, first = await self._shared.read(item.id, criterion.name, self.criteria,
                                                  lambda: self._ask(item))
+        if isinstance(outcome, EndpointUnreachable):
+            raise outcome  # not this item's failure: the run stops
         if isinstance(outcome, ModelError):
             return self._verdict(item, criterion, value=None, unscored_reason="model_error",
                                  raw=str(outcome), latency_s=time.perf_counter() - started)

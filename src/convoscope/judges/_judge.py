@@ -17,7 +17,7 @@ from convoscope.judges._prompt import build_request
 from convoscope.judges._relevance import with_relevance
 from convoscope.judges._safety import SAFETY_RULES_VERSION, apply_offline_rules
 from convoscope.judges._verdict import Verdict
-from convoscope.models import GenerateRequest, Generation, Model, ModelError
+from convoscope.models import EndpointUnreachable, GenerateRequest, Generation, Model, ModelError
 
 JudgeMode = Literal["chat", "completion"]
 
@@ -94,6 +94,8 @@ class RubricJudge:
         started = time.perf_counter()
         try:
             generation = await self.model.generate(request)
+        except EndpointUnreachable:
+            raise  # not this item's failure: the run stops (runs/_engine.py)
         except ModelError as error:
             return self._verdict(item, criterion, value=None, unscored_reason="model_error",
                                  raw=str(error), latency_s=time.perf_counter() - started)

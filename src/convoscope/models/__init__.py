@@ -1,6 +1,7 @@
 """The only code that talks to language models: one async interface, several backends."""
 
 from convoscope.models._base import (
+    EndpointUnreachable,
     GenerateRequest,
     Generation,
     Message,
@@ -28,6 +29,7 @@ __all__ = [
     "Capabilities",
     "CapabilityProbe",
     "EmbeddedModel",
+    "EndpointUnreachable",
     "INSTALL_HINT",
     "GenerateRequest",
     "Generation",

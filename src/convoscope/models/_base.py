@@ -79,6 +79,14 @@ class ModelError(ConvoscopeError, RuntimeError):
     raised while building a model it is a setting the user must fix."""
 
 
+class EndpointUnreachable(ModelError):
+    """Every call to this endpoint would fail alike: no connection could be made (nothing
+    listens, the host is unknown) or the endpoint refuses the credentials (HTTP 401 / 403).
+
+    Not one item's failure: a run stops at once on it (verdicts made so far are kept, the rest
+    stays outstanding) instead of recording the same error for every item."""
+
+
 @runtime_checkable
 class Model(Protocol):
     """A language model. One async method; implementations must be safe to call concurrently."""

@@ -43,7 +43,12 @@ class SendTimeout(Exception):
 
 
 class SendFailed(Exception):
-    """The request did not get an answer: connection refused or dropped, broken protocol, ..."""
+    """The request did not get an answer: connection refused or dropped, broken protocol, ...
+    ``no_connection``: no connection could be made at all (refused, unknown host)."""
+
+    def __init__(self, message: str, *, no_connection: bool = False) -> None:
+        super().__init__(message)
+        self.no_connection = no_connection
 
 
 class Reply:
@@ -115,7 +120,8 @@ class CoreSender:
         except httpcore.TimeoutException as error:
             raise SendTimeout(type(error).__name__) from None
         except _FAILED as error:
-            raise SendFailed(f"{type(error).__name__}: {error or 'the connection failed'}") from None
+            raise SendFailed(f"{type(error).__name__}: {error or 'the connection failed'}",
+                             no_connection=isinstance(error, httpcore.ConnectError)) from None
         return Reply(response.status, response.content, response.headers)
 
     async def aclose(self) -> None:
@@ -145,7 +151,8 @@ class HttpxSender:
         except httpx.TimeoutException as error:
             raise SendTimeout(type(error).__name__) from None
         except httpx.RequestError as error:
-            raise SendFailed(f"{type(error).__name__}: {error or 'the connection failed'}") from None
+            raise SendFailed(f"{type(error).__name__}: {error or 'the connection failed'}",
+                             no_connection=isinstance(error, httpx.ConnectError)) from None
         return Reply(response.status_code, response.content, response.headers)
 
     async def aclose(self) -> None:

@@ -1,10 +1,14 @@
 """How many requests one endpoint gets at once, and how many per minute.
 
-The in-flight limit adapts (additive increase, multiplicative decrease, as TCP does): a 429 halves
-it, each success adds ``1/limit`` so it grows by about one per round of answers, and it never
-exceeds the user's ceiling. Only the first 429 of a round cuts: requests already in flight when the
-limit was cut do not cut it again. Requests- and tokens-per-minute budgets are aiolimiter's leaky
-buckets.
+The in-flight limit adapts as TCP's congestion window does. It starts at one request and, until
+the first sign of congestion, grows by one per answer (doubling each round: slow start); after
+that, each answer adds ``1/limit`` (about one per round) and each sign of congestion halves it
+(additive increase, multiplicative decrease). It never exceeds the user's ceiling. Congestion is
+a 429, an attempt that timed out, or an answer slower than ``slow_s`` (the backend passes half
+its per-attempt timeout): a server that takes one request at a time (llama-cpp-python's) queues
+the rest, and their wait counts against their timeout, so the queue must stay short of it. Only
+the first sign of a round cuts: requests already in flight when the limit was cut do not cut it
+again. Requests- and tokens-per-minute budgets are aiolimiter's leaky buckets.
 """
 
 from __future__ import annotations
@@ -20,15 +24,24 @@ UNBOUNDED = 1024  # "no ceiling given": the run's own concurrency is then the li
 
 
 class AdaptiveLimit:
-    """An in-flight limit between 1 and ``ceiling`` that backs off on 429 and grows back."""
+    """An in-flight limit between 1 and ``ceiling`` that backs off on congestion and grows back.
 
-    def __init__(self, ceiling: int | None = None) -> None:
+    ``start``: the first limit (None: the ceiling, no slow start); ``slow_s``: an answer slower
+    than this counts as congestion (None: only 429s and timeouts do). ``cuts`` counts the halvings
+    and ``lowest`` is the lowest limit a cut left (None before any), to see how the endpoint kept up."""
+
+    def __init__(self, ceiling: int | None = None, *, start: int | None = None,
+                 slow_s: float | None = None) -> None:
         if ceiling is not None and ceiling < 1:
             raise ValueError(f"max_concurrency must be at least 1, not {ceiling}")
         self.ceiling = ceiling or UNBOUNDED
-        self.limit = float(self.ceiling)
+        self.limit = float(self.ceiling if start is None else max(1, min(start, self.ceiling)))
+        self.slow_start = start is not None
+        self.slow_s = slow_s
         self.in_flight = 0
         self.peak = 0
+        self.cuts = 0
+        self.lowest: float | None = None
         self._last_cut = 0.0
         self._changed: asyncio.Condition | None = None
 
@@ -52,15 +65,23 @@ class AdaptiveLimit:
                 self.in_flight -= 1
                 changed.notify_all()
 
-    def succeeded(self) -> None:
-        self.limit = min(float(self.ceiling), self.limit + 1.0 / max(self.limit, 1.0))
+    def succeeded(self, started: float | None = None) -> None:
+        """An answer came for a request sent at ``started`` (the time :meth:`slot` yielded)."""
+        if started is not None and self.slow_s is not None and time.monotonic() - started > self.slow_s:
+            self.throttled(started)  # answered, but so late that the next in the queue may time out
+            return
+        step = 1.0 if self.slow_start else 1.0 / max(self.limit, 1.0)
+        self.limit = min(float(self.ceiling), self.limit + step)
 
     def throttled(self, started: float) -> None:
-        """The endpoint said 429 to a request that started at ``started``."""
+        """A sign of congestion (429, timeout, a slow answer) for a request sent at ``started``."""
         if started < self._last_cut:
             return  # sent before the last cut: that cut already answered this congestion
         self._last_cut = time.monotonic()
+        self.slow_start = False
         self.limit = max(1.0, min(self.limit, float(self.in_flight)) / 2)
+        self.cuts += 1
+        self.lowest = self.limit if self.lowest is None else min(self.lowest, self.limit)
 
 
 class RateBudget:

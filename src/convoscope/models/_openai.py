@@ -17,12 +17,11 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Callable
 from typing import Any
 
 import httpx
 
-from convoscope.models._base import GenerateRequest, Generation, ModelError
+from convoscope.models._base import EndpointUnreachable, GenerateRequest, Generation, ModelError
 from convoscope.models._capabilities import (
     PROBE_MESSAGES,
     Capabilities,
@@ -37,6 +36,7 @@ from convoscope.models._http import CoreSender, HttpxSender, SendFailed, SendTim
 from convoscope.models._keys import redact_url, resolve_api_key
 from convoscope.models._limits import AdaptiveLimit, RateBudget, estimated_tokens
 from convoscope.models._retry import (
+    DeadlineClock,
     RetryPolicy,
     TransientError,
     call_with_retries,
@@ -81,7 +81,9 @@ class OpenAIModel:
         try:
             self._policy = RetryPolicy(timeout=timeout, deadline=deadline, max_retries=max_retries,
                                        backoff_s=backoff_s)
-            self._limit = AdaptiveLimit(max_concurrency)
+            # Slow start from one request, and an answer slower than half the timeout counts as
+            # congestion: a one-slot server's queue then never grows into the timeout (_limits).
+            self._limit = AdaptiveLimit(max_concurrency, start=1, slow_s=timeout / 2)
             self._budget = RateBudget(rpm, tpm)
         except ValueError as error:
             raise ModelError(f"{self.name}: {error}") from None
@@ -143,10 +145,11 @@ class OpenAIModel:
             size = len(json.dumps(text, ensure_ascii=False).encode())
             tokens = estimated_tokens(size, body.get("max_tokens", 0))
 
-        async def attempt(start_clock: Callable[[], None]) -> dict[str, Any]:
+        async def attempt(clock: DeadlineClock) -> dict[str, Any]:
+            clock.stop()  # queueing behind our own limits is not the endpoint's time (retries too)
             await self._budget.spend(tokens)
             async with self._limit.slot() as sent_at:
-                start_clock()  # queueing behind our own limits is not the endpoint's time
+                clock.start()
                 return await self._attempt(path, body, kind, sent_at, probing)
 
         return await call_with_retries(attempt, policy, clock_starts_in_attempt=True)
@@ -162,13 +165,13 @@ class OpenAIModel:
             raise TransientError(f"no answer within the timeout of {self._policy.timeout:g} s "
                                  f"({error})") from None
         except SendFailed as error:  # connection refused or dropped, broken encoding, ...
-            raise TransientError(str(error)) from None
+            raise TransientError(str(error), no_connection=error.no_connection) from None
         status = reply.status
         if status == 200:
             data, problem = body_problem(reply.content, kind)
             if problem is not None:
                 raise TransientError(f"HTTP 200 with {problem}: {snippet(reply.text)}", status=200)
-            self._limit.succeeded()
+            self._limit.succeeded(sent_at)
             return data  # type: ignore[return-value]
         if status == 429:
             self._limit.throttled(sent_at)
@@ -184,6 +187,8 @@ class OpenAIModel:
         try:
             return await self._send(path, body, kind, self._policy)
         except TransientError as error:
+            if error.no_connection:
+                raise self._unreachable(error) from None
             raise ModelError(f"{self.name}: {error} (gave up after {self._policy.max_retries + 1} "
                              "attempts or the deadline)") from None
         except TimeoutError:
@@ -192,10 +197,15 @@ class OpenAIModel:
         except _Refused as refused:
             raise self._refusal_error(refused) from None
 
+    def _unreachable(self, error: TransientError) -> EndpointUnreachable:
+        return EndpointUnreachable(f"{self.name}: cannot connect ({error}) after "
+                                   f"{self._policy.max_retries + 1} attempts; is the server running?")
+
     def _refusal_error(self, refused: _Refused) -> ModelError:
         if refused.status in (401, 403):
-            return ModelError(f"{self.name}: not authorised (HTTP {refused.status}); name the variable "
-                              "holding this endpoint's key with --api-key-env VAR (option api_key_env)")
+            return EndpointUnreachable(f"{self.name}: not authorised (HTTP {refused.status}); name the "
+                                       "variable holding this endpoint's key with --api-key-env VAR "
+                                       "(option api_key_env)")
         overflow = context_overflow(refused.detail)
         if overflow is not None:
             tokens, context = overflow
@@ -221,6 +231,8 @@ class OpenAIModel:
                 raise self._refusal_error(refused) from None
             raise Refused(refused.status, refused.detail) from None
         except TransientError as error:
+            if error.no_connection:  # no probe can be made, and no request either
+                raise self._unreachable(error) from None
             raise Unavailable(str(error), status=error.status) from None
         except TimeoutError:
             raise Unavailable(f"no answer within the deadline of {self._policy.deadline:g} s") from None

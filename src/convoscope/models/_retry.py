@@ -49,11 +49,13 @@ class RetryPolicy:
 
 class TransientError(Exception):
     """One attempt failed in a way worth trying again (``retry_after``: the server's hint;
-    ``status``: the HTTP status, None when no answer came)."""
+    ``status``: the HTTP status, None when no answer came; ``no_connection``: not even a
+    connection was made)."""
 
-    def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None) -> None:
+    def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None,
+                 no_connection: bool = False) -> None:
         super().__init__(message)
-        self.status, self.retry_after = status, retry_after
+        self.status, self.retry_after, self.no_connection = status, retry_after, no_connection
 
 
 def should_retry(status: int, headers: Mapping[str, str]) -> bool:
@@ -99,32 +101,54 @@ def _wait(policy: RetryPolicy) -> Callable[[RetryCallState], float]:
     return wait
 
 
+class DeadlineClock:
+    """The deadline of one call: it runs while a request is at the endpoint and during the waits
+    between attempts, and stands still while the call queues behind the caller's own limits (an
+    in-flight slot, a per-minute budget) -- that wait is not the endpoint's time."""
+
+    def __init__(self, window: asyncio.Timeout, deadline: float) -> None:
+        self._window, self._left = window, deadline
+        self._loop = asyncio.get_running_loop()
+
+    def start(self) -> None:
+        """The request leaves now (a no-op while the clock runs)."""
+        if self._window.when() is None:
+            self._window.reschedule(self._loop.time() + self._left)
+
+    def stop(self) -> None:
+        """The call queues in the caller's own limits from now until :meth:`start`."""
+        ends = self._window.when()
+        if ends is not None:
+            self._left = max(0.0, ends - self._loop.time())
+            self._window.reschedule(None)
+
+    def past(self, upcoming_sleep: float) -> bool:
+        ends = self._window.when()
+        return ends is not None and self._loop.time() + upcoming_sleep >= ends
+
+
 async def call_with_retries(attempt: Callable[..., Awaitable[T]], policy: RetryPolicy, *,
                             clock_starts_in_attempt: bool = False) -> T:
     """Run ``attempt()`` until it returns, retrying :class:`TransientError` within the policy.
 
-    With ``clock_starts_in_attempt`` it is called as ``attempt(start_clock)`` and calls
-    ``start_clock()`` when its request actually leaves: time spent queued behind the caller's own
-    limits (in-flight slots, per-minute budgets) is not the endpoint's fault and does not count
-    against the deadline. Otherwise the deadline runs from the start.
+    With ``clock_starts_in_attempt`` it is called as ``attempt(clock)`` with a
+    :class:`DeadlineClock`: it calls ``clock.stop()`` before queueing behind the caller's own
+    limits (in-flight slots, per-minute budgets) and ``clock.start()`` when its request actually
+    leaves, so that queueing does not count against the deadline, on a retry either. Otherwise
+    the deadline runs from the start.
 
     Raises the last :class:`TransientError` when attempts run out or the next wait would cross
     the deadline, and :class:`TimeoutError` when the deadline passes during an attempt."""
-    loop = asyncio.get_running_loop()
     async with asyncio.timeout(None) as window:
-
-        def start_clock() -> None:
-            if window.when() is None:
-                window.reschedule(loop.time() + policy.deadline)
+        clock = DeadlineClock(window, policy.deadline)
 
         def past_deadline(state: RetryCallState) -> bool:
-            ends = window.when()
-            return ends is not None and loop.time() + (state.upcoming_sleep or 0.0) >= ends
+            return clock.past(state.upcoming_sleep or 0.0)
 
         if not clock_starts_in_attempt:
-            start_clock()
+            clock.start()
         try:  # the first attempt outside tenacity: most calls end here, for a tenth of the CPU
-            return await (attempt(start_clock) if clock_starts_in_attempt else attempt())
+            return await (attempt(clock) if clock_starts_in_attempt else attempt())
         except TransientError as error:
             failed: TransientError | None = error
         attempts = stop_after_attempt(policy.max_retries + 1)
@@ -136,5 +160,5 @@ async def call_with_retries(attempt: Callable[..., Awaitable[T]], policy: RetryP
                 if failed is not None:  # tenacity's first attempt is the one that just failed
                     first, failed = failed, None
                     raise first
-                return await (attempt(start_clock) if clock_starts_in_attempt else attempt())
+                return await (attempt(clock) if clock_starts_in_attempt else attempt())
     raise AssertionError("unreachable: tenacity either returns or raises")

@@ -83,9 +83,17 @@ class Engine:
         workers = max(1, self.options.concurrency)
         queue: asyncio.Queue[Task | None] = asyncio.Queue(maxsize=2 * workers)
         heartbeat = asyncio.ensure_future(self._heartbeat())
+        parts = [asyncio.ensure_future(self._feed(stream, queue, workers)),
+                 *(asyncio.ensure_future(self._work(queue)) for _ in range(workers))]
         try:
-            await asyncio.gather(self._feed(stream, queue, workers),
-                                 *(self._work(queue) for _ in range(workers)))
+            await asyncio.gather(*parts)
+        except BaseException:
+            # One part failed (an unreachable endpoint, a bug) or the run was interrupted: the
+            # others stop now rather than keep calling (what they finished is already written).
+            for part in parts:
+                part.cancel()
+            await asyncio.gather(*parts, return_exceptions=True)
+            raise
         finally:
             heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):

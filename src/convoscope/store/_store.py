@@ -42,8 +42,12 @@ class Store:
     Judges write in the shared scope (``""``): a verdict is stored once per task key, whichever
     run asked for it. A human campaign writes in its own scope, its run id."""
 
-    def __init__(self, target: str | Path = DEFAULT_STORE):
+    def __init__(self, target: str | Path = DEFAULT_STORE, *, create: bool = True):
+        """``create=False``: a reader's open. A SQLite file that does not exist is an error
+        naming its path, never a new empty store (that would only say "nothing here")."""
         self.url = store_url(target)
+        if not create:
+            _check_exists(self.url)
         self.engine = _engine(self.url)
         try:
             migrate(self.engine)
@@ -195,6 +199,15 @@ def _row(scope: str, producer: str, task_key: str, verdict: Verdict) -> dict[str
         "unscored_reason": verdict.unscored_reason,
         "data": verdict.model_dump_json(), "created_at": time.time(),
     }
+
+
+def _check_exists(url: str) -> None:
+    if not url.startswith("sqlite:///"):
+        return  # a database server: the connection itself says whether it is there
+    path = Path(url.removeprefix("sqlite:///"))
+    if not path.is_file():
+        raise LocatedError(str(path), "no store there (nothing has been written to it yet); "
+                           "check the path, or run a command that writes verdicts first")
 
 
 def _unusable(location: str, error: sa.exc.DatabaseError) -> LocatedError:

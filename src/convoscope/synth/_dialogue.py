@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from convoscope.items import Turn
-from convoscope.models import Model, ModelError
+from convoscope.models import EndpointUnreachable, Model, ModelError
 from convoscope.synth import _prompts as prompts
 from convoscope.synth._agents import (
     SynthSettings,
@@ -111,6 +111,8 @@ async def _judged(judge: Model | None, context: SeedContext, turns: list[Turn], 
     try:
         verdict, said, scores = await judge_user_turn(judge, context, turns, text, settings, usage,
                                                       seed=seed)
+    except EndpointUnreachable:
+        raise  # every dialogue would fail alike: the run stops
     except ModelError as error:
         raise _JudgeFailed(str(error)) from error
     accepted = bool(verdict)
@@ -167,6 +169,8 @@ async def continue_dialogue(opening: UserTurnLog, context: SeedContext, *, user:
         try:
             reply = await chatbot_reply(chatbot, turns, settings, usage, language=context.language,
                                         seed=request_seed(settings.seed, key, "chatbot", len(turns)))
+        except EndpointUnreachable:
+            raise
         except ModelError as failure:
             end, error = "chatbot_error", str(failure)
             break
@@ -179,6 +183,8 @@ async def continue_dialogue(opening: UserTurnLog, context: SeedContext, *, user:
         except _JudgeFailed as failure:
             end, error = "judge_error", str(failure)
             break
+        except EndpointUnreachable:
+            raise
         except ModelError as failure:
             end, error = "user_error", str(failure)
             break
@@ -206,6 +212,8 @@ async def opening_turn(context: SeedContext, *, user: Model, judge: Model | None
     usage = Usage()
     try:
         log = await user_turn_loop(user, judge, context, [], settings, usage, key=key)
+    except EndpointUnreachable:
+        raise
     except (ModelError, _JudgeFailed) as error:
         return None, usage, str(error)
     return log, usage, None

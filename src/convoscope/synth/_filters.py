@@ -23,7 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from convoscope.items import Turn
-from convoscope.models import Model, ModelError
+from convoscope.models import EndpointUnreachable, Model, ModelError
 from convoscope.synth import _prompts as prompts
 from convoscope.synth._agents import SynthSettings, Usage, ask_yes_no, request_seed, uses_completion
 
@@ -148,6 +148,8 @@ async def filter_dialogue(turns: Sequence[Turn], language: str, *, judge: Model 
     elif settings.check_role and judge is not None:
         try:
             swapped, feedback = await check_role(judge, turns, settings, usage, key=key)
+        except EndpointUnreachable:
+            raise
         except ModelError as error:
             swapped, feedback = None, f"role check failed: {error}"
         if swapped:

@@ -124,7 +124,14 @@ async def generate_dialogues_async(
             if on_dialogue is not None:
                 on_dialogue(item)
 
-    await asyncio.gather(*(one(*entry) for entry in todo))
+    dialogues = [asyncio.ensure_future(one(*entry)) for entry in todo]
+    try:
+        await asyncio.gather(*dialogues)
+    except BaseException:  # an unreachable endpoint, Ctrl-C: the rest stop now; finished ones are written
+        for task in [*dialogues, *openings.values()]:
+            task.cancel()
+        await asyncio.gather(*dialogues, *openings.values(), return_exceptions=True)
+        raise
     only = next(iter(cast.calibrations.values())) if len(cast.calibrations) == 1 else None
     return GenerationSummary(
         planned=len(plan), already_done=len(plan) - len(todo), written=counts.written,

@@ -108,7 +108,7 @@ def load(store: str | Path | None, *, items: Sequence[str | Path] = (),
     if store is not None:
         from convoscope.store import Store
 
-        opened = Store(store)
+        opened = Store(store, create=False)  # a viewer never creates a store
         try:
             runs = opened.run_ids()
             for run_id in runs:
