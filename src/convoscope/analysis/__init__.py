@@ -64,6 +64,7 @@ from convoscope.analysis._correlation import (
     spearman_test,
     system_correlation,
 )
+from convoscope.analysis._decision import Decision, Outcome
 from convoscope.analysis._detection import (
     EqualErrorRate,
     OperatingPoint,
@@ -159,6 +160,8 @@ __all__ = [
     "adjust_pvalues",
     "agreement_table",
     "alt_test",
+    "Decision",
+    "Outcome",
     "binary_scores",
     "bootstrap_ci",
     "by_slot",

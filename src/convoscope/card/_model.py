@@ -95,7 +95,8 @@ class Agreement:
         if result is None:
             baseline = RaterKind.of(self.judge.judge) is RaterKind.BASELINE
             return "not tested (a baseline has no scale)" if baseline else "not tested (see Not computed)"
-        return "yes" if result.passed else "no"
+        decision = result.decision
+        return {"pass": "yes", "fail": "no"}.get(decision.outcome, f"cannot tell ({decision.reason})")
 
     @property
     def best_baseline(self) -> MetaevalRow | None:
