@@ -80,7 +80,7 @@ class Estimates(Sequence[GroupEstimate]):
 MIN_LABELS = 10
 
 
-def estimate(verdicts: Iterable[Any], *, criterion: str, judge: str, target: Target = "mean",
+def estimate(verdicts: Iterable[Any], *, criterion: str, judge: str, target: Target | None = None,
              by: Sequence[GroupField] = ("system",), random_sample: Iterable[str] | None = None,
              calibration: Calibration | None = None, cross_fit: int | None = None,
              score: str = "expected_value", confidence: float = 0.95, interval: Interval = "t",
@@ -89,7 +89,9 @@ def estimate(verdicts: Iterable[Any], *, criterion: str, judge: str, target: Tar
 
     ``judge`` is the judge's rater name as it appears in the verdicts; human raters are those
     named ``human:…``. ``target="shares"`` estimates the share of each label people give (the
-    judge's probability of the label where it gave a distribution, else its label).
+    judge's probability of the label where it gave a distribution, else its label). The default
+    (None) takes shares when people's labels are not numbers, else the mean; a mean of 0/1
+    labels is the share of 1 and gets the share interval (never a point with no positive seen).
 
     ``calibration`` maps the judge's scores first; it must record the items it was fitted on
     (``fitted_on``) and none of them may be a labelled item here, or the interval loses its
@@ -112,6 +114,8 @@ def estimate(verdicts: Iterable[Any], *, criterion: str, judge: str, target: Tar
                 for key, g in groups.items()}
     if calibration is not None:
         _check_calibration(calibration, [i for ids in labelled.values() for i in ids])
+    if target is None:
+        target = _default_target(groups, labelled)
     folds = _folds(groups, labelled, cross_fit, target, calibration, score, seed)
     options = dict(target=target, score=score, confidence=confidence, interval=interval)
     results, skipped = [], []
@@ -133,6 +137,18 @@ def estimate(verdicts: Iterable[Any], *, criterion: str, judge: str, target: Tar
     if not results:
         raise ConfigError("no group could be estimated: " + "; ".join(skipped))
     return Estimates(tuple(results), tuple(skipped))
+
+
+def _default_target(groups: dict[tuple[Any, ...], dict[str, Any]],
+                    labelled: dict[tuple[Any, ...], list[str]]) -> Target:
+    """Shares when any label people gave is not a number (categories), else the mean."""
+    values = [v for key, ids in labelled.items() for i in ids for v in groups[key]["human"][i]]
+    return "shares" if any(_number(v) is None for v in values) else "mean"
+
+
+def _zero_one(human: dict[str, list[Any]], labelled: list[str]) -> bool:
+    """Are all of people's labels 0 or 1? Their mean is then a share and needs the share interval."""
+    return all(_number(v) in (0.0, 1.0) for i in labelled for v in human[i])
 
 
 def _groups(rows: list[Any], judge: str, by: Sequence[str]) -> dict[tuple[Any, ...], dict[str, Any]]:
@@ -192,7 +208,8 @@ def _group_estimates(group: dict[str, Any], labelled: list[str], unlabelled: lis
                             options["score"]))
     # One weight for every label's share (PPI++ "overall" tuning), so the shares sum to one.
     lam = power_tuning_lambda(*(np.column_stack([t[index] for t in targets]) for index in (1, 2, 3)))
-    return [(name, ppi_mean(y, yhat, yhat_u, lam=lam, share=options["target"] == "shares", **settings))
+    share = options["target"] == "shares" or _zero_one(human, labelled)
+    return [(name, ppi_mean(y, yhat, yhat_u, lam=lam, share=share, **settings))
             for name, y, yhat, yhat_u in targets]
 
 
