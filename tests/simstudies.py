@@ -54,3 +54,30 @@ def rare_binary_study(rng: np.random.Generator, *, n_labelled: int, n_unlabelled
         return np.where(labels == 1, hit < judge_sensitivity, hit < judge_fpr).astype(float)
 
     return y, judge(y), judge(pool), share
+
+
+def systems_study(rng: np.random.Generator, *, n_systems: int = 6, n_inputs: int = 30, n_humans: int = 3,
+                  judge_weight: float = 1.0, judge_noise: float = 0.5, human_noise: float = 1.0,
+                  outlier: bool = False, leaked: bool = False, spread: float = 0.3
+                  ) -> list[tuple[str, str, str, float]]:
+    """(item, system, rater, score) rows: systems of known quality answering shared inputs.
+
+    People rate ``quality + noise``; the judge ``judge_weight * quality + noise`` (0: a judge
+    blind to quality). With ``outlier`` the last system is broken (quality far below the rest)
+    and both see it — the case where one system alone can make a correlation look strong. With
+    ``leaked`` the judge scores the very values people's mean converges to (it saw the
+    answers): it beats the people's own agreement. ``spread`` is the SD of systems' quality."""
+    quality = rng.normal(0, spread, n_systems)
+    if outlier:
+        quality[-1] = -3.0
+    rows = []
+    for s in range(n_systems):
+        for i in range(n_inputs):
+            item, truth = f"s{s}:i{i}", quality[s] + rng.normal(0, 0.5)
+            for h in range(n_humans):
+                rows.append((item, f"s{s}", f"human:h{h}", float(truth + rng.normal(0, human_noise))))
+            judged = truth if leaked else judge_weight * quality[s] + rng.normal(0, judge_noise)
+            if outlier and s == n_systems - 1:
+                judged = -3.0 + rng.normal(0, judge_noise)
+            rows.append((item, f"s{s}", "model:j", float(judged)))
+    return rows

@@ -54,6 +54,7 @@ from convoscope.analysis._compare import (
     dialogue_level,
     per_rater_average,
 )
+from convoscope.analysis._consistency import pairwise_agreement
 from convoscope.analysis._correlation import (
     CorrelationTest,
     kendall,
@@ -161,6 +162,7 @@ __all__ = [
     "agreement_table",
     "alt_test",
     "Decision",
+    "pairwise_agreement",
     "Outcome",
     "binary_scores",
     "bootstrap_ci",

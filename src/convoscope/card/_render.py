@@ -83,13 +83,14 @@ def _bias(report: JudgeReport) -> Table:
 
 
 def _consistency(report: JudgeReport) -> Table:
-    rows = tuple((c.criterion, str(c.repeats), str(c.items), f"{c.agreement:.2f}", _f(c.alpha))
+    rows = tuple((c.criterion, str(c.repeats), str(c.items), _f(c.pairwise), _f(c.alpha))
                  for c in report.consistency)
     unscored = ", ".join(f"{reason} {n}" for reason, n in report.unscored) or "none"
     share = report.unscored_share
     rows += (("unscored", "", str(report.verdicts), f"{_f(share)} of verdicts", unscored),)
     return ("Self-consistency and unscored verdicts", ("criterion", "repeats", "items",
-                                                        "agreement", "α (repeats as raters)"), rows)
+                                                        "pairs of repeats agreeing", "α (repeats as raters)"),
+            rows)
 
 
 def _cost(report: JudgeReport) -> Table:

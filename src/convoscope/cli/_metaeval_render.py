@@ -225,8 +225,9 @@ def bias_table(reports: list[Any]) -> Table:
 def self_consistency_table(found: Sequence[Any]) -> Table:
     """Judges asked several times: how far each agrees with itself (noise, apart from bias)."""
     table = wrapped_table("Self-consistency over repeats", ["judge", "criterion", "repeats", "items",
-                                                           "agreement", "α (repeats as raters)"], keys=2)
+                                                           "pairs agreeing", "modal share",
+                                                           "α (repeats as raters)"], keys=2)
     for row in found:
         table.add_row(Text(row.judge), Text(row.criterion), str(row.repeats), str(row.items),
-                      fmt(row.agreement), fmt(row.alpha))
+                      fmt(row.pairwise), fmt(row.agreement), fmt(row.alpha))
     return table
