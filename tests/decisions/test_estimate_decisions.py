@@ -86,3 +86,13 @@ def test_the_console_never_prints_a_point_interval_or_infinite_worth(tmp_path):
                                       "--min-labels", "2"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "[0.000, 0.000]" not in result.output and "inf" not in result.output
+
+
+def test_a_group_with_too_few_labels_is_a_cannot_tell_decision():
+    y, yhat, pool, _ = rare_binary_study(np.random.default_rng(1), n_labelled=20, share=0.3)
+    rows = _verdicts(y, yhat, pool)
+    rows += [Rating("t0", "unsafe", "human:h", 1, system="t"), Rating("t0", "unsafe", "model:j", 1, system="t")]
+    rows += [Rating("t1", "unsafe", "model:j", 0, system="t")]
+    found = estimate(rows, criterion="unsafe", judge="model:j", min_labels=5)
+    (refusal,) = found.refusals
+    assert refusal.outcome == "cannot_tell" and refusal.number("labels") == 1 and "system=t" in refusal.reason

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from convoscope.analysis._decision import Decision, cannot_tell
 from convoscope.errors import ConfigError
 from convoscope.estimate._calibrate import Calibration
 from convoscope.estimate._crossfit import CrossFit, cross_fit
@@ -69,6 +70,7 @@ class Estimates(Sequence[GroupEstimate]):
 
     rows: tuple[GroupEstimate, ...]
     skipped: tuple[str, ...] = ()
+    refusals: tuple[Decision, ...] = ()  # each skipped group as a decision: cannot tell, and why
 
     def __getitem__(self, index: Any) -> Any:
         return self.rows[index]
@@ -78,6 +80,8 @@ class Estimates(Sequence[GroupEstimate]):
 
 
 MIN_LABELS = 10
+ESTIMATE_RULE = ("estimate a group when it has at least min_labels human-labelled items in the random "
+                 "sample and at least one item only the judge scored")
 
 
 def estimate(verdicts: Iterable[Any], *, criterion: str, judge: str, target: Target | None = None,
@@ -118,7 +122,7 @@ def estimate(verdicts: Iterable[Any], *, criterion: str, judge: str, target: Tar
         target = _default_target(groups, labelled)
     folds = _folds(groups, labelled, cross_fit, target, calibration, score, seed)
     options = dict(target=target, score=score, confidence=confidence, interval=interval)
-    results, skipped = [], []
+    results, skipped, refusals = [], [], []
     for key in sorted(groups, key=lambda k: tuple(str(part) for part in k)):
         group = dict(zip(by, key, strict=True))
         judged, chosen = groups[key]["judge"], labelled[key]
@@ -127,6 +131,8 @@ def estimate(verdicts: Iterable[Any], *, criterion: str, judge: str, target: Tar
             name = ", ".join(f"{k}={v}" for k, v in group.items()) or "all items"
             skipped.append(f"{name}: {len(chosen)} human-labelled and {len(unlabelled)} judge-only "
                            f"items (at least {min_labels} and 1 are needed)")
+            refusals.append(cannot_tell(ESTIMATE_RULE, skipped[-1], group=name, labels=len(chosen),
+                                        judge_only=len(unlabelled), min_labels=min_labels))
             continue
         found = _group_estimates(groups[key], chosen, unlabelled, calibration, folds, options)
         for name, value in found:
@@ -136,7 +142,7 @@ def estimate(verdicts: Iterable[Any], *, criterion: str, judge: str, target: Tar
                 calibration=folds.name if folds else (calibration.name if calibration else None)))
     if not results:
         raise ConfigError("no group could be estimated: " + "; ".join(skipped))
-    return Estimates(tuple(results), tuple(skipped))
+    return Estimates(tuple(results), tuple(skipped), tuple(refusals))
 
 
 def _default_target(groups: dict[tuple[Any, ...], dict[str, Any]],
