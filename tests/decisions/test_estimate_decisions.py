@@ -91,7 +91,7 @@ def test_the_console_never_prints_a_point_interval_or_infinite_worth(tmp_path):
 def test_a_group_with_too_few_labels_is_a_cannot_tell_decision():
     y, yhat, pool, _ = rare_binary_study(np.random.default_rng(1), n_labelled=20, share=0.3)
     rows = _verdicts(y, yhat, pool)
-    rows += [Rating("t0", "unsafe", "human:h", 1, system="t"), Rating("t0", "unsafe", "model:j", 1, system="t")]
+    rows += [Rating("t0", "unsafe", rater, 1, system="t") for rater in ("human:h", "model:j")]
     rows += [Rating("t1", "unsafe", "model:j", 0, system="t")]
     found = estimate(rows, criterion="unsafe", judge="model:j", min_labels=5)
     (refusal,) = found.refusals
