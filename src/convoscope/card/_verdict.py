@@ -114,6 +114,8 @@ def _system_level(report: JudgeReport, criterion: str, limits: CardThresholds) -
               f"{row.n_systems} systems"
     if row.outliers and row.pearson_without_outliers is not None:
         figures += f"; r without {', '.join(row.outliers)} {row.pearson_without_outliers:.2f}"
+    elif row.weakest is not None:
+        figures += f"; r without {row.weakest[0]}, the most influential, {row.weakest[1]:.2f}"
     if decision.passed:
         return [Finding("system_rho", f"for ranking systems on {criterion} ({figures})", criterion,
                         good=True, decision=decision)]

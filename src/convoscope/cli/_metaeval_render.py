@@ -165,12 +165,13 @@ def system_tables(study: Any) -> list[Table]:
         resample = study.systems[0].resample
         table = wrapped_table(f"System level (system means; {resample})",
                               ["criterion", "judge", "systems", "Pearson r", "Spearman ρ", "pairwise acc.",
-                               "outliers"], keys=2)
+                               "outliers", "r without (most influential)"], keys=2)
         for row in study.systems:
             found = row.pairwise_accuracy
             accuracy = "–" if found is None else f"{found.accuracy:.3f} ({found.agreeing}/{found.n_pairs})"
             table.add_row(Text(row.criterion), Text(row.judge), str(row.n_systems), interval(row.pearson),
-                          interval(row.spearman), accuracy, Text(", ".join(row.outliers) or "–"))
+                          interval(row.spearman), accuracy, Text(", ".join(row.outliers) or "–"),
+                          Text("–" if row.weakest is None else f"{row.weakest[1]:.3f} ({row.weakest[0]})"))
         tables.append(table)
     if study.system_comparisons:
         table = wrapped_table("Judge against judge at system level (Pearson r of system means)",
