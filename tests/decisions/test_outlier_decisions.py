@@ -66,7 +66,8 @@ def test_system_level_rows_carry_the_screen():
         for i in range(20):
             truth = quality + rng.normal(0, 0.3)
             for rater in ("human:h0", "human:h1", "human:h2", "model:j"):
-                rows.append(Rating(f"s{s}:{i}", "q", rater, float(truth + rng.normal(0, 0.2)), system=f"s{s}"))
+                score = float(truth + rng.normal(0, 0.2))
+                rows.append(Rating(f"s{s}:{i}", "q", rater, score, system=f"s{s}"))
     judge = [r for r in rows if r.rater == "model:j"]
     humans = [r for r in rows if r.rater != "model:j"]
     (row,) = system_level(judge, humans, n_resamples=50)
