@@ -283,7 +283,8 @@ def test_metaeval_shows_the_alt_test_beside_the_ceiling_and_explains_two_annotat
     study = metaeval_study(rows, n_resamples=100, permutations=0)
     row = study.rows[0]
     assert row.alt_test is not None and row.alt_test.n_annotators == 2
-    assert "authors recommend 3 or more" in " ".join(row.notes)
+    assert "cannot tell with fewer than 3" in " ".join(row.notes)
+    assert row.alt_test.decision.outcome == "cannot_tell" and not row.alt_test.passed
     assert row.humans.loo_spearman is None and "need three or more" in row.humans.note
     path = tmp_path / "all.jsonl"
     path.write_text("".join(json.dumps({"item_id": r.item_id, "criterion": r.criterion, "rater": r.rater,

@@ -160,7 +160,7 @@ def test_sections_that_cannot_be_computed_say_why(tmp_path):
     assert reasons["consistency"].startswith("each item was judged once")
     assert reasons["manipulation"] == "probes not asked"
     assert report.agreement[0].replaces_annotator == "not enough annotators"
-    assert report.verdict.endswith("Too few rated items on overall to say (12, fewer than 30).")
+    assert report.verdict.endswith("Cannot tell: too few rated items on overall to say (12, fewer than 30).")
     text = card.to_markdown()
     assert "### Not computed" in text and "0 system(s)" in text
 

@@ -95,6 +95,7 @@ def test_self_consistency_is_modal_agreement_and_alpha_over_repeats():
                 for item, row in values.items() for r, v in enumerate(row)]
     (found,) = self_consistency(verdicts)
     assert found.agreement == pytest.approx((1 + 2 / 3 + 2 / 3 + 1) / 4)
+    assert found.pairwise == pytest.approx((1 + 1 / 3 + 1 / 3 + 1) / 4)  # one pair of three agrees on b, c
     matrix = [[values[item][r] for item in values] for r in range(3)]
     assert found.alpha == pytest.approx(krippendorff_alpha(matrix, level="ordinal"))
     assert base_rater("model:j~r12") == ("model:j", 12) and base_rater("model:j") == ("model:j", None)
@@ -110,7 +111,7 @@ def test_repeats_from_the_cli_on_the_embedded_judge(tmp_path):
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 3 * 3 + 3 and {row["temperature"] for row in rows if "~r" in row["rater"]} == {0.7}
     (found,) = self_consistency([cs.Verdict.model_validate(row) for row in rows if "~r" in row["rater"]])
-    assert "self-consistency" in result.output and f"agreement {found.agreement:.3f}" in result.output
+    assert "self-consistency" in result.output and f"agreeing {found.pairwise:.3f}" in result.output
 
 
 def test_the_meta_evaluation_shows_self_consistency_beside_agreement_with_people():

@@ -54,6 +54,7 @@ from convoscope.analysis._compare import (
     dialogue_level,
     per_rater_average,
 )
+from convoscope.analysis._consistency import pairwise_agreement
 from convoscope.analysis._correlation import (
     CorrelationTest,
     kendall,
@@ -64,6 +65,7 @@ from convoscope.analysis._correlation import (
     spearman_test,
     system_correlation,
 )
+from convoscope.analysis._decision import Decision, Outcome
 from convoscope.analysis._detection import (
     EqualErrorRate,
     OperatingPoint,
@@ -159,6 +161,9 @@ __all__ = [
     "adjust_pvalues",
     "agreement_table",
     "alt_test",
+    "Decision",
+    "pairwise_agreement",
+    "Outcome",
     "binary_scores",
     "bootstrap_ci",
     "by_slot",

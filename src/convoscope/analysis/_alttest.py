@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from convoscope.analysis._decision import Decision, cannot_tell, decide
 from convoscope.analysis._multitest import reject
 from convoscope.analysis._validate import as_array, missing_mask
 
@@ -49,38 +50,49 @@ class AltTestAnnotator:
 
 @dataclass(frozen=True)
 class AltTestResult:
+    """The test's numbers and its :class:`Decision`: ``pass`` at a winning rate of .5 or more with
+    three or more annotators, ``cannot_tell`` with fewer (each person is then compared with one
+    other person, not with a group). ``level`` is the labels' level of measurement that chose
+    ``scoring`` (None when the caller chose the scoring)."""
+
     winning_rate: float
     advantage_probability: float
-    passed: bool
+    decision: Decision
     epsilon: float
     alpha: float
     scoring: str
     annotators: tuple[AltTestAnnotator, ...]
     skipped: tuple[str, ...] = ()
+    level: str | None = None
 
     @property
     def n_annotators(self) -> int:
         return len(self.annotators)
 
+    @property
+    def passed(self) -> bool:
+        return self.decision.passed
+
 
 def alt_test(y_pred: Any, human_matrix: Any, *, epsilon: float = 0.2, alpha: float = 0.05,
              scoring: Scoring | None = None, annotators: Sequence[str] | None = None,
-             min_annotators_per_item: int = 2, min_items_per_annotator: int = 30) -> AltTestResult:
+             min_annotators_per_item: int = 2, min_items_per_annotator: int = 30,
+             level: str | None = None) -> AltTestResult:
     """The alt-test of the judge's ``y_pred`` (one value per item) against ``human_matrix``
     (annotators x items, NaN / None where an annotator did not rate an item).
 
-    ``scoring`` defaults to ``neg_rmse`` for numbers and ``accuracy`` for labels. Raises a
-    ValueError when fewer than two annotators can be tested (nothing to leave out).
+    The labels' ``level`` of measurement chooses the scoring: ``nominal`` labels are categories,
+    scored by ``accuracy`` however they are coded (``0/1/2`` or ``"a"/"b"/"c"``); ordinal,
+    interval and ratio numbers by ``neg_rmse``. Without a level: ``neg_rmse`` for numbers,
+    ``accuracy`` for labels. An explicit ``scoring`` overrides the level (the authors' own runs).
+    Raises a ValueError when fewer than two annotators can be tested (nothing to leave out).
     """
     judge = as_array(y_pred, name="alt_test: y_pred", ndim=1)
     humans = as_array(human_matrix, name="alt_test: human_matrix", ndim=2)
     if humans.shape[1] != len(judge):
         raise ValueError(f"alt_test: {len(judge)} judge values but {humans.shape[1]} items")
     numeric = humans.dtype != object and judge.dtype != object
-    scoring = scoring or ("neg_rmse" if numeric else "accuracy")
-    if scoring not in ("accuracy", "neg_rmse") or (scoring == "neg_rmse" and not numeric):
-        raise ValueError(f"alt_test: scoring must be 'accuracy' or (numbers only) 'neg_rmse', "
-                         f"got {scoring!r}")
+    scoring = _scoring(scoring, level, numeric)
     names = list(annotators) if annotators is not None else [str(i) for i in range(len(humans))]
     if len(names) < 2:
         raise ValueError("alt_test: needs at least two annotators (one to leave out, one to compare with)")
@@ -100,8 +112,35 @@ def alt_test(y_pred: Any, human_matrix: Any, *, epsilon: float = 0.2, alpha: flo
     rows = tuple(AltTestAnnotator(name, n, advantage, p, bool(won))
                  for (name, n, advantage, p), won in zip(tested, beaten, strict=True))
     winning = float(np.mean([row.beaten for row in rows]))
-    return AltTestResult(winning, float(np.mean([row.advantage for row in rows])), winning >= 0.5,
-                         epsilon, alpha, scoring, rows, tuple(skipped))
+    return AltTestResult(winning, float(np.mean([row.advantage for row in rows])),
+                         _decision(winning, len(names), len(rows), epsilon), epsilon, alpha, scoring, rows,
+                         tuple(skipped), level)
+
+
+RULE = "the judge replaces an annotator when it beats at least half of them (winning rate ω ≥ .5), " \
+       f"each tested at margin ε, with {MIN_ANNOTATORS} or more annotators"
+
+
+def _decision(winning: float, n_annotators: int, n_tested: int, epsilon: float) -> Decision:
+    numbers = dict(winning_rate=winning, annotators=n_annotators, tested=n_tested, epsilon=epsilon)
+    if n_annotators < MIN_ANNOTATORS:
+        return cannot_tell(RULE, f"{n_annotators} annotators: leaving one out compares the judge with a "
+                           f"single person, not a group; {MIN_ANNOTATORS} or more are needed", **numbers)
+    return decide(winning >= 0.5, RULE, **numbers)
+
+
+def _scoring(scoring: str | None, level: str | None, numeric: bool) -> str:
+    if level is not None and level not in ("nominal", "ordinal", "interval", "ratio"):
+        raise ValueError(f"alt_test: level must be nominal, ordinal, interval or ratio, got {level!r}")
+    if scoring is None:
+        scoring = "accuracy" if level == "nominal" or not numeric else "neg_rmse"
+    if scoring not in ("accuracy", "neg_rmse") or (scoring == "neg_rmse" and not numeric):
+        raise ValueError(f"alt_test: scoring must be 'accuracy' or (numbers only) 'neg_rmse', "
+                         f"got {scoring!r}")
+    if scoring == "neg_rmse" and level == "nominal":
+        raise ValueError("alt_test: nominal labels are categories; their codes have no distance to "
+                         "take a root-mean-square of (use scoring='accuracy')")
+    return scoring
 
 
 def _one_out(humans: np.ndarray, present: np.ndarray, judge: np.ndarray, left_out: int, items: np.ndarray,

@@ -63,7 +63,7 @@ def paper_table(rows: Iterable[Any], comparisons: Iterable[Any] = (), *, alpha: 
                       accuracy=binary.accuracy if binary else None, auc=row.auc,
                       alt_winning_rate=alt.winning_rate if alt else None,
                       alt_advantage=alt.advantage_probability if alt else None,
-                      alt_passed=alt.passed if alt else None)
+                      alt_passed=alt.passed if alt and alt.decision.told else None)
         found = tests.get((row.criterion, row.group, row.judge), {})
         record.update({key: found.get(key) for key in COLUMNS[20:27]})
         record["mark"] = _mark(found, alpha)
@@ -164,7 +164,7 @@ def _display(record: dict[str, Any], digits: int = 3, *, narrow: bool = False) -
     williams, permuted = record.get("williams_p_adjusted"), record.get("permutation_p_adjusted")
     versus = "–" if williams is None and permuted is None else f"{_p(williams)} / {_p(permuted)}"
     alt = "–" if record.get("alt_winning_rate") is None else \
-        f"{record['alt_winning_rate']:.2f}{' ✓' if record['alt_passed'] else ''}"
+        f"{record['alt_winning_rate']:.2f}" + {True: " ✓", False: "", None: " ?"}[record["alt_passed"]]
     if narrow:  # the criterion is a heading row; two decimals keep the column narrow
         spearman = interval("spearman", 2, 2) + (DAGGER if DAGGER in mark else "")
         return [record["judge"], spearman, _number(record["kappa"], 2) or "–", versus, alt]
@@ -190,7 +190,8 @@ def legend(alpha: float = 0.05, correction: Correction = "holm") -> str:
             f"accurate judge's (McNemar, {adjusted} p < {alpha:g}). p vs best (W / perm.): {adjusted} "
             f"p-values of Williams' test and of a paired permutation test of Spearman ρ against the best "
             f"judge, each family over the table; α = {alpha:g}. alt-test ω: the judge's winning rate in the "
-            f"alternative annotator test (✓: passes, ω ≥ .5; Calderon et al. 2025).")
+            f"alternative annotator test (✓: passes, ω ≥ .5; ?: cannot tell, fewer than three "
+            f"annotators; Calderon et al. 2025).")
 
 
 LEGEND = legend()

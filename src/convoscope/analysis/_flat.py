@@ -49,6 +49,8 @@ def _systems(study: Any) -> list[dict[str, Any]]:
              **_interval("pearson", s.pearson), **_interval("spearman", s.spearman),
              "pairwise_accuracy": s.pairwise_accuracy.accuracy if s.pairwise_accuracy else None,
              "outliers": ", ".join(s.outliers), "pearson_without_outliers": s.pearson_without_outliers,
+             "most_influential": s.weakest[0] if s.weakest else None,
+             "pearson_without_most_influential": s.weakest[1] if s.weakest else None,
              "notes": "; ".join(s.notes)} for s in study.systems]
 
 

@@ -214,35 +214,42 @@ def _judge_row(judge: str, scores: np.ndarray, humans: RaterMatrix, ceiling: Hum
     notes: list[str] = []
     rated = ~missing_mask(scores) & (~missing_mask(humans.values)).any(axis=0)
     numeric = humans.numeric and scores.dtype != object
-    intervals = _intervals(scores, humans, options, notes) if numeric else {}
+    level = options["level"] or default_level(numeric)
+    categories = level == "nominal"  # codes of categories: no order, no distance, whatever the coding
+    intervals = _intervals(scores, humans, options, notes) if numeric and not categories else {}
     if not numeric:
         notes.append("correlations need numeric scores from both judge and humans")
+    elif categories:
+        notes.append("correlations: nominal labels are categories; a correlation of their codes means "
+                     "nothing (use κ, F1 and the alt-test)")
     majority = majority_vote(humans.values, ties=options["ties"]) if rated.any() else None
     kappa_ci, alt = None, None
     if RaterKind.of(judge) is RaterKind.BASELINE:
         kappa, weights, binary = None, None, None  # no threshold: correlations and AUC only
     else:
-        kappa_ci, weights = _kappa(scores, majority, numeric, notes, options)
+        kappa_ci, weights = _kappa(scores, majority, numeric and not categories, notes, options)
         kappa = kappa_ci.estimate if kappa_ci else None
         binary = _binary(scores, majority, options["positive"], notes)
-        alt = _alt(scores, humans, options, notes)
-    auc = _auc(scores, majority, options["positive"], notes) if numeric else None
+        alt = _alt(scores, humans, level, options, notes)
+    auc = _auc(scores, majority, options["positive"], notes) if numeric and not categories else None
     return MetaevalRow(humans.criterion, group, judge, int(rated.sum()), intervals.get("spearman"),
                        intervals.get("kendall"), intervals.get("pearson"), kappa, weights, binary,
                        ceiling, tuple(notes), auc, kappa_ci, alt)
 
 
-def _alt(scores: np.ndarray, humans: RaterMatrix, options: dict[str, Any],
+def _alt(scores: np.ndarray, humans: RaterMatrix, level: str, options: dict[str, Any],
          notes: list[str]) -> AltTestResult | None:
+    """The alt-test, scored as the labels' level says: accuracy for nominal labels however they
+    are coded, −RMSE for numbers on an ordered scale. Two annotators: run, but it cannot tell."""
     if options["alt_epsilon"] is None or len(humans.raters) < 2:
         return None
     kind = None if humans.numeric and scores.dtype != object else object  # labels: compared as equal or not
     found = attempt(notes, "alt-test", lambda: alt_test(
         scores.astype(kind), humans.values.astype(kind), epsilon=options["alt_epsilon"],
-        alpha=options["alpha"], annotators=humans.raters))
+        alpha=options["alpha"], annotators=humans.raters, level=level))
     if found is not None and len(humans.raters) < MIN_ANNOTATORS:
         notes.append(f"alt-test: {len(humans.raters)} annotators — each is compared with the other alone, "
-                     f"not with a group; the authors recommend {MIN_ANNOTATORS} or more")
+                     f"not with a group; it cannot tell with fewer than {MIN_ANNOTATORS}")
     return found
 
 

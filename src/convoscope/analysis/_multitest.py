@@ -71,3 +71,25 @@ def reject(pvalues: Sequence[float], *, alpha: float = 0.05, method: Correction 
     adjusted = adjust_pvalues(pvalues, method=method)
     passed = adjusted <= alpha if inclusive else adjusted < alpha
     return np.where(np.isnan(adjusted), False, passed)
+
+
+def permutations_for(requested: int, n_tests: int, alpha: float) -> int:
+    """Permutations enough for a corrected p over ``n_tests`` tests to reach ``alpha``.
+
+    A permutation p-value is never below 1/(B + 1) (2/(B + 1) two-sided); Holm or Bonferroni
+    multiply the smallest by the number of tests, so with B = 1,000 a table of more than ~25
+    tests cannot reach .05 whatever the data. B grows so that the floor, multiplied by
+    ``n_tests``, is at most half of ``alpha``: B + 1 ≥ 4 n_tests / alpha. Never fewer than
+    ``requested``; 0 (no permutation test) stays 0.
+
+    >>> permutations_for(1000, 10, 0.05), permutations_for(1000, 30, 0.05)
+    (1000, 2399)
+    """
+    if requested <= 0 or n_tests <= 0:
+        return requested
+    return max(requested, int(np.ceil(4 * n_tests / alpha)) - 1)
+
+
+def pvalue_floor(permutations: int, n_tests: int) -> float:
+    """The smallest corrected two-sided permutation p a family of ``n_tests`` can show."""
+    return min(1.0, n_tests * 2 / (permutations + 1))

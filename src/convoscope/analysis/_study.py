@@ -23,7 +23,7 @@ from convoscope.analysis._compare import (
 from convoscope.analysis._export import LAYOUTS, Layout, paper_table, to_csv, to_latex, to_markdown
 from convoscope.analysis._labels import map_labels
 from convoscope.analysis._metaeval import MetaevalRow, is_human, metaeval
-from convoscope.analysis._multitest import CORRECTIONS, Correction
+from convoscope.analysis._multitest import CORRECTIONS, Correction, permutations_for
 from convoscope.analysis._study_system import (
     SystemComparison,
     SystemRanking,
@@ -60,6 +60,7 @@ class MetaevalStudy:
     # Judges asked several times (``--repeats``): how far each agrees with itself per criterion
     # (convoscope.runs.SelfConsistency). Its agreement with people is in ``rows``, pooled.
     self_consistency: tuple[Any, ...] = ()
+    permutations: int = 0  # permutations each test used: grown with the table (permutations_for)
 
     @property
     def computed(self) -> bool:
@@ -171,16 +172,28 @@ def metaeval_study(
     rows = metaeval(judges, humans, criteria=criteria, n_resamples=n_resamples, seed=seed, alpha=alpha,
                     **options)
     judged = {row.judge for row in rows}
+    # Each judge that is not the best on its criterion is one test of the family the table
+    # corrects over; the permutation count grows with it so a corrected p can reach alpha.
+    permutations = permutations_for(permutations, _family_size(rows), alpha)
     comparisons = compare_judges(judges, humans, criteria=criteria, n_resamples=n_resamples, seed=seed,
                                  permutations=permutations, ties=options.get("ties", "low")) \
         if compare and len(judged) > 1 else []
-    parts = _system_parts(judges, humans, criteria, system_resample, inputs, min(n_resamples, 1000),
+    parts = _system_parts(judges, humans, criteria, system_resample, inputs, n_resamples,
                           permutations, seed, alpha, correction, len(judged) > 1) if system else ([], [], [])
     per_set = per_rater_average(judges, humans, criteria=criteria,
                                 positive=options.get("positive") or 1) if human_sets == "each" else []
     return MetaevalStudy(tuple(rows), tuple(comparisons), tuple(parts[0]), tuple(per_set),
                          tuple(judges), None if humans is None else tuple(humans), tuple(parts[1]),
-                         tuple(parts[2]), alpha, correction, tuple(consistency))
+                         tuple(parts[2]), alpha, correction, tuple(consistency), permutations)
+
+
+def _family_size(rows: list[MetaevalRow]) -> int:
+    """Tests in the table's family: per criterion, every judge but the best is compared with it."""
+    judges: dict[str, set[str]] = {}
+    for row in rows:
+        if row.group is None:
+            judges.setdefault(row.criterion, set()).add(row.judge)
+    return sum(max(len(names) - 1, 0) for names in judges.values())
 
 
 def _repeats_apart(judges: list[Any]) -> tuple[list[Any], list[Any]]:

@@ -17,7 +17,7 @@ import numpy as np
 
 from convoscope.analysis._bootstrap import BootstrapResult
 from convoscope.analysis._compare import _matrices
-from convoscope.analysis._correlation import pearson
+from convoscope.analysis._influence import Influence
 from convoscope.analysis._multitest import Correction
 from convoscope.analysis._pooling import mean_pool
 from convoscope.analysis._significance import DependentCorrelationTest, PermutationResult
@@ -28,7 +28,6 @@ from convoscope.analysis._system_level import (
     PairwiseAccuracy,
     RankInterval,
     Resample,
-    outlier_systems,
     pairwise_accuracy,
     rank_intervals,
     system_level_ci,
@@ -43,8 +42,9 @@ from convoscope.analysis._validate import missing_mask
 @dataclass(frozen=True)
 class SystemRow:
     """A judge's system-level correlation with the human mean, per criterion. ``resample`` names
-    how the intervals were made; ``outliers`` are systems far from the others (people's or the
-    judge's means), with the Pearson r computed without them."""
+    how the intervals were made; ``outliers`` are systems off the judge–people trend (Bonferroni
+    outlier test, :mod:`convoscope.analysis._influence`), with the Pearson r computed without
+    them; ``weakest`` the leave-one-system-out influence."""
 
     criterion: str
     judge: str
@@ -56,6 +56,7 @@ class SystemRow:
     pairwise_accuracy: PairwiseAccuracy | None = None
     outliers: tuple[str, ...] = ()
     pearson_without_outliers: float | None = None
+    weakest: tuple[str, float] | None = None  # the system whose removal lowers r most, and r without it
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -167,25 +168,25 @@ def _system_row(part: _Prepared, judge: str, n_resamples: int, seed: int | None,
         notes.append(warning)
     accuracy = attempt(notes, "pairwise accuracy", lambda: pairwise_accuracy(human, scores, part.systems)) \
         if usable else None
-    outliers, without = _outliers(scores, human, part.systems, notes) if usable else ((), None)
+    screen = _outliers(scores, human, part.systems, notes) if usable else None
     return SystemRow(part.criterion, judge, n, results["pearson"], results["spearman"], tuple(notes),
-                     RESAMPLE_NAMES[resample], accuracy, outliers, without)
+                     RESAMPLE_NAMES[resample], accuracy, screen.outliers if screen else (),
+                     screen.pearson_without_outliers if screen else None, screen.weakest if screen else None)
 
 
 def _outliers(scores: np.ndarray, human: Any, systems: np.ndarray,
-              notes: list[str]) -> tuple[tuple[str, ...], float | None]:
+              notes: list[str]) -> Influence:
+    from convoscope.analysis._influence import influence
+
     keep = ~(np.isnan(scores) | np.isnan(human) | missing_mask(systems))
     names = sorted(set(systems[keep].tolist()))
     judge_means = {n: float(scores[keep][systems[keep] == n].mean()) for n in names}
     human_means = {n: float(human[keep][systems[keep] == n].mean()) for n in names}
-    found = tuple(sorted(set(outlier_systems(judge_means)) | set(outlier_systems(human_means))))
-    if not found:
-        return (), None
-    rest = [n for n in names if n not in found]
-    without = attempt(notes, "r without outliers", lambda: pearson([judge_means[n] for n in rest],
-                                                                   [human_means[n] for n in rest]))
-    notes.append(f"outlier systems (more than 2.5 robust SD from the median): {', '.join(found)}")
-    return found, without
+    found = influence(judge_means, human_means)
+    if found.outliers:
+        notes.append(f"outlier systems (off the judge–people trend, Bonferroni outlier test at .05): "
+                     f"{', '.join(found.outliers)}")
+    return found
 
 
 def system_comparisons(judge_ratings: Iterable[Any], human_ratings: Iterable[Any] | None = None, *,

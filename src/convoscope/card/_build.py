@@ -89,7 +89,7 @@ async def judge_card_async(
               for judge in judges]
     carded = {j.rater for j in judged}
     reference = [r for name in baselines for r in _baseline(name, item_list, names) if r.rater not in carded]
-    ratings = [v for j in judged for v in j.verdicts] + reference
+    ratings = sections.exact([v for j in judged for v in j.verdicts], score) + reference
     by_language = len({item.language for item in item_list if item.language}) > 1 or bool(languages)
     rows = sections.agreement_rows(ratings, humans, criteria=names, by_language=by_language, options=options)
     families = families or {}
@@ -205,9 +205,10 @@ def _report(judged: _Judged, rows: list[Any], ratings: list[Any], humans: list[A
     agreement, missing = sections.agreements(rows, judged.rater, languages)
     system_rows, system_missing = sections.systems(ratings, humans, items, judged.rater, criteria=criteria,
                                                    options=options)
-    bias, bias_missing = sections.bias(judged.verdicts, humans, items, criteria=criteria, family=family,
+    scored = sections.exact(judged.verdicts, options["score"])  # exact values, as at item level
+    bias, bias_missing = sections.bias(scored, humans, items, criteria=criteria, family=family,
                                        options=options)
-    worth, worth_missing = sections.labels_worth(judged.verdicts, humans, criteria=criteria,
+    worth, worth_missing = sections.labels_worth(scored, humans, criteria=criteria,
                                                  confidence=options["confidence"])
     consistency = tuple(self_consistency(judged.members))
     if not consistency:

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from convoscope.analysis import MetaevalRow, SystemRow
+from convoscope.analysis import Decision, MetaevalRow, SystemRow
 from convoscope.estimate import BiasReport, Estimate
 from convoscope.pairwise import JudgePositionBias
 from convoscope.runs import SelfConsistency
@@ -34,10 +34,13 @@ class CardThresholds:
     item_rho: float = 0.4  # ρ at which a judge may score single items (moderate agreement)
     baseline_margin: float = 0.05  # ρ must beat the best cheap baseline by this much
     system_rho: float = 0.7  # system-level ρ at which a judge may rank systems
+    weak_rho: float = 0.3  # a ranking claim needs its interval above this (weak agreement excluded)
+    min_systems: int = 5  # fewer: even a perfect ranking is within chance (exact p 2/4! = .083 at 4)
+    ceiling_margin: float = 0.0  # a judge whose ρ interval lies above the people's ceiling + this is flagged
     max_manipulation_share: float = 0.1  # share of probes scored above their clean answer
     max_position_flips: float = 0.2  # share of pairs whose winner changed with the order
     max_unscored_share: float = 0.05
-    min_self_agreement: float = 0.8  # mean share of repeats giving an item's most frequent value
+    min_self_agreement: float = 0.8  # share of pairs of an item's repeats that agree, over items
     max_length_rho: float = 0.3  # |ρ| of residuals with length (and p < alpha) counts as a lean
     max_language_gap: float = 0.5  # |mean residual| of a language, in standard deviations (p < alpha)
     max_self_preference: float = 0.3  # own family's mean residual above the others, in SDs (p < alpha)
@@ -50,11 +53,16 @@ THRESHOLD_MEANINGS = {
     "item_rho": "Spearman ρ with the people's mean from which the judge may score single items "
                 "(and its interval must exclude 0)",
     "baseline_margin": "ρ must beat the best cheap baseline (length, TF-IDF) by at least this",
-    "system_rho": "system-level ρ from which the judge may rank systems (interval above 0)",
+    "system_rho": "system-level ρ from which the judge may rank systems",
+    "weak_rho": "the system-level ρ interval must lie above this (weak agreement excluded) to rank systems",
+    "min_systems": "fewer systems: cannot tell whether the judge ranks them (with four, even a perfect "
+                   "ranking has exact permutation p = 2/4! = .083)",
+    "ceiling_margin": "a judge whose item-level ρ interval lies above the people's own leave-one-out ρ "
+                      "by more than this is flagged: leakage or a bad ceiling",
     "max_manipulation_share": "share of probes scored above their clean answer the judge may have",
     "max_position_flips": "share of pairs asked in both orders whose winner may follow the order",
     "max_unscored_share": "share of unscored verdicts the judge may have",
-    "min_self_agreement": "share of an item's repeats that must agree (with --repeats)",
+    "min_self_agreement": "share of pairs of an item's repeats that must agree (with --repeats)",
     "max_length_rho": "largest |ρ| of residuals with answer length before it counts as a lean",
     "max_language_gap": "largest |mean residual| (SD) of one language before it counts as a gap",
     "max_self_preference": "largest residual (SD) on the judge's own family's systems",
@@ -95,7 +103,8 @@ class Agreement:
         if result is None:
             baseline = RaterKind.of(self.judge.judge) is RaterKind.BASELINE
             return "not tested (a baseline has no scale)" if baseline else "not tested (see Not computed)"
-        return "yes" if result.passed else "no"
+        decision = result.decision
+        return {"pass": "yes", "fail": "no"}.get(decision.outcome, f"cannot tell ({decision.reason})")
 
     @property
     def best_baseline(self) -> MetaevalRow | None:
@@ -168,6 +177,11 @@ class Finding:
     criterion: str | None = None
     language: str | None = None
     good: bool = False
+    decision: Decision | None = None  # the rule's outcome and numbers, when the finding is a claim
+
+    @property
+    def cannot_tell(self) -> bool:
+        return self.decision is not None and self.decision.outcome == "cannot_tell"
 
 
 @dataclass(frozen=True)

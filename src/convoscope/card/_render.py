@@ -7,6 +7,7 @@ page and has its pipes escaped in Markdown.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -29,7 +30,8 @@ class Bar:
 
 
 def _f(value: float | None, digits: int = 2) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
+    """A number, or a dash for none and for a non-finite one (never "inf" or "nan" on a card)."""
+    return "–" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
 
 
 def _ci(result: Any) -> str:
@@ -81,13 +83,14 @@ def _bias(report: JudgeReport) -> Table:
 
 
 def _consistency(report: JudgeReport) -> Table:
-    rows = tuple((c.criterion, str(c.repeats), str(c.items), f"{c.agreement:.2f}", _f(c.alpha))
+    rows = tuple((c.criterion, str(c.repeats), str(c.items), _f(c.pairwise), _f(c.alpha))
                  for c in report.consistency)
     unscored = ", ".join(f"{reason} {n}" for reason, n in report.unscored) or "none"
     share = report.unscored_share
     rows += (("unscored", "", str(report.verdicts), f"{_f(share)} of verdicts", unscored),)
     return ("Self-consistency and unscored verdicts", ("criterion", "repeats", "items",
-                                                        "agreement", "α (repeats as raters)"), rows)
+                                                        "pairs of repeats agreeing", "α (repeats as raters)"),
+            rows)
 
 
 def _cost(report: JudgeReport) -> Table:
@@ -108,7 +111,7 @@ def _cost(report: JudgeReport) -> Table:
 
 def _worth(report: JudgeReport) -> Table:
     rows = tuple((w.criterion, str(w.estimate.n_human), str(w.estimate.n_judged),
-                  f"{w.estimate.effective_n:.1f}", f"{w.per_label:.2f}", w.unlabelled)
+                  _f(w.estimate.effective_n, 1), _f(w.per_label), w.unlabelled)
                  for w in report.labels_worth)
     return ("Labels worth (prediction-powered inference)", ("criterion", "people's labels", "judged items",
                                                              "as precise as labels alone", "per label",
@@ -132,7 +135,7 @@ def side_by_side(card: JudgeCard) -> Table:
             tokens = _f(report.cost.per_1000_items()["prompt_tokens"], 0) if report.cost else "–"
             rows.append((report.judge, a.criterion, _ci(a.judge.spearman), a.replaces_annotator, _ci(system),
                          _f(share), _f(report.unscored_share), tokens,
-                         "–" if worth is None else f"{worth.per_label:.2f}"))
+                         "–" if worth is None else _f(worth.per_label)))
     return ("Side by side", ("judge", "criterion", "ρ with people [CI]", "can replace an annotator",
                              "system ρ [CI]", "probes above clean", "unscored", "prompt tokens / 1,000 items",
                              "labels worth per label"), tuple(rows))

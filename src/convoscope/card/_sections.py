@@ -23,6 +23,25 @@ from convoscope.estimate import BiasReport, ppi_mean, study_bias
 from convoscope.judges import RaterKind
 
 
+def exact(verdicts: Sequence[Any], score: str) -> list[Any]:
+    """The verdicts as the card scores them: a Python judge's exact float (its ``expected_value``;
+    ``value`` is only the nearest scale point) always, a model judge's expected value when
+    ``score="expected_value"``. Item level, system level, bias and labels worth all read these."""
+    from convoscope.analysis import Rating
+
+    scored = []
+    for verdict in verdicts:
+        expected = getattr(verdict, "expected_value", None)
+        python = RaterKind.of(str(verdict.rater)) is RaterKind.PYTHON
+        if expected is None or verdict.value is None or not (python or score == "expected_value"):
+            scored.append(verdict)
+            continue
+        scored.append(Rating(str(verdict.item_id), str(verdict.criterion), str(verdict.rater),
+                             float(expected), language=getattr(verdict, "language", None),
+                             system=getattr(verdict, "system", None), expected_value=float(expected)))
+    return scored
+
+
 def agreement_rows(ratings: Sequence[Any], humans: Sequence[Any], *, criteria: Sequence[str],
                    by_language: bool, options: Mapping[str, Any]) -> list[MetaevalRow]:
     """One :func:`metaeval` over every judge and baseline, per criterion and language."""
@@ -72,7 +91,7 @@ def systems(ratings: Sequence[Any], humans: Sequence[Any], items: Sequence[Any],
     mine = [r for r in ratings if r.rater == rater]
     try:
         rows = system_level(mine, humans, criteria=list(criteria), seed=options["seed"],
-                            n_resamples=min(options["n_resamples"], 1000))
+                            n_resamples=options["n_resamples"])
     except (ValueError, ConfigError) as error:
         return (), [NotComputed("systems", str(error))]
     return tuple(rows), []
@@ -137,8 +156,9 @@ def labels_worth(verdicts: Sequence[Any], humans: Sequence[Any], *, criteria: Se
         if not pool:
             pool, described = list(judged), "every judged item (people rated them all)"
         try:
+            zero_one = all(value in (0.0, 1.0) for i in labelled for value in people[i])  # a share
             estimate = ppi_mean([np.mean(people[i]) for i in labelled], [judged[i] for i in labelled],
-                                [judged[i] for i in pool], confidence=confidence)
+                                [judged[i] for i in pool], confidence=confidence, share=zero_one)
         except ConfigError as error:
             missing.append(NotComputed("labels_worth", str(error), criterion))
             continue

@@ -341,6 +341,10 @@ def _print_study(console: Console, study: Any, options: dict[str, Any]) -> None:
                                               options["ties"], epsilon), style="dim"))
     if study.comparisons:
         console.print(render.comparison_table(study.comparisons))
+        if study.permutations and study.permutations != options["permutations"]:
+            console.print(Text(f"Permutation tests used {study.permutations:,} permutations (asked "
+                               f"{options['permutations']:,}): enough for a {study.correction}-corrected p "
+                               f"over the table's tests to reach α = {study.alpha:g}.", style="dim"))
     for table in render.system_tables(study):
         console.print(table)
     if study.per_set:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -217,8 +218,9 @@ _EXISTING = click.Path(exists=True, dir_okay=False, path_type=Path)
 @_VERDICTS
 @click.option("--criterion", required=True)
 @click.option("--judge", "judge_rater", required=True, help="The judge's rater name in the verdicts.")
-@click.option("--target", type=click.Choice(["mean", "shares"]), default="mean", show_default=True,
-              help="The mean human score, or the share of each label.")
+@click.option("--target", type=click.Choice(["mean", "shares"]),
+              help="The mean human score, or the share of each label. Default: shares for text "
+                   "labels, else the mean (for 0/1 labels with the share interval).")
 @click.option("--by", default="system", show_default=True,
               help="Group by system, language or both (system,language).")
 @click.option("--random-sample", "sample_path", type=_EXISTING,
@@ -241,7 +243,7 @@ _EXISTING = click.Path(exists=True, dir_okay=False, path_type=Path)
               help="Also estimate system A minus system B (independent samples).")
 @click.option("--wide", is_flag=True, help="Print tables at full width instead of wrapping cells.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Also write a CSV.")
-def estimate_command(verdict_paths: tuple[Path, ...], criterion: str, judge_rater: str, target: str,
+def estimate_command(verdict_paths: tuple[Path, ...], criterion: str, judge_rater: str, target: str | None,
                      by: str, sample_path: Path | None, calibration_path: Path | None, folds: int | None,
                      score: str, interval: str, min_labels: int, confidence: float,
                      difference: tuple[str, str] | None, wide: bool, out: Path | None) -> None:
@@ -267,14 +269,15 @@ def estimate_command(verdict_paths: tuple[Path, ...], criterion: str, judge_rate
                            interval=interval, min_labels=min_labels)  # type: ignore[arg-type]
         differences = _differences(results, difference) if difference else []
         rows = [_estimate_row(result) for result in results]
-        table = wrapped_table(f"{criterion}: people's {target} estimated with {judge_rater}",
+        what = target or ("shares" if rows and rows[0]["target"].startswith("share:") else "mean")
+        table = wrapped_table(f"{criterion}: people's {what} estimated with {judge_rater}",
                               ["group", "target", "PPI [CI]", "people only [CI]", "n people", "n judge",
                                "labels worth"], keys=2)
         for row in rows:
             ppi = f"{row['estimate']:.3f} {_interval(row['ci_low'], row['ci_high'])}"
             human = f"{row['human_only']:.3f} {_interval(row['human_only_low'], row['human_only_high'])}"
             table.add_row(Text(row["group"]), Text(row["target"]), ppi, human, str(row["n_human"]),
-                          str(row["n_judged"]), f"{row['effective_n']:.0f}")
+                          str(row["n_judged"]), _worth(row["effective_n"]))
         console.print(table)
         if differences:
             console.print(_difference_table(differences))
@@ -287,10 +290,19 @@ def estimate_command(verdict_paths: tuple[Path, ...], criterion: str, judge_rate
             console.print(f"Wrote {out}")
 
 
+def _worth(effective_n: float) -> str:
+    """Labels worth, or a dash when the variance it is a ratio of is zero (not a number)."""
+    return f"{effective_n:.0f}" if math.isfinite(effective_n) else "–"
+
+
 def _estimate_notes(console: Console, results: Any, calibration: Any, interval: str,
                     confidence: float) -> None:
     for note in results.skipped:
         console.print(Text(f"Not estimated: {note}"))
+    for result in results:
+        for warning in result.estimate.warnings:
+            group = ",".join(f"{k}={v}" for k, v in result.group.items()) or "all"
+            console.print(Text(f"Warning ({group}, {result.target}): {warning}"))
     if results and results[0].labelled == "all human-rated items":
         console.print("Every human-rated item was taken as the random sample; pass --random-sample "
                       "if people also rated items chosen for a reason.")

@@ -403,7 +403,7 @@ def _print_summary(console: Console, result: RunResult) -> None:
     for found in summary.self_consistency:
         alpha = "–" if found["alpha"] is None else f"{found['alpha']:.3f}"
         rows.append((f"self-consistency {found['judge']} on {found['criterion']}",
-                     f"agreement {found['agreement']:.3f}, α {alpha} "
+                     f"pairs of repeats agreeing {found.get('pairwise', float('nan')):.3f}, α {alpha} "
                      f"({found['repeats']} repeats, {found['items']} items)"))
     rows += [("note", note) for note in summary.notes]
     for name, value in rows:

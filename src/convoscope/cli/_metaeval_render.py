@@ -93,7 +93,9 @@ def metaeval_tables(rows: Sequence[Any]) -> list[Table]:
     tables = []
     for (criterion, group), section in sections.items():
         binary = any(row.binary or row.auc is not None for row in section)
-        headers = ["judge", "n", "Spearman ρ", "Kendall τ", "Pearson r", "Cohen κ",
+        # Nominal labels are categories: a correlation of their codes is not printed at all.
+        ordered = section[0].humans.alpha_level != "nominal"
+        headers = ["judge", "n", *(["Spearman ρ", "Kendall τ", "Pearson r"] if ordered else []), "Cohen κ",
                    *(["F1+", "F1−", "AUC"] if binary else []), "alt-test ω (ρ)"]
         table = wrapped_table(f"{criterion}" + (f" · {group}" if group else ""), headers,
                               caption=_ceiling(section[0].humans))
@@ -104,8 +106,9 @@ def metaeval_tables(rows: Sequence[Any]) -> list[Table]:
             scores = row.binary
             f1s = [fmt(scores.f1_pos if scores else None), fmt(scores.f1_neg if scores else None),
                    fmt(row.auc)] if binary else []
-            table.add_row(Text(row.judge), str(row.n_items), interval(row.spearman), interval(row.kendall),
-                          interval(row.pearson), kappa, *f1s, _alt(row.alt_test))
+            correlations = [interval(row.spearman), interval(row.kendall), interval(row.pearson)] \
+                if ordered else []
+            table.add_row(Text(row.judge), str(row.n_items), *correlations, kappa, *f1s, _alt(row.alt_test))
         tables.append(table)
     return tables
 
@@ -119,8 +122,10 @@ def _ceiling(humans: Any) -> str:
 def _alt(result: Any) -> str:
     if result is None:
         return "–"
-    verdict = "passes" if result.passed else "fails"
-    return f"{result.winning_rate:.2f} ({result.advantage_probability:.2f}) {verdict}"
+    decision = result.decision
+    text = f"{result.winning_rate:.2f} ({result.advantage_probability:.2f}) {decision.word}, {result.scoring}"
+    return text + (f" ({result.level})" if result.level else "") + (
+        f" — {decision.reason}" if decision.outcome == "cannot_tell" else "")
 
 
 def metaeval_legend(confidence: float, alpha: float, correction: str, ties: str,
@@ -128,8 +133,10 @@ def metaeval_legend(confidence: float, alpha: float, correction: str, ties: str,
     from convoscope.analysis._multitest import CORRECTION_NAMES
 
     alt = ("alt-test ω (ρ): the alternative annotator test (Calderon et al. 2025): the share of people the "
-           f"judge can replace at ε = {epsilon:g} (Benjamini–Yekutieli, α = {alpha:g}; passes at ω ≥ .5) and "
-           "its advantage probability. " if epsilon is not None else "")
+           f"judge can replace at ε = {epsilon:g} (Benjamini–Yekutieli, α = {alpha:g}; passes at ω ≥ .5 "
+           "with three or more annotators, cannot tell with two) and its advantage probability, then the "
+           "scoring the labels' level chose (accuracy for nominal labels however coded, −RMSE for ordered "
+           "numbers). " if epsilon is not None else "")
     return (f"Correlations are with the mean human score, [{confidence:.0%} bootstrap interval]; Cohen κ is "
             f"with the human majority (quadratic weights for numbers; ties: {ties}), with its interval. "
             "F1+ / F1− score the positive and the negative class of binary criteria, AUC ranks their "
@@ -158,12 +165,13 @@ def system_tables(study: Any) -> list[Table]:
         resample = study.systems[0].resample
         table = wrapped_table(f"System level (system means; {resample})",
                               ["criterion", "judge", "systems", "Pearson r", "Spearman ρ", "pairwise acc.",
-                               "outliers"], keys=2)
+                               "outliers", "r without (most influential)"], keys=2)
         for row in study.systems:
             found = row.pairwise_accuracy
             accuracy = "–" if found is None else f"{found.accuracy:.3f} ({found.agreeing}/{found.n_pairs})"
             table.add_row(Text(row.criterion), Text(row.judge), str(row.n_systems), interval(row.pearson),
-                          interval(row.spearman), accuracy, Text(", ".join(row.outliers) or "–"))
+                          interval(row.spearman), accuracy, Text(", ".join(row.outliers) or "–"),
+                          Text("–" if row.weakest is None else f"{row.weakest[1]:.3f} ({row.weakest[0]})"))
         tables.append(table)
     if study.system_comparisons:
         table = wrapped_table("Judge against judge at system level (Pearson r of system means)",
@@ -218,8 +226,9 @@ def bias_table(reports: list[Any]) -> Table:
 def self_consistency_table(found: Sequence[Any]) -> Table:
     """Judges asked several times: how far each agrees with itself (noise, apart from bias)."""
     table = wrapped_table("Self-consistency over repeats", ["judge", "criterion", "repeats", "items",
-                                                           "agreement", "α (repeats as raters)"], keys=2)
+                                                           "pairs agreeing", "modal share",
+                                                           "α (repeats as raters)"], keys=2)
     for row in found:
         table.add_row(Text(row.judge), Text(row.criterion), str(row.repeats), str(row.items),
-                      fmt(row.agreement), fmt(row.alpha))
+                      fmt(row.pairwise), fmt(row.agreement), fmt(row.alpha))
     return table

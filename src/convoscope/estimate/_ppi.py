@@ -41,7 +41,9 @@ class Estimate:
     ``value`` and ``ci`` are the prediction-powered estimate; ``human_only`` and
     ``human_only_ci`` the classical estimate from the ``n_human`` labels alone, for comparison.
     ``effective_n`` is how many human labels the classical estimate would need for an interval
-    as narrow as the prediction-powered one (``n_human`` times the variance ratio).
+    as narrow as the prediction-powered one (``n_human`` times the variance ratio; NaN when the
+    prediction-powered variance is zero, where the ratio says nothing). ``warnings`` says when
+    an interval has no width (every label and score alike: the spread is unknown, not zero).
     ``std_error`` / ``human_only_std_error`` are the standard errors and ``interval`` how the
     intervals were made. A share (``share=True``) is clipped to [0, 1], interval and value.
     """
@@ -58,6 +60,7 @@ class Estimate:
     std_error: float = float("nan")
     human_only_std_error: float = float("nan")
     interval: str = "normal"
+    warnings: tuple[str, ...] = ()  # e.g. an interval of no width: the spread is unknown, not zero
 
     @property
     def width(self) -> float:
@@ -65,7 +68,8 @@ class Estimate:
 
     @property
     def labels_gained(self) -> float:
-        """Human labels saved: ``effective_n - n_human`` (negative when the judge hurt)."""
+        """Human labels saved: ``effective_n - n_human`` (negative when the judge hurt; NaN when
+        the estimate's variance is zero)."""
         return self.effective_n - self.n_human
 
 
@@ -197,13 +201,22 @@ def _estimate(value: float, y: np.ndarray, labelled: np.ndarray, unlabelled: np.
     q = _quantile(confidence, interval, n - 1)
     se, classical_se = float(np.sqrt(variance)), float(np.sqrt(classical_variance))
     classical = float(y.mean())
-    effective = n * classical_variance / variance if variance > 0 else float("inf")
+    # A zero variance is a spread nobody has seen, not a known one: no ratio, and a warning.
+    effective = n * classical_variance / variance if variance > 0 else float("nan")
     shown = min(max(value, 0.0), 1.0) if share else value
-    return Estimate(value=shown, ci=_bounds(value, q * se, share), human_only=classical,
-                    human_only_ci=_bounds(classical, q * classical_se, share), n_human=n,
+    ci, human_ci = _bounds(value, q * se, share), _bounds(classical, q * classical_se, share)
+    return Estimate(value=shown, ci=ci, human_only=classical, human_only_ci=human_ci, n_human=n,
                     n_judged=big_n, lam=float(lam), effective_n=float(effective),
                     confidence=confidence, std_error=se, human_only_std_error=classical_se,
-                    interval=interval)
+                    interval=interval, warnings=_collapsed(ci, human_ci, share))
+
+
+def _collapsed(ci: tuple[float, float], human_ci: tuple[float, float], share: bool) -> tuple[str, ...]:
+    if ci[1] - ci[0] > 1e-12 and human_ci[1] - human_ci[0] > 1e-12:
+        return ()
+    hint = "" if share else "; for a 0/1 or categorical criterion estimate shares (target='shares')"
+    return ("the interval has no width: every label and judge score on the sample was the same, so "
+            f"their spread is unknown, not zero — label more items{hint}",)
 
 
 @dataclass(frozen=True)

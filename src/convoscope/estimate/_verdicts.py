@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from convoscope.analysis._decision import Decision, cannot_tell
 from convoscope.errors import ConfigError
 from convoscope.estimate._calibrate import Calibration
 from convoscope.estimate._crossfit import CrossFit, cross_fit
@@ -69,6 +70,7 @@ class Estimates(Sequence[GroupEstimate]):
 
     rows: tuple[GroupEstimate, ...]
     skipped: tuple[str, ...] = ()
+    refusals: tuple[Decision, ...] = ()  # each skipped group as a decision: cannot tell, and why
 
     def __getitem__(self, index: Any) -> Any:
         return self.rows[index]
@@ -78,9 +80,11 @@ class Estimates(Sequence[GroupEstimate]):
 
 
 MIN_LABELS = 10
+ESTIMATE_RULE = ("estimate a group when it has at least min_labels human-labelled items in the random "
+                 "sample and at least one item only the judge scored")
 
 
-def estimate(verdicts: Iterable[Any], *, criterion: str, judge: str, target: Target = "mean",
+def estimate(verdicts: Iterable[Any], *, criterion: str, judge: str, target: Target | None = None,
              by: Sequence[GroupField] = ("system",), random_sample: Iterable[str] | None = None,
              calibration: Calibration | None = None, cross_fit: int | None = None,
              score: str = "expected_value", confidence: float = 0.95, interval: Interval = "t",
@@ -89,7 +93,9 @@ def estimate(verdicts: Iterable[Any], *, criterion: str, judge: str, target: Tar
 
     ``judge`` is the judge's rater name as it appears in the verdicts; human raters are those
     named ``human:…``. ``target="shares"`` estimates the share of each label people give (the
-    judge's probability of the label where it gave a distribution, else its label).
+    judge's probability of the label where it gave a distribution, else its label). The default
+    (None) takes shares when people's labels are not numbers, else the mean; a mean of 0/1
+    labels is the share of 1 and gets the share interval (never a point with no positive seen).
 
     ``calibration`` maps the judge's scores first; it must record the items it was fitted on
     (``fitted_on``) and none of them may be a labelled item here, or the interval loses its
@@ -112,9 +118,11 @@ def estimate(verdicts: Iterable[Any], *, criterion: str, judge: str, target: Tar
                 for key, g in groups.items()}
     if calibration is not None:
         _check_calibration(calibration, [i for ids in labelled.values() for i in ids])
+    if target is None:
+        target = _default_target(groups, labelled)
     folds = _folds(groups, labelled, cross_fit, target, calibration, score, seed)
     options = dict(target=target, score=score, confidence=confidence, interval=interval)
-    results, skipped = [], []
+    results, skipped, refusals = [], [], []
     for key in sorted(groups, key=lambda k: tuple(str(part) for part in k)):
         group = dict(zip(by, key, strict=True))
         judged, chosen = groups[key]["judge"], labelled[key]
@@ -123,6 +131,8 @@ def estimate(verdicts: Iterable[Any], *, criterion: str, judge: str, target: Tar
             name = ", ".join(f"{k}={v}" for k, v in group.items()) or "all items"
             skipped.append(f"{name}: {len(chosen)} human-labelled and {len(unlabelled)} judge-only "
                            f"items (at least {min_labels} and 1 are needed)")
+            refusals.append(cannot_tell(ESTIMATE_RULE, skipped[-1], group=name, labels=len(chosen),
+                                        judge_only=len(unlabelled), min_labels=min_labels))
             continue
         found = _group_estimates(groups[key], chosen, unlabelled, calibration, folds, options)
         for name, value in found:
@@ -132,7 +142,19 @@ def estimate(verdicts: Iterable[Any], *, criterion: str, judge: str, target: Tar
                 calibration=folds.name if folds else (calibration.name if calibration else None)))
     if not results:
         raise ConfigError("no group could be estimated: " + "; ".join(skipped))
-    return Estimates(tuple(results), tuple(skipped))
+    return Estimates(tuple(results), tuple(skipped), tuple(refusals))
+
+
+def _default_target(groups: dict[tuple[Any, ...], dict[str, Any]],
+                    labelled: dict[tuple[Any, ...], list[str]]) -> Target:
+    """Shares when any label people gave is not a number (categories), else the mean."""
+    values = [v for key, ids in labelled.items() for i in ids for v in groups[key]["human"][i]]
+    return "shares" if any(_number(v) is None for v in values) else "mean"
+
+
+def _zero_one(human: dict[str, list[Any]], labelled: list[str]) -> bool:
+    """Are all of people's labels 0 or 1? Their mean is then a share and needs the share interval."""
+    return all(_number(v) in (0.0, 1.0) for i in labelled for v in human[i])
 
 
 def _groups(rows: list[Any], judge: str, by: Sequence[str]) -> dict[tuple[Any, ...], dict[str, Any]]:
@@ -192,7 +214,8 @@ def _group_estimates(group: dict[str, Any], labelled: list[str], unlabelled: lis
                             options["score"]))
     # One weight for every label's share (PPI++ "overall" tuning), so the shares sum to one.
     lam = power_tuning_lambda(*(np.column_stack([t[index] for t in targets]) for index in (1, 2, 3)))
-    return [(name, ppi_mean(y, yhat, yhat_u, lam=lam, share=options["target"] == "shares", **settings))
+    share = options["target"] == "shares" or _zero_one(human, labelled)
+    return [(name, ppi_mean(y, yhat, yhat_u, lam=lam, share=share, **settings))
             for name, y, yhat, yhat_u in targets]
 
 

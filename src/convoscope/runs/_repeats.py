@@ -4,15 +4,16 @@
 that decodes greedily gives the same answer N times; a completion-mode judge draws each repeat from
 its own next-token distribution). Each repeat is a verdict of its own, by ``<rater>~rK``, cached and
 resumable like any task; the repeats are pooled as a panel pools its judges. Self-consistency says
-how much of a judge's disagreement with people is its own noise: per judge and criterion, the mean
-share of an item's repeats that give its most frequent value, and Krippendorff's alpha with the
+how much of a judge's disagreement with people is its own noise: per judge and criterion, the
+share of pairs of an item's repeats that agree (``pairwise``, computed in
+:mod:`convoscope.analysis`), the older modal share beside it, and Krippendorff's alpha with the
 repeats as raters (ordinal on numeric scales, nominal on labels).
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -37,8 +38,9 @@ class SelfConsistency:
     criterion: str
     repeats: int
     items: int  # items with at least two scored repeats
-    agreement: float  # mean share of an item's repeats giving its most frequent value
+    agreement: float  # mean share of an item's repeats giving its most frequent value (floor 1/repeats)
     alpha: float | None  # Krippendorff's alpha, repeats as raters (None: undefined)
+    pairwise: float = float("nan")  # mean share of pairs of an item's repeats that agree (no floor)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -76,14 +78,16 @@ def self_consistency(verdicts: Iterable[Verdict]) -> list[SelfConsistency]:
 def _consistency(judge: str, criterion: str, items: dict[str, dict[int, Any]],
                  numeric: bool) -> SelfConsistency:
     from convoscope.analysis import krippendorff_alpha
+    from convoscope.analysis._consistency import modal_share, pairwise_agreement, repeats_matrix
 
     repeats = sorted({repeat for values in items.values() for repeat in values})
     rated = {item: values for item, values in items.items() if len(values) >= 2}
-    shares = [Counter(values.values()).most_common(1)[0][1] / len(values) for values in rated.values()]
-    matrix = [[rated[item].get(repeat) for item in rated] for repeat in repeats]
     try:
-        alpha: float | None = krippendorff_alpha(matrix, level="ordinal" if numeric else "nominal")
+        alpha: float | None = krippendorff_alpha(repeats_matrix(rated),
+                                                 level="ordinal" if numeric else "nominal")
     except ValueError:  # one value everywhere, or nothing rated twice: alpha is undefined
         alpha = None
-    agreement = sum(shares) / len(shares) if shares else float("nan")
-    return SelfConsistency(judge, criterion, len(repeats), len(rated), agreement, alpha)
+    values = [list(found.values()) for found in rated.values()]
+    modal = modal_share(values) if values else float("nan")
+    pairwise = pairwise_agreement(values) if values else float("nan")
+    return SelfConsistency(judge, criterion, len(repeats), len(rated), modal, alpha, pairwise)
