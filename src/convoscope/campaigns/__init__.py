@@ -26,6 +26,13 @@ from convoscope.campaigns._campaign import BatchFull, Campaign, Work
 from convoscope.campaigns._events import Event, EventLog
 from convoscope.campaigns._export import export_questionnaires, export_verdicts, spreadsheet_safe
 from convoscope.campaigns._import import ImportSummary, VerdictImportError, import_verdicts
+from convoscope.campaigns._ledger import (
+    LedgerRow,
+    ledger_rows,
+    prolific_approve_ids,
+    prolific_bonus_lines,
+    write_ledger,
+)
 from convoscope.campaigns._lifecycle import Admission, Exit, exit_for, participant_limit
 from convoscope.campaigns._monitor import (
     BatchAgreement,
@@ -35,6 +42,7 @@ from convoscope.campaigns._monitor import (
     flag_annotators,
     qualify,
 )
+from convoscope.campaigns._qualify import majority_accuracy, references_agreement
 from convoscope.campaigns._open import open_campaign, remember_locations, secure_sqlite, store_location
 from convoscope.campaigns._pair_results import PairResults, SideShare, pair_results, side_biased, side_shares
 from convoscope.campaigns._people import (
@@ -76,6 +84,13 @@ from convoscope.campaigns._status import AnnotatorStatus, BatchStatus, CampaignS
 from convoscope.campaigns._template import init_campaign
 
 __all__ = [
+    "LedgerRow",
+    "ledger_rows",
+    "majority_accuracy",
+    "prolific_approve_ids",
+    "prolific_bonus_lines",
+    "references_agreement",
+    "write_ledger",
     "Admission",
     "Exit",
     "Question",

@@ -37,7 +37,8 @@ qualification:
   enabled: true
   contexts: 5                # the qualification batch
   reference_annotators: []   # ids of the internal annotators whose answers are the reference
-  kappa_threshold: 0.21      # Fleiss' kappa with the reference annotators needed to qualify
+  min_kappa: 0.21            # Cohen's kappa needed with EACH reference annotator
+  min_accuracy: 0.6          # share of answers equal to the references' majority answer
   references_in_main: false  # reference annotators also take places in main batches
 # platform:                  # a crowdsourcing platform: `serve` prints the study link to give it
 #   kind: prolific           # prolific or mturk
