@@ -352,7 +352,8 @@ def _fail_gold(context: Any, join: str, campaign: Campaign) -> None:
         page.locator("#continue").click()
     assert page.url.endswith("/submissions/complete?cc=SCR33N")
     page.go_back()
-    person = next(p for p in read_annotators(campaign.directory) if p.external_id == "60bb22cc33dd440000000000")
+    person = next(p for p in read_annotators(campaign.directory)
+                  if p.external_id == "60bb22cc33dd440000000000")
     status = {a.annotator: a for a in campaign.status().annotators}[person.id]
     assert status.blocked == "failed 1 attention check(s)" and status.answers > 0 and status.counted == 0
     assert all(v.rater != f"human:{person.id}" for v in campaign.verdicts())

@@ -100,7 +100,8 @@ def test_a_worker_blocked_by_gold_after_tasks_is_reviewed_not_screened_out(tmp_p
     answered = 0
     while (work := campaign.work(person)).task is not None:
         gold = work.batch is not None and work.task.candidate.item_id in work.batch.gold
-        campaign.submit(person, work.task, Submission(answer=_contrary(work.task) if gold else _fits(work.task)))
+        answer = _contrary(work.task) if gold else _fits(work.task)
+        campaign.submit(person, work.task, Submission(answer=answer))
         answered += 1
     assert work.state == "blocked"
     leave = campaign.leave(person, work)
@@ -173,7 +174,8 @@ def test_consent_refused_frees_the_place_and_shows_the_way_back(tmp_path: Path) 
     base = f"http://127.0.0.1:{server.server_port}"
     try:
         with httpx.Client(timeout=30, follow_redirects=True) as client:
-            page = client.get(f"{base}/join/{join_secret(directory)}?PROLIFIC_PID={pid(7)}&STUDY_ID=s&SESSION_ID=x")
+            page = client.get(f"{base}/join/{join_secret(directory)}?PROLIFIC_PID={pid(7)}"
+                              "&STUDY_ID=s&SESSION_ID=x")
             assert 'id="decline"' in page.text
             token = str(page.url).rsplit("/", 1)[1]
             left = client.post(f"{base}/a/{token}/decline", data={"csrf": hidden_field(page.text, "csrf")})
@@ -204,7 +206,7 @@ def test_the_ledger_matches_what_each_person_saw_and_feeds_prolifics_bulk_tools(
     (CLI, CSV and JSON), the bulk approve and bonus files, and the dashboard agree with the pages."""
     from click.testing import CliRunner
 
-    from convoscope.cli import main
+    from convoscope.cli._campaign import campaign_group
 
     directory = _study(tmp_path)
     campaign = _ready(directory)
@@ -221,7 +223,7 @@ def test_the_ledger_matches_what_each_person_saw_and_feeds_prolifics_bulk_tools(
     assert "All done" in seen[pid(20)] or "C0MPL3" in seen[pid(20)]
     assert "PART1AL" in seen[pid(21)] and "GBP 0.30" in seen[pid(21)] and "6 answers" in seen[pid(21)]
     out = tmp_path / "ledger.csv"
-    result = CliRunner().invoke(main, ["campaign", "ledger", str(directory), "--out", str(out),
+    result = CliRunner().invoke(campaign_group, ["ledger", str(directory), "--out", str(out),
                                        "--approve", str(tmp_path / "approve.txt"),
                                        "--bonus", str(tmp_path / "bonus.csv")])
     assert result.exit_code == 0, result.output
@@ -235,7 +237,7 @@ def test_the_ledger_matches_what_each_person_saw_and_feeds_prolifics_bulk_tools(
     assert (tmp_path / "bonus.csv").read_text() == f"{pid(21)},0.30\n"
     assert prolific_approve_ids(ledger_rows(open_campaign(directory))) == f"{pid(20)}\n{pid(21)}\n"
     assert 'id="ledger"' in dashboard and "PART1AL" in dashboard and "approve + bonus" in dashboard
-    assert CliRunner().invoke(main, ["campaign", "ledger", str(directory), "--out",
+    assert CliRunner().invoke(campaign_group, ["ledger", str(directory), "--out",
                                      str(tmp_path / "ledger.json")]).exit_code == 0
     assert {r["participant_id"] for r in json.loads((tmp_path / "ledger.json").read_text())} == set(rows)
 

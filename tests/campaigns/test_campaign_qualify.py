@@ -33,7 +33,8 @@ def _decide(candidate: list[int | None], **kw: object) -> object:
 
 def _pooled_fleiss(candidate: list[int]) -> float:
     """The old rule: Fleiss' kappa of the references and the candidate together."""
-    return fleiss_kappa([[str(v) for v in REFERENCE], [str(v) for v in REFERENCE], [str(v) for v in candidate]])
+    return fleiss_kappa([[str(v) for v in REFERENCE], [str(v) for v in REFERENCE],
+                         [str(v) for v in candidate]])
 
 
 COIN_FLIPS = [1] * 10 + [0] * 8 + [1] * 4 + [0] * 2  # the observed coin-flipper's 24 answers
@@ -75,7 +76,9 @@ def test_constant_adversarial_and_good_workers_are_decided_right() -> None:
     assert not _decide([0] * 24).qualified  # constant, the other label: kappa 0, accuracy .25
     adversarial = [1 - v for v in REFERENCE]
     decision = _decide(adversarial)
-    assert not decision.qualified and decision.kappa == pytest.approx(-1.0)
+    assert not decision.qualified
+    assert decision.kappa == pytest.approx(cohen_kappa_score(REFERENCE, adversarial))
+    assert decision.kappa < 0 and decision.accuracy == 0.0
     good = list(REFERENCE)
     good[0], good[20] = 0, 1  # two honest slips
     decision = _decide(good)
@@ -84,7 +87,9 @@ def test_constant_adversarial_and_good_workers_are_decided_right() -> None:
 
 
 def test_random_workers_rarely_pass_and_good_ones_nearly_always_do() -> None:
-    """200 coin-flippers and 200 workers who slip on one answer in ten, on a 40-cell batch."""
+    """200 coin-flippers and 200 workers who slip on one answer in ten, on a 40-cell batch. Chance
+    lets some coin-flippers through on a batch this small (about 9 in 100, measured on 1,000; the
+    docs give the rate per batch size): the rule bounds it, gold checks catch the rest."""
     rng = random.Random(37)
     reference = [rng.randint(0, 1) for _ in range(40)]
     passed_random = passed_good = 0
@@ -93,7 +98,7 @@ def test_random_workers_rarely_pass_and_good_ones_nearly_always_do() -> None:
         slips = [v if rng.random() > 0.1 else 1 - v for v in reference]
         passed_random += _decide(flips, first=reference, second=reference).qualified
         passed_good += _decide(slips, first=reference, second=reference).qualified
-    assert passed_random <= 10 and passed_good >= 190
+    assert passed_random <= 30 and passed_good >= 195
 
 
 def test_each_kappa_is_sklearns_cohen_kappa_score() -> None:

@@ -42,7 +42,6 @@ from convoscope.campaigns._monitor import (
     flag_annotators,
     qualify,
 )
-from convoscope.campaigns._qualify import majority_accuracy, references_agreement
 from convoscope.campaigns._open import open_campaign, remember_locations, secure_sqlite, store_location
 from convoscope.campaigns._pair_results import PairResults, SideShare, pair_results, side_biased, side_shares
 from convoscope.campaigns._people import (
@@ -65,6 +64,7 @@ from convoscope.campaigns._plan import (
     make_batches,
     pair_contexts,
 )
+from convoscope.campaigns._qualify import majority_accuracy, references_agreement
 from convoscope.campaigns._questionnaire import Question, check_answers, load_questions
 from convoscope.campaigns._report import render_report as render_campaign_report
 from convoscope.campaigns._report import status_tables

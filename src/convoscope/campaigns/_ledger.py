@@ -117,7 +117,8 @@ def write_ledger(rows: list[LedgerRow], out: str | Path) -> Path:
             return path
         writer = csv.DictWriter(handle, fieldnames=list(LedgerRow.model_fields))
         writer.writeheader()
-        writer.writerows({k: spreadsheet_safe("" if v is None else v) for k, v in row.items()} for row in data)
+        writer.writerows({k: spreadsheet_safe("" if v is None else v) for k, v in row.items()}
+                         for row in data)
     return path
 
 

@@ -167,7 +167,8 @@ class People:
 
     def declined(self, annotator: str) -> bool:
         """The person refused the consent text (and never accepted it): their place is free."""
-        return bool(self.spec.consent) and self.has(annotator, "declined") and not self.has(annotator, "consent")
+        return (bool(self.spec.consent) and self.has(annotator, "declined")
+                and not self.has(annotator, "consent"))
 
     def standing(self) -> Standing:
         """Who is invited, blocked, decided and a reference, now (computed again only when the
@@ -265,7 +266,8 @@ class People:
         """The questionnaire part to show this person now, if any: ``before`` until answered;
         ``after`` once the assigned work is done (``state``: the person's work state, else asked)."""
         reference = annotator in self.spec.qualification.reference_annotators
-        if self._questions.get("before") and not reference and self.questionnaire(annotator, "before") is None:
+        if (self._questions.get("before") and not reference
+                and self.questionnaire(annotator, "before") is None):
             return "before"  # references skip it: an eligibility "no" would keep the study shut
         if state is None and self._questions.get("after"):
             state = self.work(annotator).state

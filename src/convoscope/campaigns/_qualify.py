@@ -134,7 +134,8 @@ def qualify(annotator: str, verdicts: Sequence[Verdict], references: Sequence[st
                                "rule": rule, "weights": "linear" if ordinal_labels is not None else None}
     names = [name for name in references if name != annotator]
     if not names:
-        return QualificationResult.model_validate({**base, "kappa": None, "qualified": True, "outcome": "qualified",
+        return QualificationResult.model_validate({**base, "kappa": None, "qualified": True,
+                                                   "outcome": "qualified",
                                                    "note": "no reference annotators configured"})
     table = _cells(verdicts, drop_idk=ordinal_labels is not None)
     mine = table.get(f"human:{annotator}", {})

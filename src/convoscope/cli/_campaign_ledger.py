@@ -12,7 +12,8 @@ from convoscope.cli._common import fail_on
 
 @campaign_group.command("ledger")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
-@click.option("--out", required=True, type=click.Path(dir_okay=False), help="The ledger: a .csv or .json file.")
+@click.option("--out", required=True, type=click.Path(dir_okay=False),
+              help="The ledger: a .csv or .json file.")
 @click.option("--approve", "approve", type=click.Path(dir_okay=False),
               help="Also write the Prolific ids to approve, one per line (Prolific's bulk approve).")
 @click.option("--bonus", "bonus", type=click.Path(dir_okay=False),

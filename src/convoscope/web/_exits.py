@@ -67,8 +67,8 @@ def leave_page(message: Callable[..., Response], gettext: Callable[[str], str], 
         paid = pay_text(_, leave, platform, reward, currency) if leave.code else ""
         link = ({"url": leave.redirect, "text": _("Return to %(platform)s") % {"platform": platform}}
                 if leave.redirect else None)
-        return message(_(THANKS), reason, paid, code=leave.code, link=link,
-                       code_label=_("Your code:") if leave.outcome == "partial" else _("Your screen-out code:"))
+        label = _("Your code:") if leave.outcome == "partial" else _("Your screen-out code:")
+        return message(_(THANKS), reason, paid, code=leave.code, link=link, code_label=label)
     if leave.outcome == "return":
         title = {"not_open": NOT_OPEN, "declined": THANKS}.get(leave.state, FULL)
         return message(_(title), reason, _(RETURN.get(kind, RETURN["prolific"])))
