@@ -21,7 +21,7 @@ def _votes(rater: str, answers: list[int]) -> list[Verdict]:
 
 def main(workers: int = 1000, seed: int = 1) -> None:
     rng = random.Random(seed)
-    for size in (6, 24, 40, 80):
+    for size in (6, 12, 24, 40, 80):
         flippers = good = 0
         for _ in range(workers):
             reference = [rng.randint(0, 1) for _ in range(size)]
