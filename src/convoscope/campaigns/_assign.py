@@ -72,6 +72,8 @@ class Assignment:
 
         def declined(self, annotator: str) -> bool: ...
 
+        def returned(self) -> frozenset[str]: ...
+
         def answers(self) -> list[Verdict]: ...
 
         def _snapshot(self) -> tuple[list[Verdict], set[str]]: ...
@@ -142,6 +144,8 @@ class Assignment:
             return self._left(annotator, "blocked")
         if self.declined(annotator):
             return self._left(annotator, "declined")
+        if annotator in self.returned():
+            return self._left(annotator, "returned")
         if self.screened_by_questions(annotator) is not None:
             return self._left(annotator, "screened_out")
         _, done = self._snapshot()
@@ -186,10 +190,11 @@ class Assignment:
         return Work(batch=chosen, done=count, total=len(self.tasks(chosen)), task=task, qualification=result)
 
     def _workers(self) -> dict[str, set[str]]:
-        """Batch id -> the annotators whose answers count there (blocked people free their place).
+        """Batch id -> the annotators whose answers count there (blocked people, and people whose
+        submission the platform reports returned, free their place).
 
-        Computed again only when the answers or the blocks changed (a fresh copy each call)."""
-        blocked = frozenset(self.standing().blocked)
+        Computed again only when the answers, the blocks or the returns changed (a fresh copy each call)."""
+        blocked = frozenset(self.standing().blocked) | self.returned()
         first, _ = self._snapshot()
         memo = self._workers_memo
         if memo is None or memo[0] is not first or memo[1] != blocked:
@@ -266,6 +271,10 @@ class Assignment:
             self._expire(time.monotonic())
             for person, (batch, _) in self._claims.items():
                 workers[batch].add(person)
+            gone = self.returned()
+            for person in gone:  # returned elsewhere (the platform): nothing is kept for them
+                self._holds.pop(person, None)
+                self._claims.pop(person, None)
             waiting = [p for p in self._holds if p not in self._claims]
         free = sum(max(0, self.spec.annotators_per_batch - len(workers[b.id]))
                    for b in self.batches if b.kind == "main")
@@ -278,7 +287,9 @@ class Assignment:
         """Why the study link would turn a newcomer away now (None: it would take them)."""
         if not self.references_ready():
             return "not_open"
-        joined = sum(1 for person in self.people() if person.platform and not self.declined(person.id))
+        gone = self.returned()
+        joined = sum(1 for person in self.people()
+                     if person.platform and person.id not in gone and not self.declined(person.id))
         if joined >= participant_limit(self.spec.platform, self.main_places()) or self.open_places() <= 0:
             return "full"
         return None

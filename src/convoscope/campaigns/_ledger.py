@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict
 
 from convoscope.campaigns._export import spreadsheet_safe
-from convoscope.campaigns._lifecycle import Exit, exit_for
+from convoscope.campaigns._lifecycle import Exit, State, exit_for
 from convoscope.campaigns._secure import private_file
 from convoscope.errors import ConfigError
 
@@ -74,8 +74,9 @@ def ledger_rows(campaign: Campaign) -> list[LedgerRow]:
         leave = shown.get(person.id)
         if leave is None and paid:  # screened out without loading the page since: what it would show
             decision = standing.decisions.get(person.id)
-            state = ("blocked" if person.id in standing.blocked
-                     else "not_qualified" if decision is not None and not decision.qualified else None)
+            state: State | None = (
+                "blocked" if person.id in standing.blocked
+                else "not_qualified" if decision is not None and not decision.qualified else None)
             if state is not None:
                 leave = exit_for(state, paid=True, tasks=campaign.tasks_done(person.id), platform=platform)
         rows.append(_row(person.id, person.external_id, person.platform or platform.kind, leave,

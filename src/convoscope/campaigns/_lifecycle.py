@@ -34,7 +34,7 @@ from convoscope.campaigns._spec import Platform
 
 # Why there is no task now. ``task``: there is one.
 State = Literal["task", "not_open", "not_qualified", "blocked", "screened_out", "no_work", "done",
-                "declined"]
+                "declined", "returned"]
 Outcome = Literal["complete", "partial", "screen_out", "return", "thanks"]
 Refusal = Literal["full", "not_open"]
 

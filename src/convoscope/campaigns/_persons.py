@@ -165,6 +165,14 @@ class People:
     def has(self, annotator: str, kind: str) -> bool:
         return any(e.kind == kind and e.annotator == annotator for e in self._new_events())
 
+    def mark_returned(self, annotator: str, status: str) -> None:
+        """The platform says the submission was returned or timed out: the place is free."""
+        self._add_event("returned", annotator, status, {"status": status})
+
+    def returned(self) -> frozenset[str]:
+        """Everyone whose submission the platform reports returned or timed out."""
+        return frozenset(e.annotator for e in self._new_events() if e.kind == "returned")
+
     def declined(self, annotator: str) -> bool:
         """The person refused the consent text (and never accepted it): their place is free."""
         return (bool(self.spec.consent) and self.has(annotator, "declined")

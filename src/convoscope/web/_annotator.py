@@ -44,7 +44,8 @@ from convoscope.web._i18n import translations
 from convoscope.web._markdown import markdown_html
 from convoscope.web._views import task_context
 
-LEAVE_AT_ONCE = frozenset({"not_open", "not_qualified", "blocked", "screened_out", "no_work", "declined"})
+LEAVE_AT_ONCE = frozenset({"not_open", "not_qualified", "blocked", "screened_out", "no_work", "declined",
+                           "returned"})
 PROBLEMS = {"required": N_("Please answer this question."),
             "not a choice": N_("Choose one of the answers offered."),
             "not a number": N_("Enter a number."), "too long": N_("This answer is too long.")}

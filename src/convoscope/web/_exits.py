@@ -29,6 +29,8 @@ REASONS = {
     "full": N_("Every place in this study is taken; nothing was recorded."),
     "reference": N_("Your reference answers are saved. Thank you!"),
     "declined": N_("You chose not to take part. Nothing else of yours is recorded."),
+    "returned": N_("This submission was returned or timed out on the platform, so this link no longer "
+                   "takes answers."),
 }
 RETURN = {
     "prolific": N_("Please return your submission on Prolific (its “Return” button), so that your place "
@@ -70,7 +72,7 @@ def leave_page(message: Callable[..., Response], gettext: Callable[[str], str], 
         label = _("Your code:") if leave.outcome == "partial" else _("Your screen-out code:")
         return message(_(THANKS), reason, paid, code=leave.code, link=link, code_label=label)
     if leave.outcome == "return":
-        title = {"not_open": NOT_OPEN, "declined": THANKS}.get(leave.state, FULL)
+        title = {"not_open": NOT_OPEN, "declined": THANKS, "returned": THANKS}.get(leave.state, FULL)
         return message(_(title), reason, _(RETURN.get(kind, RETURN["prolific"])))
     title = ALL_DONE if leave.state == "done" else NOT_OPEN if leave.state == "not_open" else THANKS
     return message(_(title), reason)  # staff and references: no code
