@@ -58,11 +58,13 @@ class Qualification(BaseModel):
 class Platform(BaseModel):
     """A crowdsourcing platform: who arrives through the study link and how each one leaves.
 
-    Every platform participant leaves with one of two codes: ``completion_code`` after the work
-    assigned to them (``batches_per_participant`` main batches), ``screen_out_code`` the moment
-    they are screened out (failed qualification, failed gold checks, blocked, an eligibility
-    question, or no place left after they had worked). Someone who did no work and finds none is
-    asked to return the study instead (no code). Reference annotators and invited staff get none.
+    A platform participant leaves with ``completion_code`` after the work assigned to them
+    (``batches_per_participant`` main batches); with ``partial_code`` (else ``screen_out_code``)
+    when they leave after some tasks (failed qualification, blocked, no place left after the
+    qualification), their answers paid as a bonus (``pay_per_task``; the ledger); with
+    ``screen_out_code`` when screened out before any task (an eligibility question). Someone who
+    did no work and finds none is asked to return the study instead (no code). Reference
+    annotators and invited staff get none (see :mod:`convoscope.campaigns._lifecycle`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -75,7 +77,8 @@ class Platform(BaseModel):
                                 "Prolific's default: https://app.prolific.com/submissions/complete?cc={code}")
     screen_out_code: str = Field(
         default="", pattern=CODE, validate_default=True,
-        description="Code for a participant screened out after some work (Prolific: a code with the "
+        description="Code for a participant screened out before any task, and for one who leaves "
+                    "after some tasks when there is no partial_code (Prolific: a code with the "
                     "screen-out action, paid a fixed screen-out reward).")
     partial_code: str = Field(
         default="", pattern=CODE,

@@ -43,7 +43,10 @@ qualification:
 # platform:                  # a crowdsourcing platform: `serve` prints the study link to give it
 #   kind: prolific           # prolific or mturk
 #   completion_code: ABC123  # after the assigned work; Prolific participants are redirected with it
-#   screen_out_code: XYZ789  # screened out after some work (a Prolific code with the screen-out action)
+#   screen_out_code: XYZ789  # screened out before any task (a Prolific code with the screen-out action)
+#   partial_code: PRT456     # left after some tasks (Prolific: 'manually review'); paid as a bonus
+#   pay_per_task: 0.05       # what one answer is worth: the bonus the ledger recommends
+#   screen_out_reward: 0.10  # the screen-out reward set on Prolific (shown on the page)
 #   batches_per_participant: 1
 # questionnaires:            # YAML question lists next to this file (see docs/campaigns.md)
 #   before: before.yaml      # after consent: demographics, eligibility (accept: screens out)
