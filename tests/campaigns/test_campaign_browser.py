@@ -292,7 +292,7 @@ def test_korean_prolific_run_at_375_px(tmp_path: Path, browser: Any, prolific_st
         context = browser.new_context(viewport={"width": 375, "height": 740}, device_scale_factor=2,
                                       is_mobile=True, has_touch=True)
         page = context.new_page()
-        page.goto(f"{join}?PROLIFIC_PID=5f9aa1b2c3d4e5&STUDY_ID=st1&SESSION_ID=se1")
+        page.goto(f"{join}?PROLIFIC_PID=5f9aa1b2c3d4e50000000000&STUDY_ID=st1&SESSION_ID=se1")
         assert page.locator("h1").first.inner_text() == "참여 동의"
         with page.expect_navigation():
             page.locator("#accept").click()
@@ -322,7 +322,7 @@ def test_korean_prolific_run_at_375_px(tmp_path: Path, browser: Any, prolific_st
             _answer_page(page, given[-1])
         assert page.url == f"{prolific_stand_in}/submissions/complete?cc=C0DE42"
         assert page.locator("h1").inner_text() == "Prolific: submission complete"
-        person = next(p for p in read_annotators(directory) if p.external_id == "5f9aa1b2c3d4e5")
+        person = next(p for p in read_annotators(directory) if p.external_id == "5f9aa1b2c3d4e50000000000")
         [(changed, _)] = campaign.history(person.id)
         assert changed.value == 1 - int(given[1])  # the changed answer stands ...
         assert [v.value for v in campaign.answers() if v.item_id == changed.item_id] == [changed.value]
@@ -338,7 +338,7 @@ def test_korean_prolific_run_at_375_px(tmp_path: Path, browser: Any, prolific_st
 def _fail_gold(context: Any, join: str, campaign: Campaign) -> None:
     """A second participant answers the gold item wrongly: blocked, answers out of the results."""
     page = context.new_page()
-    page.goto(f"{join}?PROLIFIC_PID=60bb22cc33dd44&STUDY_ID=st1&SESSION_ID=se2")
+    page.goto(f"{join}?PROLIFIC_PID=60bb22cc33dd440000000000&STUDY_ID=st1&SESSION_ID=se2")
     for _ in range(2):
         with page.expect_navigation():
             page.locator("#accept").click()
@@ -352,7 +352,8 @@ def _fail_gold(context: Any, join: str, campaign: Campaign) -> None:
         page.locator("#continue").click()
     assert page.url.endswith("/submissions/complete?cc=SCR33N")
     page.go_back()
-    person = next(p for p in read_annotators(campaign.directory) if p.external_id == "60bb22cc33dd44")
+    person = next(p for p in read_annotators(campaign.directory)
+                  if p.external_id == "60bb22cc33dd440000000000")
     status = {a.annotator: a for a in campaign.status().annotators}[person.id]
     assert status.blocked == "failed 1 attention check(s)" and status.answers > 0 and status.counted == 0
     assert all(v.rater != f"human:{person.id}" for v in campaign.verdicts())

@@ -105,7 +105,7 @@ def test_prolific_participants_leave_screened_out_complete_or_turned_away(
 
 def _screened_out(page: Any, join: str, campaign: Campaign) -> None:
     """Fails the qualification: the screen-out code at once, and the way back to Prolific with it."""
-    page.goto(f"{join}?PROLIFIC_PID=5f00aa01&STUDY_ID=st1&SESSION_ID=se1")
+    page.goto(f"{join}?PROLIFIC_PID=5f00aa010000000000000000&STUDY_ID=st1&SESSION_ID=se1")
     _through_the_gates(page)
     for _ in range(3):  # the qualification batch: the opposite of the reference every time
         _answer(page, "1" if _fitting(page.locator("#candidate").inner_text()) == "0" else "0")
@@ -118,7 +118,7 @@ def _screened_out(page: Any, join: str, campaign: Campaign) -> None:
     with page.expect_navigation():
         page.locator("#continue").click()
     assert page.locator("h1").inner_text() == "Prolific: submission complete"
-    person = next(p for p in campaign.people() if p.external_id == "5f00aa01")
+    person = next(p for p in campaign.people() if p.external_id == "5f00aa010000000000000000")
     assert campaign.work(person.id).state == "not_qualified"
     page.close()
 
@@ -126,7 +126,7 @@ def _screened_out(page: Any, join: str, campaign: Campaign) -> None:
 def _completes(page: Any, join: str, campaign: Campaign, prolific: str) -> None:
     """Qualifies, does the assigned batch, answers the questionnaire after, and is sent back with the
     completion code."""
-    page.goto(f"{join}?PROLIFIC_PID=5f00aa02&STUDY_ID=st1&SESSION_ID=se2")
+    page.goto(f"{join}?PROLIFIC_PID=5f00aa020000000000000000&STUDY_ID=st1&SESSION_ID=se2")
     _through_the_gates(page)
     answered = 0
     while page.locator("#candidate").count():
@@ -138,7 +138,7 @@ def _completes(page: Any, join: str, campaign: Campaign, prolific: str) -> None:
     with page.expect_navigation():
         page.locator("#send-questions").click()
     assert page.url == f"{prolific}/submissions/complete?cc=C0MPL3"
-    person = next(p for p in campaign.people() if p.external_id == "5f00aa02")
+    person = next(p for p in campaign.people() if p.external_id == "5f00aa020000000000000000")
     assert campaign.questionnaire(person.id, "before") == {"age": "30-49"}
     assert campaign.questionnaire(person.id, "after") == {"comments": "Clear task. <b>bold</b> stays text."}
     page.close()
@@ -147,7 +147,7 @@ def _completes(page: Any, join: str, campaign: Campaign, prolific: str) -> None:
 def _turned_away(page: Any, join: str, directory: Path) -> None:
     """Arrives when the one main place is taken: told at once, no consent page, no code, nobody added."""
     before = read_annotators(directory)
-    page.goto(f"{join}?PROLIFIC_PID=5f00aa03&STUDY_ID=st1&SESSION_ID=se3")
+    page.goto(f"{join}?PROLIFIC_PID=5f00aa030000000000000000&STUDY_ID=st1&SESSION_ID=se3")
     assert page.locator("h1").inner_text() == "This study is full"
     assert "Please return your submission on Prolific" in page.content()
     assert not page.locator("#completion-code").count() and "C0MPL3" not in page.content()

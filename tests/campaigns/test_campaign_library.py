@@ -33,7 +33,7 @@ def test_init_writes_a_valid_template(tmp_path: Path) -> None:
     spec = load_campaign(tmp_path / "My Study")
     assert spec.name == "my-study"
     assert (spec.contexts_per_batch, spec.annotators_per_batch) == (10, 7)
-    assert spec.qualification.kappa_threshold == 0.21
+    assert (spec.qualification.min_kappa, spec.qualification.min_accuracy) == (0.21, 0.6)
     with pytest.raises(CampaignError, match="already exists"):
         init_campaign(tmp_path / "My Study")
 

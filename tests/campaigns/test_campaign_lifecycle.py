@@ -64,19 +64,20 @@ def _joined(campaign: Campaign, pid: str) -> str:
     return admission.annotator.id
 
 
-def test_failed_qualification_gets_the_screen_out_code_at_once(tmp_path: Path) -> None:
-    """Observed: a Prolific participant who failed qualification got no code and no redirect."""
+def test_failed_qualification_gets_a_code_at_once(tmp_path: Path) -> None:
+    """Observed: a Prolific participant who failed qualification got no code and no redirect. Their
+    six answers are work done: the code is for work done before leaving (issue 37)."""
     campaign, _ = _reference_ready(tmp_path)
     person = _joined(campaign, "5f00aa11")
     assert _answer_all(campaign, person, _contrary) == 6  # the qualification batch only
     work = campaign.work(person)
     assert work.state == "not_qualified"
     leave = campaign.exit(person, work)
-    assert (leave.outcome, leave.code) == ("screen_out", "SCR33N")
+    assert (leave.outcome, leave.code, leave.tasks) == ("partial", "SCR33N", 6)
     assert leave.redirect == "https://app.prolific.com/submissions/complete?cc=SCR33N"
 
 
-def test_blocked_participant_gets_the_screen_out_code(tmp_path: Path) -> None:
+def test_blocked_participant_gets_a_code(tmp_path: Path) -> None:
     """Observed: a blocked Prolific participant got no code, after unpaid work."""
     campaign, _ = _reference_ready(tmp_path)
     person = _joined(campaign, "5f00aa12")
@@ -86,7 +87,7 @@ def test_blocked_participant_gets_the_screen_out_code(tmp_path: Path) -> None:
     work = campaign.work(person)
     assert work.state == "blocked"
     leave = campaign.exit(person, work)
-    assert (leave.outcome, leave.code) == ("screen_out", "SCR33N")
+    assert (leave.outcome, leave.code, leave.tasks) == ("partial", "SCR33N", 1)
 
 
 def test_completion_code_only_after_the_assigned_work(tmp_path: Path) -> None:
@@ -230,25 +231,27 @@ def _jsonl(campaign: Campaign, tmp_path: Path) -> list[str]:
     return out.read_text(encoding="utf-8").splitlines()
 
 
-@pytest.mark.parametrize(("state", "paid", "worked", "outcome", "code"), [
-    ("done", True, True, "complete", "C0MPL3"),
-    ("not_qualified", True, True, "screen_out", "SCR33N"),
-    ("blocked", True, True, "screen_out", "SCR33N"),
-    ("screened_out", True, False, "screen_out", "SCR33N"),  # an eligibility question, before any task
-    ("no_work", True, True, "screen_out", "SCR33N"),  # qualified, then every place was taken
-    ("no_work", True, False, "return", None),
-    ("not_open", True, False, "return", None),
-    ("done", False, True, "thanks", None),  # a reference annotator or invited staff
-    ("not_qualified", False, True, "thanks", None),
+@pytest.mark.parametrize(("state", "paid", "tasks", "outcome", "code"), [
+    ("done", True, 18, "complete", "C0MPL3"),
+    ("not_qualified", True, 6, "partial", "SCR33N"),  # work done before leaving (issue 37)
+    ("blocked", True, 9, "partial", "SCR33N"),
+    ("blocked", True, 0, "screen_out", "SCR33N"),
+    ("screened_out", True, 0, "screen_out", "SCR33N"),  # an eligibility question, before any task
+    ("no_work", True, 6, "partial", "SCR33N"),  # qualified, then every place was taken
+    ("no_work", True, 0, "return", None),
+    ("not_open", True, 0, "return", None),
+    ("declined", True, 0, "return", None),  # consent refused
+    ("done", False, 18, "thanks", None),  # a reference annotator or invited staff
+    ("not_qualified", False, 6, "thanks", None),
 ])
-def test_the_way_out_of_every_situation(state: str, paid: bool, worked: bool, outcome: str,
+def test_the_way_out_of_every_situation(state: str, paid: bool, tasks: int, outcome: str,
                                         code: str | None) -> None:
     from convoscope.campaigns import Platform, exit_for
 
     prolific = Platform(kind="prolific", completion_code="C0MPL3", screen_out_code="SCR33N")
-    leave = exit_for(state, paid=paid, worked=worked, platform=prolific)  # type: ignore[arg-type]
+    leave = exit_for(state, paid=paid, tasks=tasks, platform=prolific)  # type: ignore[arg-type]
     assert (leave.outcome, leave.code) == (outcome, code)
     assert leave.redirect == (f"https://app.prolific.com/submissions/complete?cc={code}" if code else None)
     mturk = Platform(kind="mturk", completion_code="C0MPL3", screen_out_code="SCR33N")
-    on_mturk = exit_for(state, paid=paid, worked=worked, platform=mturk)  # type: ignore[arg-type]
+    on_mturk = exit_for(state, paid=paid, tasks=tasks, platform=mturk)  # type: ignore[arg-type]
     assert (on_mturk.outcome, on_mturk.code, on_mturk.redirect) == (outcome, code, None)  # a form instead

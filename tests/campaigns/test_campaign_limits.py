@@ -80,7 +80,8 @@ def test_the_study_link_stops_adding_people(prolific_served: tuple[str, Path]) -
     base, directory = prolific_served
     join = f"{base}/join/{join_secret(directory)}"
     with httpx.Client(timeout=30) as client:
-        pages = [client.get(f"{join}?PROLIFIC_PID=5f00{n:04d}&STUDY_ID=s&SESSION_ID=x{n}") for n in range(60)]
+        pages = [client.get(f"{join}?PROLIFIC_PID=5f00{n:04d}0000000000000000&STUDY_ID=s&SESSION_ID=x{n}")
+                 for n in range(60)]
     # 4 main places (2 batches x 2 people), one batch each: 4 planned, at most 4 + 2 taken in.
     added = read_annotators(directory)
     assert 1 <= len(added) <= 6

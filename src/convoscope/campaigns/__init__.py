@@ -26,6 +26,13 @@ from convoscope.campaigns._campaign import BatchFull, Campaign, Work
 from convoscope.campaigns._events import Event, EventLog
 from convoscope.campaigns._export import export_questionnaires, export_verdicts, spreadsheet_safe
 from convoscope.campaigns._import import ImportSummary, VerdictImportError, import_verdicts
+from convoscope.campaigns._ledger import (
+    LedgerRow,
+    ledger_rows,
+    prolific_approve_ids,
+    prolific_bonus_lines,
+    write_ledger,
+)
 from convoscope.campaigns._lifecycle import Admission, Exit, exit_for, participant_limit
 from convoscope.campaigns._monitor import (
     BatchAgreement,
@@ -57,6 +64,7 @@ from convoscope.campaigns._plan import (
     make_batches,
     pair_contexts,
 )
+from convoscope.campaigns._qualify import majority_accuracy, references_agreement
 from convoscope.campaigns._questionnaire import Question, check_answers, load_questions
 from convoscope.campaigns._report import render_report as render_campaign_report
 from convoscope.campaigns._report import status_tables
@@ -76,6 +84,13 @@ from convoscope.campaigns._status import AnnotatorStatus, BatchStatus, CampaignS
 from convoscope.campaigns._template import init_campaign
 
 __all__ = [
+    "LedgerRow",
+    "ledger_rows",
+    "majority_accuracy",
+    "prolific_approve_ids",
+    "prolific_bonus_lines",
+    "references_agreement",
+    "write_ledger",
     "Admission",
     "Exit",
     "Question",

@@ -70,6 +70,10 @@ class Assignment:
 
         def screened_by_questions(self, annotator: str) -> str | None: ...
 
+        def declined(self, annotator: str) -> bool: ...
+
+        def returned(self) -> frozenset[str]: ...
+
         def answers(self) -> list[Verdict]: ...
 
         def _snapshot(self) -> tuple[list[Verdict], set[str]]: ...
@@ -108,9 +112,19 @@ class Assignment:
             return None
         references = [r for r in self.spec.qualification.reference_annotators if r != annotator]
         trial = [v for v in self.answers() if self.owner.get(v.item_id) is batch]
-        result = qualify(annotator, trial, references, threshold=self.spec.qualification.kappa_threshold)
+        settings = self.spec.qualification
+        result = qualify(annotator, trial, references, threshold=settings.min_kappa,
+                         min_accuracy=settings.min_accuracy, ordinal_labels=self._ordinal_labels())
         self._add_event("decision", annotator, "qualification", result.model_dump(mode="json"))
         return self.standing().decisions[annotator]  # the first decision written wins, ever
+
+    def _ordinal_labels(self) -> list[str] | None:
+        """The scale in order when every criterion is the same numeric range (weighted kappa)."""
+        criteria = list(self.criteria.values())
+        scales = {tuple(c.scale.values()) for c in criteria}
+        if self.spec.pairwise or any(c.scale.kind != "range" for c in criteria) or len(scales) != 1:
+            return None
+        return [str(value) for value in next(iter(scales))]
 
     def decide_pending(self) -> None:
         """Make every decision that is due (the status and report call this)."""
@@ -128,6 +142,10 @@ class Assignment:
         standing = self.standing()
         if annotator in standing.blocked:
             return self._left(annotator, "blocked")
+        if self.declined(annotator):
+            return self._left(annotator, "declined")
+        if annotator in self.returned():
+            return self._left(annotator, "returned")
         if self.screened_by_questions(annotator) is not None:
             return self._left(annotator, "screened_out")
         _, done = self._snapshot()
@@ -172,10 +190,11 @@ class Assignment:
         return Work(batch=chosen, done=count, total=len(self.tasks(chosen)), task=task, qualification=result)
 
     def _workers(self) -> dict[str, set[str]]:
-        """Batch id -> the annotators whose answers count there (blocked people free their place).
+        """Batch id -> the annotators whose answers count there (blocked people, and people whose
+        submission the platform reports returned, free their place).
 
-        Computed again only when the answers or the blocks changed (a fresh copy each call)."""
-        blocked = frozenset(self.standing().blocked)
+        Computed again only when the answers, the blocks or the returns changed (a fresh copy each call)."""
+        blocked = frozenset(self.standing().blocked) | self.returned()
         first, _ = self._snapshot()
         memo = self._workers_memo
         if memo is None or memo[0] is not first or memo[1] != blocked:
@@ -223,6 +242,28 @@ class Assignment:
             if annotator not in self._claims:
                 self._holds[annotator] = time.monotonic()
 
+    def restore_holds(self) -> None:
+        """After a restart, keep a place again for everyone between the qualification batch and a
+        main batch (places are held in memory): a candidate who qualified while the server was
+        down, or who had not reached a main batch, still finds one."""
+        trial = self.qualification_batch()
+        if trial is None:
+            return
+        standing, now = self.standing(), time.monotonic()
+        first, _ = self._snapshot()
+        started: set[str] = set()
+        in_main: set[str] = set()
+        for verdict in first:
+            batch = self.owner.get(verdict.item_id)
+            person = RaterKind.HUMAN.name_of(verdict.rater)
+            (started if batch is trial else in_main).add(person)
+        references = set(self.spec.qualification.reference_annotators)
+        with self._lock:
+            for person in started - in_main - references - set(standing.blocked):
+                decision = standing.decisions.get(person)
+                if decision is None or decision.qualified:
+                    self._holds.setdefault(person, now)
+
     def open_places(self) -> int:
         """Main-batch places no one has taken, holds or is kept for."""
         workers = self._workers()
@@ -230,6 +271,10 @@ class Assignment:
             self._expire(time.monotonic())
             for person, (batch, _) in self._claims.items():
                 workers[batch].add(person)
+            gone = self.returned()
+            for person in gone:  # returned elsewhere (the platform): nothing is kept for them
+                self._holds.pop(person, None)
+                self._claims.pop(person, None)
             waiting = [p for p in self._holds if p not in self._claims]
         free = sum(max(0, self.spec.annotators_per_batch - len(workers[b.id]))
                    for b in self.batches if b.kind == "main")
@@ -242,7 +287,9 @@ class Assignment:
         """Why the study link would turn a newcomer away now (None: it would take them)."""
         if not self.references_ready():
             return "not_open"
-        joined = sum(1 for person in self.people() if person.platform)
+        gone = self.returned()
+        joined = sum(1 for person in self.people()
+                     if person.platform and person.id not in gone and not self.declined(person.id))
         if joined >= participant_limit(self.spec.platform, self.main_places()) or self.open_places() <= 0:
             return "full"
         return None

@@ -74,6 +74,7 @@ class Campaign(Assignment, People):
         self._events: list[Event] = []
         self._events_read = -1.0
         self._events_written = 0  # this process's event writes so far (a read started before one is stale)
+        self.restore_holds()  # places held before a restart are held again
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -125,6 +126,11 @@ class Campaign(Assignment, People):
         a code)."""
         rater = f"human:{annotator}"
         return any(verdict.rater == rater for verdict in self._snapshot()[0])
+
+    def tasks_done(self, annotator: str) -> int:
+        """How many answers the person has given (gold checks included: they are work too)."""
+        rater = f"human:{annotator}"
+        return sum(1 for verdict in self._snapshot()[0] if verdict.rater == rater)
 
     def answered_keys(self) -> set[str]:
         """The task keys of every first answer stored."""

@@ -1,16 +1,20 @@
 """How each person leaves a campaign, as crowd platforms expect (pure functions over the state).
 
 Prolific pays a submission by its completion code and lets a study carry several codes, each with
-its own action; its in-study screening pays a fixed screen-out reward. MTurk takes the assignment
-back through the external-question form. So a platform participant leaves in one of three ways:
+its own action; its in-study screening pays a small fixed screen-out reward, meant for people
+screened out at the start. Work done before a screen-out is paid for what it is. So a platform
+participant leaves in one of four ways:
 
 ========================  ==========================================  ==========================
 situation                 what happens                                 code
 ========================  ==========================================  ==========================
 assigned work finished    thanked, sent back to the platform          ``completion_code``
-screened out after work   told at once (failed qualification, failed   ``screen_out_code``
-                          gold, blocked, eligibility question, no
-                          place left after the qualification)
+left after some tasks     told at once (failed qualification, blocked  ``partial_code`` (else
+                          after tasks, no place left after the         ``screen_out_code``); the
+                          qualification batch); the tasks done are     ledger gives the bonus
+                          paid as a bonus (blocked: after review)      for the tasks done
+screened out, no tasks    told at once (an eligibility question,      ``screen_out_code``
+                          blocked before any answer)
 nothing to do, no work    told at once, asked to return the study      none (a return request)
                           (study full, not open yet)
 ========================  ==========================================  ==========================
@@ -29,8 +33,9 @@ from convoscope.campaigns._people import Annotator
 from convoscope.campaigns._spec import Platform
 
 # Why there is no task now. ``task``: there is one.
-State = Literal["task", "not_open", "not_qualified", "blocked", "screened_out", "no_work", "done"]
-Outcome = Literal["complete", "screen_out", "return", "thanks"]
+State = Literal["task", "not_open", "not_qualified", "blocked", "screened_out", "no_work", "done",
+                "declined", "returned"]
+Outcome = Literal["complete", "partial", "screen_out", "return", "thanks"]
 Refusal = Literal["full", "not_open"]
 
 
@@ -44,6 +49,8 @@ class Exit(BaseModel):
     state: State
     code: str | None = None
     redirect: str | None = None
+    tasks: int = 0  # answers given before leaving
+    bonus: float | None = None  # what the tasks done are worth (``platform.pay_per_task``), if set
 
 
 class Admission(BaseModel):
@@ -58,24 +65,28 @@ class Admission(BaseModel):
 SCREENED: frozenset[State] = frozenset({"not_qualified", "blocked", "screened_out"})
 
 
-def exit_for(state: State, *, paid: bool, worked: bool, platform: Platform) -> Exit:
+def exit_for(state: State, *, paid: bool, tasks: int, platform: Platform) -> Exit:
     """The way out for a person in ``state``.
 
-    ``paid``: a platform participant (not a reference annotator, not invited staff); ``worked``:
-    they have given at least one answer. Nobody is screened out with a code before any work, and
-    nobody who worked is asked to return without one.
+    ``paid``: a platform participant (not a reference annotator, not invited staff); ``tasks``:
+    the answers they have given. Nobody is screened out with a code before any work, nobody who
+    worked is asked to return without one, and work done before a screen-out is paid for.
     """
     if not paid:
-        return Exit(outcome="thanks", state=state)
+        return Exit(outcome="thanks", state=state, tasks=tasks)
     if state == "done":
-        return _coded("complete", state, platform.completion_code, platform)
-    if state in SCREENED or (state == "no_work" and worked):
-        return _coded("screen_out", state, platform.screen_out_code, platform)
-    return Exit(outcome="return", state=state)
+        return _coded("complete", state, platform.completion_code, platform, tasks)
+    if tasks and (state in SCREENED or state == "no_work"):
+        return _coded("partial", state, platform.partial_code or platform.screen_out_code, platform, tasks)
+    if state in SCREENED:
+        return _coded("screen_out", state, platform.screen_out_code, platform, tasks)
+    return Exit(outcome="return", state=state, tasks=tasks)
 
 
-def _coded(outcome: Outcome, state: State, code: str, platform: Platform) -> Exit:
-    return Exit(outcome=outcome, state=state, code=code or None,
+def _coded(outcome: Outcome, state: State, code: str, platform: Platform, tasks: int) -> Exit:
+    bonus = (round(tasks * platform.pay_per_task, 2)
+             if outcome == "partial" and platform.pay_per_task is not None else None)
+    return Exit(outcome=outcome, state=state, code=code or None, tasks=tasks, bonus=bonus,
                 redirect=platform.redirect(code) if code and platform.kind != "mturk" else None)
 
 

@@ -8,9 +8,12 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel, ConfigDict
 
 from convoscope.analysis import fleiss_kappa, pairwise_cohen_kappa, strong_agreement
+from convoscope.campaigns._qualify import QualificationResult, qualify
 from convoscope.judges import RaterKind, Verdict
 
 _IDK = "idk"
+__all__ = ["BatchAgreement", "QualificationResult", "answer_matrix", "batch_agreement", "flag_annotators",
+           "qualify"]
 
 
 class BatchAgreement(BaseModel):
@@ -25,18 +28,6 @@ class BatchAgreement(BaseModel):
     mean_cohen_kappa: float | None = None
     strong_kappa: float | None = None
     strong_percent: float | None = None
-    note: str | None = None
-
-
-class QualificationResult(BaseModel):
-    """An annotator's Fleiss' kappa together with the reference annotators, against a threshold."""
-
-    model_config = ConfigDict(frozen=True)
-
-    annotator: str
-    kappa: float | None
-    threshold: float
-    qualified: bool
     note: str | None = None
 
 
@@ -75,28 +66,6 @@ def batch_agreement(batch: str, verdicts: Sequence[Verdict]) -> BatchAgreement:
         notes.append(str(error))
     return BatchAgreement.model_validate({"batch": batch, "annotators": raters, "answers": len(verdicts),
                                           **stats, "note": "; ".join(notes) or None})
-
-
-def qualify(annotator: str, verdicts: Sequence[Verdict], references: Sequence[str], *,
-            threshold: float) -> QualificationResult:
-    """Does the annotator reach ``threshold`` Fleiss' kappa together with the reference annotators?
-
-    With no reference annotators configured, everyone qualifies (there is nothing to compare with).
-    """
-    rater = f"human:{annotator}"
-    reference_raters = [f"human:{name}" for name in references if name != annotator]
-    if not reference_raters:
-        return QualificationResult(annotator=annotator, kappa=None, threshold=threshold,
-                                   qualified=True, note="no reference annotators configured")
-    wanted = {rater, *reference_raters}
-    matrix = answer_matrix([v for v in verdicts if v.rater in wanted], [*reference_raters, rater])
-    try:
-        kappa = fleiss_kappa(matrix)
-    except ValueError as error:
-        return QualificationResult(annotator=annotator, kappa=None, threshold=threshold,
-                                   qualified=False, note=str(error))
-    return QualificationResult(annotator=annotator, kappa=kappa, threshold=threshold,
-                               qualified=kappa >= threshold)
 
 
 def flag_annotators(verdicts: Sequence[Verdict], *, margin: float = 0.3) -> list[str]:

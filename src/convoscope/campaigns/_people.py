@@ -27,6 +27,9 @@ PLATFORM_PARAMETERS = {
     "prolific": ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"),
     "mturk": ("workerId", "assignmentId", "hitId", "turkSubmitTo"),
 }
+# Each platform's own participant id: Prolific's are 24 hexadecimal digits; anything else is a
+# made-up id (a made-up id takes a place in the study like a real one).
+PLATFORM_IDS = {"prolific": (re.compile(r"^[0-9a-fA-F]{24}$"), "24 hexadecimal digits")}
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
 MTURK_HOSTS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
 
@@ -80,14 +83,20 @@ class PlatformError(ConvoscopeError, ValueError):
     """A platform link that cannot be used (missing or malformed participant id)."""
 
 
-def platform_session(kind: str, query: Mapping[str, str]) -> tuple[str, dict[str, str]]:
-    """The participant id and the session parameters a platform put on the join link."""
+def platform_session(kind: str, query: Mapping[str, str], *,
+                     strict: bool = True) -> tuple[str, dict[str, str]]:
+    """The participant id and the session parameters a platform put on the join link.
+
+    ``strict``: the id must have the platform's own format (Prolific: 24 hexadecimal digits)."""
     names = PLATFORM_PARAMETERS.get(kind)
     if names is None:
         raise PlatformError("this campaign takes no platform link; use your private link")
     participant = query.get(names[0], "")
     if not EXTERNAL_ID.match(participant):
         raise PlatformError(f"the link needs {names[0]} (letters, digits, '_' and '-', at most 64)")
+    pattern, described = PLATFORM_IDS.get(kind, (EXTERNAL_ID, ""))
+    if strict and not pattern.match(participant):
+        raise PlatformError(f"{names[0]} is not a {kind.capitalize()} id ({described})")
     session = {name: query[name] for name in names[1:] if name in query}
     for name, value in session.items():
         if len(value) > 512 or (name != "turkSubmitTo" and not EXTERNAL_ID.match(value)):

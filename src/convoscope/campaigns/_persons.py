@@ -130,6 +130,8 @@ class People:
 
         def worked(self, annotator: str) -> bool: ...
 
+        def tasks_done(self, annotator: str) -> int: ...
+
         def work(self, annotator: str) -> Any: ...
 
     def record_external_id(self, annotator: str, external_id: str) -> bool:
@@ -156,12 +158,25 @@ class People:
         self._add_event("unblock" if unblock else "block", annotator, str(time.time_ns()),
                         {"reason": reason})
 
-    def mark(self, annotator: str, kind: Literal["consent", "instructions"]) -> None:
-        """Record that the annotator accepted the consent text / read the instructions."""
+    def mark(self, annotator: str, kind: Literal["consent", "declined", "instructions"]) -> None:
+        """Record that the annotator accepted (or declined) the consent text / read the instructions."""
         self._add_event(kind, annotator, kind, {})
 
     def has(self, annotator: str, kind: str) -> bool:
         return any(e.kind == kind and e.annotator == annotator for e in self._new_events())
+
+    def mark_returned(self, annotator: str, status: str) -> None:
+        """The platform says the submission was returned or timed out: the place is free."""
+        self._add_event("returned", annotator, status, {"status": status})
+
+    def returned(self) -> frozenset[str]:
+        """Everyone whose submission the platform reports returned or timed out."""
+        return frozenset(e.annotator for e in self._new_events() if e.kind == "returned")
+
+    def declined(self, annotator: str) -> bool:
+        """The person refused the consent text (and never accepted it): their place is free."""
+        return (bool(self.spec.consent) and self.has(annotator, "declined")
+                and not self.has(annotator, "consent"))
 
     def standing(self) -> Standing:
         """Who is invited, blocked, decided and a reference, now (computed again only when the
@@ -220,8 +235,20 @@ class People:
     def exit(self, annotator: str, state: State | Any) -> Exit:
         """How this person leaves now (``state``: a :class:`Work` or its state)."""
         state = getattr(state, "state", state)
-        return exit_for(state, paid=self.paid(annotator), worked=self.worked(annotator),
+        return exit_for(state, paid=self.paid(annotator), tasks=self.tasks_done(annotator),
                         platform=self.spec.platform)
+
+    def leave(self, annotator: str, state: State | Any) -> Exit:
+        """:meth:`exit`, and keep what the person was shown (the ledger reads it): the first way
+        out shown for each outcome is stored once."""
+        shown = self.exit(annotator, state)
+        if self.exits().get(annotator) != shown:  # a page shown again writes nothing
+            self._add_event("exit", annotator, shown.outcome, shown.model_dump(mode="json"))
+        return shown
+
+    def exits(self) -> dict[str, Exit]:
+        """Each person's last way out shown (by the time it was stored)."""
+        return {e.annotator: Exit.model_validate(e.data) for e in self._new_events() if e.kind == "exit"}
 
     # -- questionnaires ----------------------------------------------------------------------------
 
@@ -246,8 +273,10 @@ class People:
     def pending_questions(self, annotator: str, state: State | None = None) -> Part | None:
         """The questionnaire part to show this person now, if any: ``before`` until answered;
         ``after`` once the assigned work is done (``state``: the person's work state, else asked)."""
-        if self._questions.get("before") and self.questionnaire(annotator, "before") is None:
-            return "before"
+        reference = annotator in self.spec.qualification.reference_annotators
+        if (self._questions.get("before") and not reference
+                and self.questionnaire(annotator, "before") is None):
+            return "before"  # references skip it: an eligibility "no" would keep the study shut
         if state is None and self._questions.get("after"):
             state = self.work(annotator).state
         if (state == "done" and self._questions.get("after")
@@ -256,7 +285,9 @@ class People:
         return None
 
     def screened_by_questions(self, annotator: str) -> str | None:
-        """The question whose answer screened this person out (``accept``), or None."""
+        """The question whose answer screened this person out (``accept``), or None (never a reference)."""
+        if annotator in self.spec.qualification.reference_annotators:
+            return None
         answers = self.questionnaire(annotator, "before")
         return screened_by(self.questions("before"), answers) if answers is not None else None
 

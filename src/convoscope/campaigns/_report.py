@@ -207,8 +207,9 @@ def _qualification_text(campaign: Campaign) -> str:
         return "no qualification task"
     references = len(settings.reference_annotators)
     return (f"a qualification batch of {settings.contexts} contexts, judged like a main batch; an "
-            f"annotator qualifies when Fleiss' kappa together with the {references} internal reference "
-            f"annotator(s) is at least {settings.kappa_threshold:g}")
+            f"annotator qualifies when Cohen's kappa with each of the {references} internal reference "
+            f"annotator(s) is at least {settings.min_kappa:g} and at least {settings.min_accuracy:.0%} of "
+            "their answers equal the references' majority answer")
 
 
 def _qualified_text(status: CampaignStatus) -> str:

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 import yaml
 from pydantic import (
+    AliasChoices,
     BaseModel,
     ConfigDict,
     Field,
@@ -34,16 +35,22 @@ class CampaignError(LocatedError):
 
 
 class Qualification(BaseModel):
-    """Who may annotate main batches: kappa with the reference annotators at or above a threshold."""
+    """Who may annotate main batches: Cohen's kappa with each reference annotator and accuracy
+    against their majority, each at or above its minimum (see :mod:`convoscope.campaigns._qualify`)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
     enabled: bool = True
     contexts: int = Field(default=5, ge=1, description="Contexts in the qualification batch.")
     reference_annotators: tuple[str, ...] = Field(
         default=(), description="Annotator ids whose answers are the reference (internal pilot).")
-    kappa_threshold: float = Field(default=0.21, ge=-1.0, le=1.0,
-                                   description="Fleiss' kappa needed to qualify (seed: 0.21).")
+    min_kappa: float = Field(
+        default=0.21, ge=-1.0, le=1.0, validation_alias=AliasChoices("min_kappa", "kappa_threshold"),
+        description="Cohen's kappa the candidate needs with EACH reference annotator (weighted for "
+                    "numeric scales). 'kappa_threshold' is read as this too (seed 003: 0.21).")
+    min_accuracy: float = Field(
+        default=0.6, ge=0.0, le=1.0,
+        description="Share of the candidate's answers that must equal the references' majority answer.")
     references_in_main: bool = Field(
         default=False, description="Let reference annotators also take places in main batches.")
 
@@ -51,11 +58,13 @@ class Qualification(BaseModel):
 class Platform(BaseModel):
     """A crowdsourcing platform: who arrives through the study link and how each one leaves.
 
-    Every platform participant leaves with one of two codes: ``completion_code`` after the work
-    assigned to them (``batches_per_participant`` main batches), ``screen_out_code`` the moment
-    they are screened out (failed qualification, failed gold checks, blocked, an eligibility
-    question, or no place left after they had worked). Someone who did no work and finds none is
-    asked to return the study instead (no code). Reference annotators and invited staff get none.
+    A platform participant leaves with ``completion_code`` after the work assigned to them
+    (``batches_per_participant`` main batches); with ``partial_code`` (else ``screen_out_code``)
+    when they leave after some tasks (failed qualification, blocked, no place left after the
+    qualification), their answers paid as a bonus (``pay_per_task``; the ledger); with
+    ``screen_out_code`` when screened out before any task (an eligibility question). Someone who
+    did no work and finds none is asked to return the study instead (no code). Reference
+    annotators and invited staff get none (see :mod:`convoscope.campaigns._lifecycle`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -68,8 +77,25 @@ class Platform(BaseModel):
                                 "Prolific's default: https://app.prolific.com/submissions/complete?cc={code}")
     screen_out_code: str = Field(
         default="", pattern=CODE, validate_default=True,
-        description="Code for a participant screened out after some work (Prolific: a code with the "
+        description="Code for a participant screened out before any task, and for one who leaves "
+                    "after some tasks when there is no partial_code (Prolific: a code with the "
                     "screen-out action, paid a fixed screen-out reward).")
+    partial_code: str = Field(
+        default="", pattern=CODE,
+        description="Code for a participant who leaves after some tasks without finishing (failed "
+                    "qualification, blocked, no place left): Prolific: a code with the 'manually review' "
+                    "action; the ledger recommends the bonus for the tasks done. Default: screen_out_code.")
+    pay_per_task: float | None = Field(
+        default=None, ge=0, description="What one answer is worth, in the study's currency: the bonus "
+                                        "the ledger recommends for work done before leaving early.")
+    screen_out_reward: float | None = Field(
+        default=None, ge=0, description="The fixed screen-out reward set on the platform (shown on "
+                                        "the page of people screened out before any task).")
+    currency: str = Field(default="GBP", pattern=r"^[A-Z]{3}$", description="The study's currency.")
+    participant_ids: Literal["platform", "any"] = Field(
+        default="platform", description="platform: take only ids in the platform's own format "
+                                        "(Prolific: 24 hexadecimal digits); any: letters, digits, '_' "
+                                        "and '-' (at most 64), e.g. for a test link.")
     batches_per_participant: int = Field(
         default=1, ge=1, description="Main batches one platform participant is assigned (one submission).")
     max_participants: int | None = Field(

@@ -37,12 +37,16 @@ qualification:
   enabled: true
   contexts: 5                # the qualification batch
   reference_annotators: []   # ids of the internal annotators whose answers are the reference
-  kappa_threshold: 0.21      # Fleiss' kappa with the reference annotators needed to qualify
+  min_kappa: 0.21            # Cohen's kappa needed with EACH reference annotator
+  min_accuracy: 0.6          # share of answers equal to the references' majority answer
   references_in_main: false  # reference annotators also take places in main batches
 # platform:                  # a crowdsourcing platform: `serve` prints the study link to give it
 #   kind: prolific           # prolific or mturk
 #   completion_code: ABC123  # after the assigned work; Prolific participants are redirected with it
-#   screen_out_code: XYZ789  # screened out after some work (a Prolific code with the screen-out action)
+#   screen_out_code: XYZ789  # screened out before any task (a Prolific code with the screen-out action)
+#   partial_code: PRT456     # left after some tasks (Prolific: 'manually review'); paid as a bonus
+#   pay_per_task: 0.05       # what one answer is worth: the bonus the ledger recommends
+#   screen_out_reward: 0.10  # the screen-out reward set on Prolific (shown on the page)
 #   batches_per_participant: 1
 # questionnaires:            # YAML question lists next to this file (see docs/campaigns.md)
 #   before: before.yaml      # after consent: demographics, eligibility (accept: screens out)

@@ -364,3 +364,6 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 
 
 COMMANDS: list[click.Command] = [campaign_group]
+
+
+from convoscope.cli import _campaign_ledger  # noqa: E402,F401  (registers `campaign ledger`)

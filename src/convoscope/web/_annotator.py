@@ -44,7 +44,8 @@ from convoscope.web._i18n import translations
 from convoscope.web._markdown import markdown_html
 from convoscope.web._views import task_context
 
-LEAVE_AT_ONCE = frozenset({"not_open", "not_qualified", "blocked", "screened_out", "no_work"})
+LEAVE_AT_ONCE = frozenset({"not_open", "not_qualified", "blocked", "screened_out", "no_work", "declined",
+                           "returned"})
 PROBLEMS = {"required": N_("Please answer this question."),
             "not a choice": N_("Choose one of the answers offered."),
             "not a number": N_("Enter a number."), "too long": N_("This answer is too long.")}
@@ -125,7 +126,9 @@ class AnnotatorPages:
             return self.page("web/gate.html", title=self._("Consent"), csrf=csrf,
                              body=markdown_html(text, media_base=f"/a/{token}"),
                              action=f"/a/{token}/consent", button=self._("I agree and want to take part"),
-                             decline=self._("If you do not agree, close this page; nothing is recorded."))
+                             decline_action=f"/a/{token}/decline", decline_button=self._("I do not agree"),
+                             decline=self._("If you do not agree, nothing of yours is recorded and your "
+                                            "place goes to someone else."))
         if self.campaign.pending_questions(annotator, "task") == "before":
             return self._questions(annotator, token, "before")
         if spec.instructions and not self.campaign.has(annotator, "instructions"):
@@ -150,9 +153,11 @@ class AnnotatorPages:
 
     def _leave(self, annotator: str, work: Work) -> Response:
         person = self.campaign.person(annotator)
-        return leave_page(self.message, self._, self.campaign.exit(annotator, work), person=person,
-                          kind=self.campaign.spec.platform.kind, worked=self.campaign.worked(annotator),
-                          reference=annotator in self.campaign.spec.qualification.reference_annotators)
+        platform = self.campaign.spec.platform
+        return leave_page(self.message, self._, self.campaign.leave(annotator, work), person=person,
+                          kind=platform.kind, worked=self.campaign.worked(annotator),
+                          reference=annotator in self.campaign.spec.qualification.reference_annotators,
+                          reward=platform.screen_out_reward, currency=platform.currency)
 
     def guidelines(self, request: Request) -> Response:
         _, token = self._person(request)
@@ -249,6 +254,13 @@ class AnnotatorPages:
         await run_in_threadpool(self.campaign.mark, annotator, "consent")
         return redirect(f"/a/{token}")
 
+    async def decline(self, request: Request) -> Response:
+        """Consent refused: the place is freed and the person is shown the way back."""
+        annotator, token, _ = await self._form(request)
+        if not await run_in_threadpool(self.campaign.has, annotator, "consent"):
+            await run_in_threadpool(self.campaign.mark, annotator, "declined")
+        return redirect(f"/a/{token}")
+
     async def start(self, request: Request) -> Response:
         annotator, token, _ = await self._form(request)
         await run_in_threadpool(self.campaign.mark, annotator, "instructions")
@@ -281,7 +293,9 @@ class AnnotatorPages:
             return self.message(self._("Preview"), self._("Accept the HIT to start; your answers are saved "
                                                           "as you go."))
         try:
-            participant, session = platform_session(self.campaign.spec.platform.kind, query)
+            platform = self.campaign.spec.platform
+            participant, session = platform_session(platform.kind, query,
+                                                    strict=platform.participant_ids == "platform")
         except PlatformError as error:
             return self.message(self._("Bad link"), str(error), status=400)
         admission = self.campaign.join(participant, session)

@@ -20,7 +20,7 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from convoscope.campaigns import N_, Campaign, render_campaign_report
+from convoscope.campaigns import N_, Campaign, ledger_rows, render_campaign_report
 from convoscope.html import render
 from convoscope.web._annotator import AnnotatorPages, csrf_value
 from convoscope.web._http import SecurityHeaders
@@ -52,7 +52,8 @@ def make_app(campaign: Campaign, *, secret: bytes, dashboard: str | None = None,
         status = campaign.status()
         flagged = sorted({name for row in status.batches for name in row.flagged})
         return HTMLResponse(render("web/dashboard.html", spec=campaign.spec, status=status, flagged=flagged,
-                                   report_url=f"/r/{dashboard}/report", title=f"{campaign.spec.name} status"))
+                                   report_url=f"/r/{dashboard}/report", title=f"{campaign.spec.name} status",
+                                   ledger=ledger_rows(campaign)))
 
     def static(request: Request) -> Response:
         name = request.path_params["name"]
@@ -72,6 +73,7 @@ def make_app(campaign: Campaign, *, secret: bytes, dashboard: str | None = None,
         Route("/a/{token}", pages.show, methods=["GET"]),
         Route("/a/{token}", pages.answer, methods=["POST"]),
         Route("/a/{token}/consent", pages.consent, methods=["POST"]),
+        Route("/a/{token}/decline", pages.decline, methods=["POST"]),
         Route("/a/{token}/start", pages.start, methods=["POST"]),
         Route("/a/{token}/questions/{part}", pages.questions, methods=["POST"]),
         Route("/a/{token}/guidelines", pages.guidelines, methods=["GET"]),

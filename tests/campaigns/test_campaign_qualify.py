@@ -1,0 +1,141 @@
+"""The qualification decision against each reference (issue 37, observation 1), on simulated
+workers whose right answer is known: careless, constant, random, adversarial and good."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from convoscope.analysis import fleiss_kappa
+from convoscope.campaigns import qualify
+from convoscope.judges import Verdict
+
+# The observed batch: two references agreeing on 24 cells, 18 positive and 6 negative.
+REFERENCE = [1] * 18 + [0] * 6
+
+
+def _votes(rater: str, answers: list[int | None], criterion: str = "appropriateness") -> list[Verdict]:
+    return [Verdict(item_id=f"i{k:02d}", criterion=criterion, rater=f"human:{rater}", value=value,
+                    unscored_reason="idk" if value is None else None) for k, value in enumerate(answers)]
+
+
+def _batch(candidate: list[int | None], first: list[int] = REFERENCE,
+           second: list[int] = REFERENCE) -> list[Verdict]:
+    return [*_votes("ref1", list(first)), *_votes("ref2", list(second)), *_votes("cand", candidate)]
+
+
+def _decide(candidate: list[int | None], **kw: object) -> object:
+    return qualify("cand", _batch(candidate, **kw), ["ref1", "ref2"], threshold=0.21,  # type: ignore[arg-type]
+                   min_accuracy=0.6)
+
+
+def _pooled_fleiss(candidate: list[int]) -> float:
+    """The old rule: Fleiss' kappa of the references and the candidate together."""
+    return fleiss_kappa([[str(v) for v in REFERENCE], [str(v) for v in REFERENCE],
+                         [str(v) for v in candidate]])
+
+
+COIN_FLIPS = [1] * 10 + [0] * 8 + [1] * 4 + [0] * 2  # the observed coin-flipper's 24 answers
+
+
+def test_a_worker_who_always_clicks_the_first_option_is_refused() -> None:
+    """Observed: passed at Fleiss' kappa .400 (pooled with the references); Cohen's kappa 0 with each."""
+    careless = [1] * 24
+    assert _pooled_fleiss(careless) == pytest.approx(0.400, abs=5e-4)  # the old rule: 0.400 >= 0.21
+    decision = _decide(careless)
+    assert decision.kappas == {"ref1": pytest.approx(0.0), "ref2": pytest.approx(0.0)}
+    assert decision.accuracy == pytest.approx(0.75)  # accuracy alone would let this one through
+    assert not decision.qualified and decision.outcome == "not_qualified"
+    assert "kappa below 0.21" in decision.note
+
+
+def test_a_coin_flipper_is_refused() -> None:
+    """Observed: passed at Fleiss' kappa .215; Cohen's kappa -.091 with each reference."""
+    assert _pooled_fleiss(COIN_FLIPS) == pytest.approx(0.2145, abs=5e-4)
+    decision = _decide(COIN_FLIPS)
+    assert decision.kappas["ref1"] == pytest.approx(-0.0909, abs=5e-4)
+    assert decision.accuracy == pytest.approx(0.5)
+    assert not decision.qualified
+
+
+def test_a_perfect_worker_is_qualified_when_the_batch_holds_one_label() -> None:
+    """Observed: kappa undefined (one label everywhere) meant "not qualified"; accuracy decides now."""
+    same = [1] * 24
+    with pytest.raises(ValueError):  # the old rule's statistic is undefined here
+        fleiss_kappa([["1"] * 24] * 3)
+    decision = _decide(same, first=same, second=same)
+    assert decision.qualified and decision.kappa is None and decision.accuracy == 1.0
+    assert "decided by accuracy" in decision.note
+    refused = _decide([0] * 24, first=same, second=same)  # one label, the other one: refused
+    assert not refused.qualified and refused.accuracy == 0.0
+
+
+def test_constant_adversarial_and_good_workers_are_decided_right() -> None:
+    assert not _decide([0] * 24).qualified  # constant, the other label: kappa 0, accuracy .25
+    adversarial = [1 - v for v in REFERENCE]
+    decision = _decide(adversarial)
+    assert not decision.qualified
+    assert decision.kappa == pytest.approx(cohen_kappa_score(REFERENCE, adversarial))
+    assert decision.kappa < 0 and decision.accuracy == 0.0
+    good = list(REFERENCE)
+    good[0], good[20] = 0, 1  # two honest slips
+    decision = _decide(good)
+    assert decision.qualified and decision.outcome == "qualified"
+    assert decision.accuracy == pytest.approx(22 / 24)
+
+
+def test_random_workers_rarely_pass_and_good_ones_nearly_always_do() -> None:
+    """200 coin-flippers and 200 workers who slip on one answer in ten, on a 40-cell batch. Chance
+    lets some coin-flippers through on a batch this small (about 8 in 100, measured on 1,000 by
+    benchmarks/qualification_rates.py): the rule bounds it, gold checks catch the rest."""
+    rng = random.Random(37)
+    reference = [rng.randint(0, 1) for _ in range(40)]
+    passed_random = passed_good = 0
+    for _ in range(200):
+        flips = [rng.randint(0, 1) for _ in range(40)]
+        slips = [v if rng.random() > 0.1 else 1 - v for v in reference]
+        passed_random += _decide(flips, first=reference, second=reference).qualified
+        passed_good += _decide(slips, first=reference, second=reference).qualified
+    assert passed_random <= 30 and passed_good >= 195
+
+
+def test_each_kappa_is_sklearns_cohen_kappa_score() -> None:
+    second = list(REFERENCE)
+    second[:3] = [0, 0, 0]
+    decision = _decide(COIN_FLIPS, second=second)
+    assert decision.kappas["ref1"] == pytest.approx(cohen_kappa_score(REFERENCE, COIN_FLIPS))
+    assert decision.kappas["ref2"] == pytest.approx(cohen_kappa_score(second, COIN_FLIPS))
+    assert decision.references_kappa == pytest.approx(cohen_kappa_score(REFERENCE, second))
+    assert decision.kappa == min(decision.kappas.values())
+
+
+def test_weighted_kappa_on_an_ordered_scale_is_sklearns_linear_kappa() -> None:
+    first, cand = [1, 2, 3, 4, 5, 5, 4, 3, 2, 1], [1, 2, 4, 4, 5, 4, 4, 3, 1, 1]
+    votes = [*_votes("ref1", first), *_votes("cand", cand)]
+    decision = qualify("cand", votes, ["ref1"], threshold=0.21, min_accuracy=0.6,
+                       ordinal_labels=["1", "2", "3", "4", "5"])
+    expected = cohen_kappa_score(first, cand, weights="linear", labels=[1, 2, 3, 4, 5])
+    assert decision.kappas["ref1"] == pytest.approx(expected) and decision.weights == "linear"
+    assert decision.references_note == "one reference: its own agreement cannot be measured"
+
+
+def test_the_decision_is_a_value_with_the_rule_the_numbers_and_the_references_agreement() -> None:
+    second = [1] * 12 + [0] * 12
+    decision = _decide(REFERENCE, second=second)
+    assert decision.rule.startswith("Cohen's kappa with each reference >= 0.21")
+    assert decision.majority_cells == 18  # the 6 cells where the two references differ are left out
+    assert decision.references_kappa == pytest.approx(cohen_kappa_score(REFERENCE, second))
+    assert decision.cells == 24 and decision.min_accuracy == 0.6
+
+
+def test_cannot_tell_when_the_references_never_agree() -> None:
+    first = [1, 0] * 12
+    decision = _decide([1] * 24, first=first, second=[1 - v for v in first])
+    assert decision.outcome == "cannot_tell" and decision.accuracy is None
+    assert decision.note.startswith("cannot tell: the references agree by majority on none")
+
+
+def test_with_no_reference_everyone_qualifies() -> None:
+    assert qualify("anyone", [], [], threshold=0.21).outcome == "qualified"
