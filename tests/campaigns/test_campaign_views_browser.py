@@ -131,6 +131,12 @@ def test_batch_and_speaker_labels_are_in_the_annotators_language(
         page.reload()
         assert page.locator("#batch").inner_text() == "배치 1"  # ... and goes on to a main batch
         assert "batch-" not in page.locator("header").inner_text()
+        page.keyboard.press("2")  # not appropriate, with "other" and no words: refused, in Korean
+        page.locator("#options input[value=other]").check()
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+        refused = page.get_by_role("alert").inner_text()
+        assert refused == "\"기타\"을(를) 고르면 무엇이 해당하는지 메모에 적어 주세요."
     finally:
         context.close()
 
