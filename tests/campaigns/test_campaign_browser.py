@@ -167,7 +167,7 @@ def _pass_and_finish_batch(browser: Any, base: str, token: str, campaign: Campai
             if shots:
                 page.screenshot(path=str(shots / "campaign-annotator.png"))
         _answer_page(page, _expected(system))
-    assert "batch-001" in page.locator("header").inner_text()
+    assert page.locator("#batch").inner_text() == "Batch 1"
     assert page.locator("#progress").inner_text() == "0 of 12 answered"
     # Markup typed in a dialogue is shown as text, never interpreted.
     assert "<in 4 hours>" in page.locator("#context").inner_text()
@@ -212,7 +212,7 @@ def test_qualification_is_decided_once_and_never_makes_anyone_wait(tmp_path: Pat
         _start(page)
         for _ in range(6):  # the candidate agrees with the reference's rule everywhere
             _answer_page(page, _expected(_system(page, campaign)))
-        assert "batch-001" in page.locator("header").inner_text()  # decided at once: qualified
+        assert page.locator("#batch").inner_text() == "Batch 1"  # decided at once: qualified
         [decision] = campaign.events.all("decision")
         assert decision.annotator == candidate.id and decision.data["qualified"] is True
         assert decision.data["kappa"] == pytest.approx(1.0)

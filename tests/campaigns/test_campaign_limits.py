@@ -3,14 +3,18 @@ link, requests per participant, and files readable by their owner only. Over rea
 
 from __future__ import annotations
 
+import selectors
 import socket
 import stat
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
-from campaign_helpers import get, write_campaign
+from campaign_helpers import answer_form, get, write_campaign
 
 from convoscope.campaigns import (
     export_questionnaires,
@@ -122,3 +126,74 @@ def test_exports_and_reports_are_readable_by_their_owner_only(tmp_path: Path) ->
     for path in written:
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
     assert not list(tmp_path.glob(".*.part"))  # written through a temporary file, moved into place
+
+
+def _closed_by_server(connections: list[socket.socket], wanted: int) -> set[int]:
+    """Indexes of the connections the server has closed (an end of stream or a reset), read until
+    ``wanted`` are closed; the deadline only bounds a hung test, the closing is the server's."""
+    closed: set[int] = set()
+    with selectors.DefaultSelector() as selector:
+        for index, connection in enumerate(connections):
+            selector.register(connection, selectors.EVENT_READ, index)
+        deadline = time.monotonic() + 60
+        while len(closed) < wanted and time.monotonic() < deadline:
+            for key, _ in selector.select(timeout=1):
+                try:
+                    data = key.fileobj.recv(1024)  # type: ignore[union-attr]
+                except ConnectionResetError:
+                    data = b""
+                if not data:
+                    closed.add(key.data)
+                    selector.unregister(key.fileobj)
+    return closed
+
+
+def _hold_the_loop(server: Any) -> threading.Event:
+    """Keep the server's event loop busy until the returned event is set: connections made
+    meanwhile wait in the listening queue and are taken in together, in one turn of the loop,
+    as a fast client's burst is (so the test does not hang on the machine's speed)."""
+    loop = server.uvicorn.servers[0].get_loop()
+    entered, gate = threading.Event(), threading.Event()
+
+    def wait() -> None:
+        entered.set()
+        gate.wait(60)  # the bound only keeps a failed test from hanging the server
+
+    loop.call_soon_threadsafe(wait)
+    assert entered.wait(30)
+    return gate
+
+
+def test_a_burst_of_connections_from_one_address_leaves_another_annotator_served(tmp_path: Path) -> None:
+    """Observed: 1,100 connections opened back to back from one address all stayed open (the cap
+    closed the same, already closing, connection again and again) and another client got 503."""
+    directory = write_campaign(tmp_path / "study")
+    [person] = invite(directory, 1)
+    cap, blocks, per_block = 16, 5, 220  # 1,100 in all; a block stays under the listening backlog
+    server = build_server(open_campaign(directory), port=0, max_per_client=cap, keep_alive=120,
+                          header_timeout=120, rate=1000.0, burst=1000)  # default max_connections: 1000
+    stop = start_background(server)
+    port, burst = server.server_port, []
+    url = f"http://127.0.0.1:{port}/a/{person.token}"
+    other = httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.0.2"), timeout=30)
+    try:
+        with other:
+            served = []
+            for _ in range(blocks):
+                gate = _hold_the_loop(server)
+                burst.extend(socket.create_connection(("127.0.0.1", port), timeout=30)
+                             for _ in range(per_block))  # back to back, nothing sent on them
+                gate.set()
+                served += [other.get(url).status_code for _ in range(2)]  # the other annotator works
+            assert served == [200] * 10
+            assert answer_form(other, url, "1").status_code == 200  # and answers
+        assert len(open_campaign(directory).answers()) == 1
+        closed = _closed_by_server(burst, len(burst) - cap)
+        assert len(closed) >= len(burst) - cap  # the burst's connections over the cap were closed
+        newest = burst[-1]  # the newest are the ones kept, and they work
+        newest.sendall(b"GET /static/campaign.css HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert newest.recv(1024).startswith(b"HTTP/1.1 200")
+    finally:
+        for connection in burst:
+            connection.close()
+        stop()

@@ -56,7 +56,20 @@ def test_majority_and_all_votes_percentages() -> None:
     # bot-x: 3 negative votes (two 0s, one idk); incoherence chosen twice, the idk gave a note only.
     assert breakdown[("bot-x", "incoherence")] == (2, 3)
     assert breakdown[("bot-x", "(note only)")] == (1, 3)
-    assert breakdown[("bot-y", "incoherence")] == (1, 2) and breakdown[("bot-y", "(note only)")] == (1, 2)
+    # bot-y: one 0 with incoherence, one 0 with neither an option nor a note.
+    assert breakdown[("bot-y", "incoherence")] == (1, 2)
+    assert breakdown[("bot-y", "(no explanation)")] == (1, 2)
+
+
+def test_a_negative_answer_with_neither_option_nor_note_is_not_called_note_only() -> None:
+    """Observed: a "not appropriate" with no option and no note was reported as "(note only)"."""
+    bare = _v("p", "y1", 0, "bot-y")
+    noted = _v("q", "y1", 0, "bot-y").model_copy(update={"reason": "It changes the subject."})
+    blank = _v("r", "y1", 0, "bot-y").model_copy(update={"reason": "   "})
+    ticked = _v("s", "y1", 0, "bot-y", ("incoherence",))
+    found = option_breakdown([bare, noted, blank, ticked], CRITERIA)
+    counts = {o.option: (o.count, o.negative_votes) for o in found}
+    assert counts == {"(no explanation)": (2, 4), "(note only)": (1, 4), "incoherence": (1, 4)}
 
 
 Choose = Callable[[Task], Submission]

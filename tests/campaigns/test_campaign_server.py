@@ -4,8 +4,10 @@ issue 14 observed on the old stdlib server."""
 from __future__ import annotations
 
 import csv
+import logging
 import socket
 import stat
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -160,3 +162,44 @@ def test_csv_export_escapes_formulas_and_import_reads_them_back(tmp_path: Path) 
     target = open_campaign(copy)
     import_verdicts(target, out)
     assert [v.reason for v in target.answers()] == notes  # the guard is undone on import
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+        self.seen = threading.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+        self.seen.set()
+
+
+def test_a_client_that_leaves_mid_form_leaves_no_traceback(
+        served: tuple[str, Path, list[str]], capfd: pytest.CaptureFixture[str]) -> None:
+    """Observed: a client disconnecting before its form arrived printed a ClientDisconnect traceback."""
+    base, directory, tokens = served
+    port = int(base.rsplit(":", 1)[1])
+    records = _Records()
+    # uvicorn's errors (the traceback it printed) at the level the server set; ours down to debug.
+    watched = [logging.getLogger(name) for name in ("uvicorn.error", "convoscope.web")]
+    levels = [logger.level for logger in watched]
+    for logger in watched:
+        logger.addHandler(records)
+    watched[1].setLevel(logging.DEBUG)
+    try:
+        with socket.create_connection(("127.0.0.1", port)) as connection:
+            connection.sendall(f"POST /a/{tokens[0]} HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
+                               "Content-Type: application/x-www-form-urlencoded\r\n\r\ncsrf=".encode())
+        # The server says, once, what happened to the request: an error with a traceback (before),
+        # or a quiet debug line (now). Waiting for that word is what orders the test.
+        assert records.seen.wait(30), "the server said nothing about the request that was cut short"
+        assert get(f"{base}/a/{tokens[1]}").status_code == 200  # and serves others as before
+    finally:
+        for logger, level in zip(watched, levels, strict=True):
+            logger.removeHandler(records)
+            logger.setLevel(level)
+    assert [r.levelno for r in records.records] == [logging.DEBUG]
+    assert "went away" in records.records[0].getMessage()
+    assert "Traceback" not in capfd.readouterr().err
+    assert open_campaign(directory).answers() == []

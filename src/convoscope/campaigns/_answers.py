@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from convoscope.campaigns._plan import Candidate, Task
-from convoscope.criteria import IDK, Criterion, ExplanationOption
+from convoscope.criteria import IDK, Criterion, ExplanationOption, missing_free_text
 from convoscope.errors import ConvoscopeError
 from convoscope.judges import Verdict
 
@@ -110,6 +110,9 @@ def to_verdict(task: Task, criterion: Criterion, annotator: str, submission: Sub
     if unknown:
         raise AnswerError(N_("These explanation options do not apply to this answer: {options}."),
                           options=", ".join(unknown))
+    if missing_free_text(criterion, submission.options, reason) is not None:  # "other" says what, in words
+        option = next(o.name for o in criterion.options if o.free_text and o.name in submission.options)
+        raise AnswerError(N_("\"{option}\" needs a note saying what applies."), option=option)
     value = None if submission.answer == IDK else criterion.scale.coerce(submission.answer)
     return Verdict(item_id=task.candidate.item_id, criterion=task.criterion, rater=f"human:{annotator}",
                    value=value, unscored_reason=IDK if value is None else None, reason=reason or None,

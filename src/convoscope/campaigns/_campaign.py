@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from convoscope.campaigns._access import counted, gold_failures
+from convoscope.campaigns._access import Standing, counted, gold_failures
 from convoscope.campaigns._answers import Submission, answer_key, task_key, to_verdict
 from convoscope.campaigns._assign import Assignment, Work
 from convoscope.campaigns._events import Event, EventLog
@@ -253,7 +253,12 @@ class Campaign(Assignment, People):
             checks = counted(answers, self.owner, self.spec, standing, checks=True)
         failures = {p: len(gold_failures(p, answers, self.owner, self.criteria)) for p in standing.invited}
         return campaign_status(self.spec, self.batches, list(self.criteria), kept, answers, standing,
-                               failures, self.chosen, checks=checks)
+                               failures, self.chosen, checks=checks, left=self._left_why(standing))
+
+    def _left_why(self, standing: Standing) -> dict[str, str]:
+        """People an eligibility question screened out (blocks and decisions say the rest)."""
+        return {person: f"screened out (eligibility question {question!r})" for person in standing.invited
+                if (question := self.screened_by_questions(person)) is not None}
 
     def results(self, *, everything: bool = False) -> tuple[list[SystemResult], list[OptionCount]]:
         """Per system and criterion: majority and all-votes percentages; negative answers' options.

@@ -218,7 +218,9 @@ def _qualified_text(status: CampaignStatus) -> str:
     tried = [a for a in status.annotators if a.qualification is not None and not a.reference]
     if not tried:
         return "no annotator has finished the qualification batch"
-    return f"{status.qualified} of the {len(tried)} who finished the qualification batch"
+    blocked = status.qualified_then_blocked
+    return (f"{status.passed} of the {len(tried)} who finished the qualification batch"
+            + (f" ({blocked} of them blocked since)" if blocked else ""))
 
 
 def _main_votes(campaign: Campaign) -> dict[str, int]:

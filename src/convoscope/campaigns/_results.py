@@ -17,7 +17,8 @@ from convoscope.judges import Verdict
 
 IDK_LABEL = "I don't know"
 NO_MAJORITY = "no majority"
-NOTE_ONLY = "(note only)"
+NOTE_ONLY = "(note only)"  # a negative answer explained by a note alone, no option ticked
+NO_EXPLANATION = "(no explanation)"  # neither an option nor a note
 
 
 class SystemResult(BaseModel):
@@ -106,7 +107,9 @@ def _percentages(labels: Sequence[str]) -> dict[str, float]:
 
 
 def option_breakdown(verdicts: Iterable[Verdict], criteria: Mapping[str, Criterion]) -> list[OptionCount]:
-    """Per (system, criterion): how many negative votes chose each option; NOTE_ONLY counts none."""
+    """Per (system, criterion): how many negative votes chose each option. A vote with no option
+    counts once under NOTE_ONLY when it has a note, else under NO_EXPLANATION (the two are not the
+    same finding: one says why in words, the other does not say why at all)."""
     negatives: Counter[tuple[str, str]] = Counter()
     chosen: Counter[tuple[str, str, str]] = Counter()
     for verdict in verdicts:
@@ -114,7 +117,7 @@ def option_breakdown(verdicts: Iterable[Verdict], criteria: Mapping[str, Criteri
             continue
         key = (verdict.system or "unknown", verdict.criterion)
         negatives[key] += 1
-        for option in verdict.options or (NOTE_ONLY,):
+        for option in verdict.options or (NOTE_ONLY if (verdict.reason or "").strip() else NO_EXPLANATION,):
             chosen[(*key, option)] += 1
     return [OptionCount(system=system, criterion=criterion, option=option, count=count,
                         negative_votes=negatives[(system, criterion)])

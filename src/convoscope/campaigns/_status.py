@@ -64,6 +64,33 @@ class AnnotatorStatus(BaseModel):
     blocked: str | None = None  # the reason, when blocked
     gold_failed: int = 0
     gold_answers: int = 0  # answers given on attention checks
+    left: str | None = None  # why the person left early when no block says it (an eligibility question)
+
+    @property
+    def standing(self) -> str:
+        """Where the person stands, in words: active, or left with why (the dashboard, the report
+        and the terminal say the same)."""
+        if self.blocked:
+            return f"left: blocked ({self.blocked})"
+        if self.left:
+            return f"left: {self.left}"
+        if not self.invited:
+            return "not invited: answers not counted"
+        if not self.reference and self.qualification is not None and not self.qualification.qualified:
+            return "left: did not qualify"
+        return "active"
+
+    def qualified_text(self, enabled: bool = True) -> str:
+        """The qualification decision in words ("yes (κ 0.812)", "not reached", ...)."""
+        q = self.qualification
+        if self.reference:
+            return "reference annotator"
+        if not enabled:
+            return "qualification off"
+        if q is None:
+            return "not reached" if self.left or self.blocked else "not decided"
+        word = "yes" if q.qualified else "no"
+        return f"{word} (κ {q.kappa:.3f})" if q.kappa is not None else f"{word} ({q.note or 'no kappa'})"
 
     @property
     def not_counted(self) -> int:
@@ -111,15 +138,36 @@ class CampaignStatus(BaseModel):
     chosen_items: int = 0  # items carrying meta.selected_because
 
     @property
-    def qualified(self) -> int:
-        """Annotators who passed the qualification batch (reference annotators not counted)."""
+    def passed(self) -> int:
+        """Annotators who passed the qualification batch, blocked since or not (references not counted)."""
         return sum(1 for a in self.annotators
                    if not a.reference and a.qualification is not None and a.qualification.qualified)
 
     @property
+    def qualified(self) -> int:
+        """Annotators who passed the qualification batch and are not blocked (references not counted)."""
+        return self.passed - self.qualified_then_blocked
+
+    @property
+    def qualified_then_blocked(self) -> int:
+        """Annotators who passed the qualification batch and were blocked afterwards (gold checks,
+        by hand)."""
+        return sum(1 for a in self.annotators if not a.reference and a.blocked
+                   and a.qualification is not None and a.qualification.qualified)
+
+    @property
     def qualified_text(self) -> str:
-        """"N qualified", or that there is no qualification step."""
-        return f"{self.qualified} qualified" if self.qualification_enabled else "qualification off"
+        """"N qualified" (blocked people apart), or that there is no qualification step."""
+        if not self.qualification_enabled:
+            return "qualification off"
+        blocked = self.qualified_then_blocked
+        then = f" ({blocked} more qualified, then were blocked)" if blocked else ""
+        return f"{self.qualified} qualified{then}"
+
+    @property
+    def left(self) -> int:
+        """People who left before the end: blocked, screened out, or not qualified."""
+        return sum(1 for a in self.annotators if a.standing.startswith("left"))
 
     @property
     def answers(self) -> int:
@@ -130,19 +178,21 @@ def campaign_status(spec: CampaignSpec, batches: Sequence[Batch], criteria: Sequ
                     verdicts: Sequence[Verdict], everything: Sequence[Verdict], standing: Standing,
                     gold_failed: dict[str, int],
                     chosen: Mapping[str, Sequence[str]] | None = None,
-                    checks: Sequence[Verdict] = ()) -> CampaignStatus:
+                    checks: Sequence[Verdict] = (), left: Mapping[str, str] | None = None) -> CampaignStatus:
     """Summarise one campaign: ``verdicts`` are the sample answers that count, ``everything`` all
     stored, ``checks`` the attention-check answers of people whose answers count (they finish a
     batch and take time, but are no samples).
 
-    ``chosen`` maps the ids of items routed from a judged run to why each was chosen."""
+    ``chosen`` maps the ids of items routed from a judged run to why each was chosen; ``left``
+    maps people who left without a block or a decision (an eligibility question) to why."""
     by_batch = _split_by_batch(batches, verdicts)
     checks_by_batch = _split_by_batch(batches, checks)
     rows = [_batch_status(spec, batch, criteria, by_batch.get(batch.id, []),
                           checks_by_batch.get(batch.id, [])) for batch in batches]
     kept = {id(v) for v in verdicts}
     owner = {c.item_id: b for b in batches for x in b.contexts for c in x.candidates}
-    people = _annotator_statuses(owner, rows, everything, kept, standing, gold_failed)
+    people = tuple(person.model_copy(update={"left": (left or {}).get(person.annotator)})
+                   for person in _annotator_statuses(owner, rows, everything, kept, standing, gold_failed))
     return CampaignStatus(name=spec.name, invited=len(standing.invited), batches=tuple(rows),
                           annotators=people, qualification_enabled=spec.qualification.enabled,
                           notes=_notes(batches, everything, kept),

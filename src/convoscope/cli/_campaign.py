@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -84,6 +85,7 @@ def serve_command(directory: str, items: str | None, db: str | None, host: str, 
         server = build_server(campaign, host=host, port=port, max_per_client=max_per_client, rate=rate,
                               burst=int(3 * rate))
         base = (public_url or f"http://{host}:{server.server_port}").rstrip("/")
+        _record_address(directory, base)  # `campaign invite` prints links to this address
         console.print(f"annotators: {base}/a/<token>  (links from `campaign invite`)", soft_wrap=True)
         _print_study_link(console, campaign, base, join_secret)
         console.print(f"researcher dashboard (keep it private): {base}/r/{dashboard_secret(directory)}",
@@ -111,15 +113,32 @@ def _print_study_link(console: Console, campaign: Any, base: str, join_secret: A
                       markup=False, style="yellow")
 
 
+ADDRESS_FILE = "server-address.txt"  # where `serve` notes the address its links use
+DEFAULT_BASE = "http://127.0.0.1:8080"
+
+
+def _record_address(directory: str, base: str) -> None:
+    (Path(directory) / ADDRESS_FILE).write_text(base + "\n", encoding="utf-8")
+
+
+def _recorded_address(directory: str) -> str | None:
+    path = Path(directory) / ADDRESS_FILE
+    return path.read_text(encoding="utf-8").strip() or None if path.is_file() else None
+
+
 @campaign_group.command("invite")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
 @click.option("--n", "count", default=1, show_default=True, type=click.IntRange(min=1))
-@click.option("--base-url", default="http://127.0.0.1:8080", show_default=True)
-def invite_command(directory: str, count: int, base_url: str) -> None:
+@click.option("--base-url", default=None,
+              help=f"The address in the printed links (default: the one `campaign serve` last used for this "
+                   f"campaign, noted in {ADDRESS_FILE}; else {DEFAULT_BASE}).")
+def invite_command(directory: str, count: int, base_url: str | None) -> None:
     """Create annotators with one private link each (kept in annotators.json).
 
     A platform's participant id may be added to a link (?PROLIFIC_PID=...); it is kept in
-    annotators.json only, never in verdicts, exports or reports.
+    annotators.json only, never in verdicts, exports or reports. The links use the address
+    `campaign serve` prints (its --port or --public-url), so invite after serving once, or pass
+    --base-url.
 
     \b
     Example:
@@ -130,8 +149,9 @@ def invite_command(directory: str, count: int, base_url: str) -> None:
     console = Console()
     with fail_on(console):
         load_campaign(directory)  # a broken campaign.yaml is reported before anyone is invited
+        base = (base_url or _recorded_address(directory) or DEFAULT_BASE).rstrip("/")
         for annotator in invite(directory, count):
-            console.print(f"{annotator.id}\t{base_url.rstrip('/')}/a/{annotator.token}", soft_wrap=True)
+            console.print(f"{annotator.id}\t{base}/a/{annotator.token}", soft_wrap=True, markup=False)
 
 
 _ITEMS = click.option("--items", type=click.Path(exists=True, dir_okay=False),
@@ -149,7 +169,7 @@ _SIDE = click.option("--exclude-side-biased", is_flag=True, default=None,
 @_ITEMS
 @_DB
 def status_command(directory: str, items: str | None, db: str | None) -> None:
-    """Progress, agreement, time per batch and flagged annotators.
+    """Progress, agreement, time per batch, flagged annotators, and where each person stands.
 
     \b
     Example:
@@ -162,10 +182,9 @@ def status_command(directory: str, items: str | None, db: str | None) -> None:
         status = open_campaign(directory, items=items, store=db, create=False).status()
         console.print(f"{status.invited} invited, {status.qualified_text}, "
                       f"{status.answers} answers that count")
-        table = Table("batch", "people", "answers", "Fleiss", "Cohen", "strong", "min", "late", "flagged",
-                      caption="people: finished/started/wanted; kappas: Fleiss, mean pairwise Cohen, "
-                      "strong judgements only; min: median minutes; late: over the time limit")
-        table.columns[0].no_wrap = True
+        table = _table("batch", "people", "answers", "Fleiss", "Cohen", "strong", "min", "late", "flagged",
+                       caption="people: finished/started/wanted; kappas: Fleiss, mean pairwise Cohen, "
+                       "strong judgements only; min: median minutes; late: over the time limit")
         notes = []
         for row in status.batches:
             a = row.agreement
@@ -179,12 +198,38 @@ def status_command(directory: str, items: str | None, db: str | None) -> None:
         # Notes say why a statistic is missing; as a column they squeeze the table unreadable.
         for note in notes:
             console.print(f"  {escape(note)}", style="dim", soft_wrap=True)
+        console.print()
+        console.print(_people_table(status))
         if status.selection:
-            chosen = Table("chosen because", "items", "answered", caption=f"{status.chosen_items} items "
-                           "routed from a judged run; 'random' is the uniform random sample")
+            chosen = _table("chosen because", "items", "answered", caption=f"{status.chosen_items} items "
+                            "routed from a judged run; 'random' is the uniform random sample")
             for reason in status.selection:
                 chosen.add_row(escape(reason.reason), str(reason.items), str(reason.answered))
             console.print(chosen)
+
+
+def _table(*headers: str, caption: str) -> Table:
+    """A table for an 80-column terminal: no borders (the header is bold), the first column kept
+    whole, and a cell too narrow for its text wraps onto more lines of its row instead of being
+    cut with '…' (headers too)."""
+    table = Table(*headers, caption=caption, box=None, pad_edge=False, caption_justify="left")
+    for column in table.columns:
+        column.overflow = "fold"
+    table.columns[0].no_wrap = True
+    return table
+
+
+def _people_table(status: Any) -> Table:
+    """One row per person: answers, batches, minutes, the qualification decision and whether they
+    are active or left, and why."""
+    table = _table("person", "answers", "counted", "batches", "min", "qualified", "standing",
+                   caption=f"{status.invited} invited, {status.left} left; counted: answers that enter "
+                   "agreement, votes and exports; batches: main batches finished; min: minutes on task")
+    for person in status.annotators:
+        table.add_row(escape(person.annotator), str(person.answers), str(person.counted),
+                      str(person.batches_finished), f"{person.minutes:.1f}",
+                      person.qualified_text(status.qualification_enabled), escape(person.standing))
+    return table
 
 
 @campaign_group.command("report")

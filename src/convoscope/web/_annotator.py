@@ -247,7 +247,9 @@ class AnnotatorPages:
                           seconds=seconds)
 
     def _translate(self, error: AnswerError) -> str:
-        return self._(error.msgid).format(**error.params)
+        # Names in the message (a criterion, an option such as "other") are in the catalogue too.
+        params = {k: self._(v) if isinstance(v, str) and v else v for k, v in error.params.items()}
+        return self._(error.msgid).format(**params)
 
     async def consent(self, request: Request) -> Response:
         annotator, token, _ = await self._form(request)

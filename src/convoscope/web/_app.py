@@ -23,7 +23,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from convoscope.campaigns import N_, Campaign, ledger_rows, render_campaign_report
 from convoscope.html import render
 from convoscope.web._annotator import AnnotatorPages, csrf_value
-from convoscope.web._http import SecurityHeaders
+from convoscope.web._http import QuietDisconnect, SecurityHeaders
 from convoscope.web._limits import BURST, RATE, RateLimit, TokenBuckets
 
 MAX_BODY = 64_000  # bytes of one form; a note is limited further by the spec (max_note_chars)
@@ -93,4 +93,4 @@ def make_app(campaign: Campaign, *, secret: bytes, dashboard: str | None = None,
         response.headers["retry-after"] = scope["retry_after"]
         await SecurityHeaders(response)(scope, receive, send)
 
-    return RateLimit(app, buckets=TokenBuckets(rate=rate, burst=burst), refuse=too_many)
+    return QuietDisconnect(RateLimit(app, buckets=TokenBuckets(rate=rate, burst=burst), refuse=too_many))

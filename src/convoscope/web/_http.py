@@ -3,17 +3,19 @@
 Every response carries a Content-Security-Policy without inline scripts (the one script is a
 static file) and with ``frame-ancestors 'none'``; a form body larger than the limit is answered
 413 (from its Content-Length, or as soon as the stream passes the limit), one that is not UTF-8
-400, and one that trickles in slower than the body timeout 408.
+400, and one that trickles in slower than the body timeout 408. A client that leaves before its
+form has arrived is let go quietly (one debug line, no traceback): there is nobody to answer.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 from urllib.parse import parse_qs
 
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -29,6 +31,24 @@ HEADERS = {
     "referrer-policy": "no-referrer",
     "cache-control": "no-store",
 }
+
+
+LOG = logging.getLogger("convoscope.web")
+
+
+class QuietDisconnect:
+    """Pure ASGI middleware (outermost): a client gone before its request body arrived is no
+    server error. Starlette raises ``ClientDisconnect``; uvicorn would print it as a traceback."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self.app(scope, receive, send)
+        except ClientDisconnect:
+            # The path is not logged: it holds the person's private link.
+            LOG.debug("a client went away before its %s request had arrived", scope.get("method", ""))
 
 
 class SecurityHeaders:

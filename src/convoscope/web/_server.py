@@ -6,7 +6,7 @@ closed after ``keep_alive`` seconds, a form body must arrive within the app's bo
 at most ``max_connections`` connections are served at once (more are answered 503). One client
 address holds at most ``max_per_client`` of them: past that, its oldest idle connection is
 closed (or the new one, when all of its connections are busy), so one client opening a thousand
-idle connections no longer turns everyone else away.
+idle connections, one by one or in a burst, no longer turns everyone else away.
 """
 
 from __future__ import annotations
@@ -72,8 +72,12 @@ def _guarded_protocol(seconds: float, per_client: int) -> type[H11Protocol]:
             address = self.client[0] if self.client else "?"
             mine = clients[address]
             mine.append(self)
-            if per_client and len(mine) > per_client:
-                idle = next((c for c in mine if c is not self and _idle(c)), self)
+            # A connection closed here leaves ``mine`` only when the loop reports it lost, a turn
+            # later; a burst arrives within one turn, so closing ones are not counted nor chosen
+            # (else the same closing connection was "closed" again for every newcomer).
+            live = [c for c in mine if not c.transport.is_closing()]
+            if per_client and len(live) > per_client:
+                idle = next((c for c in live if c is not self and _idle(c)), self)
                 idle.transport.close()
 
         def _head_expired(self) -> None:

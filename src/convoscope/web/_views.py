@@ -6,6 +6,7 @@ from typing import Any
 
 from convoscope.campaigns import (
     IDK,
+    N_,
     TIE,
     Campaign,
     Task,
@@ -18,6 +19,10 @@ from convoscope.campaigns import (
 )
 from convoscope.criteria import Criterion
 from convoscope.judges import Verdict
+
+# Speaker names that dialogue data commonly uses for roles: shown in the interface's language.
+# Any other name (a person's, "A", "B") is data and shown as written.
+SPEAKERS = {name: name for name in (N_("user"), N_("system"), N_("bot"), N_("assistant"), N_("human"))}
 
 
 def task_context(campaign: Campaign, work: Work, task: Task, *, annotator: str, token: str, csrf: str,
@@ -38,8 +43,9 @@ def task_context(campaign: Campaign, work: Work, task: Task, *, annotator: str, 
     chosen, chosen_options, note = _chosen(current, form, shown)
     return {
         "title": f"{criterion.name} · {work.batch.id}", "batch": work.batch.id, "done": work.done,
+        "batch_number": _batch_number(work.batch.id), "batch_kind": work.batch.kind,
         "total": work.total, "summary": campaign.spec.guidelines_summary,
-        "guidelines_url": f"/a/{token}/guidelines", "turns": context.turns,
+        "guidelines_url": f"/a/{token}/guidelines", "turns": [_turn(turn) for turn in context.turns],
         "text_lang": task.candidate.language or "", "criterion": criterion,
         "position": {"dialogue": [c.id for c in work.batch.contexts].index(context.id) + 1,
                      "dialogues": len(work.batch.contexts),
@@ -85,3 +91,14 @@ def _options(criterion: Criterion) -> dict[str, Any]:
     options = [{**entry, "after": " ".join(entry["values"])} for entry in offered.values()]
     after = " ".join(dict.fromkeys(value for entry in offered.values() for value in entry["values"]))
     return {"options": options, "options_after": after}
+
+
+def _batch_number(batch_id: str) -> int | None:
+    """1 for ``batch-001``: the page says "Batch 1" in the annotator's language."""
+    number = batch_id.rsplit("-", 1)[-1]
+    return int(number) if number.isdigit() else None
+
+
+def _turn(turn: Any) -> dict[str, Any]:
+    """A dialogue turn for the page: ``role`` is the catalogue's word for a known speaker role."""
+    return {"speaker": turn.speaker, "role": SPEAKERS.get(turn.speaker.strip().lower()), "text": turn.text}
