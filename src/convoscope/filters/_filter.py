@@ -40,6 +40,7 @@ from convoscope.filters._routing import (
     short_foreign,
     word_checker_for,
 )
+from convoscope.text import fold
 
 Reason = Literal[
     "empty",  # nothing but whitespace
@@ -278,7 +279,14 @@ def markov_log_likelihood(text: str, *, lang: Literal["en", "ko"]) -> float | No
 
 def _detect(text: str, choice: LanguageChoice, thresholds: GibberishThresholds,
             pending: list[tuple[int, str]] | None = None) -> GibberishResult:
-    """``pending`` collects Korean text whose morpheme check is left to a batch call."""
+    """``pending`` collects Korean text whose morpheme check is left to a batch call. The rules read
+    the text layer's folded form (NFKC, format characters dropped, confusables folded; case kept)
+    and the result names the text as it arrived."""
+    if not text.isascii():
+        readable = fold(text, casefold=False)
+        if readable != text:
+            found = _detect(readable, choice, thresholds, pending)
+            return found.model_copy(update={"text": text})
     whole = _detect_whole(text, choice, thresholds, pending)
     if whole.gibberish or not thresholds.segments or whole.lang not in ("en", "ko"):
         return whole

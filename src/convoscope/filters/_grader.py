@@ -29,8 +29,8 @@ from convoscope.filters._lexicon import (
     SELF_REFERENCE,
     TOP_WORDS,
     compiled,
-    fold,
 )
+from convoscope.text import fold
 
 _GRADER_NOUNS_EN = (r"(?:grader|evaluator|reviewer|rater|assessor|examiner|marker|judge|scorer|"
                     r"(?:ai|llm|language model|model|bot|gpt|chatgpt|assistant)"

@@ -40,8 +40,8 @@ from convoscope.filters._lexicon import (
     VERDICT_KEYS_WEAK,
     alternation,
     compiled,
-    fold,
 )
+from convoscope.text import fold
 
 IMITATION_CLASSES = ("forged_verdict", "fake_boundary", "role_line", "fake_result",
                      "bracketed_instruction", "rubric_change")

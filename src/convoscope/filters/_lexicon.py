@@ -2,16 +2,17 @@
 whoever grades it. English, Korean, Portuguese, Spanish, German, French, Italian, Japanese and
 Chinese; written for convoscope (not translated from any list).
 
-Every list is matched on NFKC-folded, case-folded text (full-width ``ｓｃｏｒｅ`` and ``：`` become
-``score`` and ``:``). Latin-script words match whole words (a word boundary on each side); Hangul,
-kana and Han entries match anywhere, because those scripts do not put spaces between words.
+Every list is matched on the text layer's folded text (:func:`convoscope.text.fold`: NFKC,
+format characters dropped, confusables folded, case-folded; full-width ``ｓｃｏｒｅ`` and ``：`` become
+``score`` and ``:``, a Cyrillic ``е`` inside ``еffort`` is ``e``). Latin-script words match whole
+words (a word boundary on each side); Hangul, kana and Han entries match anywhere, because those
+scripts do not put spaces between words.
 Entries are regular-expression fragments.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
 # Keys a verdict object or result line uses. "Strong" keys name a judgement outright; "weak" ones
@@ -111,13 +112,6 @@ REQUEST_VERBS = (
     "accordez", "consid[eé]rez", "dai", "assegna", "considera",
     "ください", "付けて", "つけて", "お願い", "扱い", "请", "给我", "打", "给予", "按",
 )
-
-
-def fold(text: str) -> str:
-    """NFKC (full-width forms to ASCII, compatibility jamo kept), case-folded, curly quotes
-    straightened: the form every list matches."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return folded.replace("\u2019", "'").replace("\u201c", '"').replace("\u201d", '"')
 
 
 def _is_latin(entry: str) -> bool:

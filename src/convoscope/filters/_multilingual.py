@@ -19,9 +19,10 @@ that wants many known words would reject them for being short and foreign. So:
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from convoscope.text import WORD, fold, thai_words, words
 
 # Hiragana in gojuon order and the romaji an input method turns into them.
 _KANA = ("あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわをん"
@@ -53,14 +54,14 @@ CHAT_SLANG = frozenset(
     "ok okay lol top".split())
 _ELONGATION_MARKS = re.compile(r"[ー〜~]{1,}")
 _RUN = re.compile(r"(.)\1{2,}")
-_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _KANA_CHARS = re.compile(r"[\u3040-\u30ff]")
+_THAI = re.compile(r"[\u0e00-\u0e7f]")
 
 
 def keystrokes(text: str) -> str:
-    """What was typed: NFKC (full-width to ASCII), lower case, kana back to romaji."""
-    folded = unicodedata.normalize("NFKC", text).lower()
+    """What was typed: the folded text (full-width to ASCII, lower case), kana back to romaji."""
+    folded = fold(text)
     if not _KANA_CHARS.search(folded):
         return folded
     out: list[str] = []
@@ -97,7 +98,7 @@ class Cleaned:
 def set_aside(text: str, is_word: Callable[[str], bool]) -> Cleaned:
     """Drop laughter and chat abbreviations, squeeze stretched words ("perfeitoooo" when
     "perfeito" is a word, "すごーーい", "うまあああ")."""
-    folded = unicodedata.normalize("NFKC", text).lower()
+    folded = fold(text)
     stretched = _ELONGATION_MARKS.search(folded) is not None
     folded = _ELONGATION_MARKS.sub("", folded)
     slang = False
@@ -117,7 +118,7 @@ def set_aside(text: str, is_word: Callable[[str], bool]) -> Cleaned:
         kept.append(token)
         return token
 
-    typed = _WORD.sub(keep, folded)
+    typed = WORD.sub(keep, folded)
     return Cleaned(" ".join(kept), slang, stretched, typed)
 
 
@@ -143,11 +144,17 @@ def unknown_han_share(text: str, known_characters: frozenset[str]) -> tuple[int,
 
 
 def word_share(text: str, is_word: Callable[[str], bool]) -> tuple[int, float | None]:
-    """(Latin-like words, share of them that are known words), CJK text left out."""
-    words = [word for word in _WORD.findall(text) if not _HAN.search(word) and not _KANA_CHARS.search(word)]
-    if not words:
+    """(words, share of them that are known words), CJK text left out. Words keep their marks
+    (Devanagari, Thai, Vietnamese); Thai is cut by its segmenter and its words are looked up in
+    the segmenter's dictionary as well."""
+    found = [word for word in words(text) if not _HAN.search(word) and not _KANA_CHARS.search(word)]
+    if not found:
         return 0, None
-    return len(words), sum(1 for word in words if is_word(word)) / len(words)
+    return len(found), sum(1 for word in found if is_word(word) or _is_thai_word(word)) / len(found)
+
+
+def _is_thai_word(word: str) -> bool:
+    return _THAI.match(word) is not None and word in thai_words()
 
 
 def other_language_rules(text: str, is_word: Callable[[str], bool], known_han: frozenset[str], *,
@@ -159,7 +166,7 @@ def other_language_rules(text: str, is_word: Callable[[str], bool], known_han: f
     if not cleaned.text.strip():
         if notes:
             return (), notes, None
-        cleaned = Cleaned(unicodedata.normalize("NFKC", text).lower(), False, False)
+        cleaned = Cleaned(fold(text), False, False)
     from convoscope.filters._neutral import neutral_reasons, neutral_signals
 
     signals = neutral_signals(cleaned.text, keys=keystrokes(cleaned.typed or cleaned.text), known=is_word)

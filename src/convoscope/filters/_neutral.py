@@ -14,6 +14,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import regex
+
+from convoscope.text import LETTERS
+
+# What a key run looks like as typed: letters with their marks, and the home row's semicolon.
+_TYPED = regex.compile(r"(?:[\p{L}\p{M}]|;)+")
+
 # QWERTY, AZERTY and QWERTZ rows, each read both ways: a mash slides along a row.
 _ROWS = ("qwertyuiop", "asdfghjkl;", "zxcvbnm", "azertyuiop", "qsdfghjklm", "wxcvbn", "qwertzuiop",
          "yxcvbnm", "asdfghjklñ", "asdfghjklç", "asdfghjklöä", "qwertzuiopü",
@@ -53,7 +60,7 @@ def neutral_signals(text: str, *, keys: str | None = None,
     """Measurements on ``text``; ``keys`` is what typed it where that differs (a Japanese input
     method's romaji), and a mash may show in either. Words ``known`` to the language's word list
     ("bonbon", "papa") count as letters but never as noise."""
-    words = [word for word in re.findall(r"[^\W\d_]+", text.lower()) if word]
+    words = LETTERS.findall(text.lower())
     letters = sum(map(len, words))
     if not letters:
         return NeutralSignals(0, 0.0, 0.0, 0)
@@ -70,7 +77,7 @@ def neutral_signals(text: str, *, keys: str | None = None,
     recycled = sum(len(word) for word in words if _RECYCLED.fullmatch(word)) / letters
     if keys is not None:
         # The semicolon sits on the home row: "jkl;jkl;" is a mash as typed.
-        typed = [word for word in re.findall(r"(?:[^\W\d_]|;)+", keys.lower()) if word.strip(";")]
+        typed = [word for word in _TYPED.findall(keys.lower()) if word.strip(";")]
         if typed:
             size = sum(map(len, typed))
             mashed = max(mashed, sum(_row_run_letters(word) for word in typed) / size)
