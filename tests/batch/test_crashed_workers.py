@@ -9,6 +9,7 @@ these tests need no llama.cpp server; the requests are completion requests (no c
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -102,3 +103,27 @@ async def test_an_interrupted_submission_is_adopted_if_created_else_sent_again(s
     assert abandoned.provider_status == "not submitted"
     assert ledger.lookup("other").state == "pending"  # deferred again: the next batch carries it
     assert server.uploads == 1 and [ids for _, _, ids in server.submitted] == [[key]]
+
+
+async def test_a_dead_collector_on_this_machine_loses_its_job_at_once_a_live_one_keeps_it(server, store,
+                                                                                           tmp_path):
+    # Before (issue 39, observation 6): a collector killed on this very machine kept its job until
+    # its lease ran out (118 s), unlike a chunk lease, although its process was gone.
+    import subprocess
+
+    from convoscope.store._chunks import this_machine, worker_name
+
+    first = _model(server, store, tmp_path)
+    server.fail_ids = {cache_key(first.name, REQUEST)}
+    assert "deferred to a batch" in await _ask(first)
+    server.wait_idle()
+    ledger = BatchLedger(store.engine)
+    (job,) = ledger.jobs()
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()  # a process of this machine that has ended: its pid names nobody now
+    _lease(store, job.job_id, f"{this_machine()}:{ended.pid}:abcdef", time.time() + 3600)
+    assert ledger.hold(job.job_id, worker_name(), 120.0)
+    _lease(store, job.job_id, f"{this_machine()}:{os.getppid()}:abcdef", time.time() + 3600)  # alive
+    assert not ledger.hold(job.job_id, worker_name(), 120.0)
+    _lease(store, job.job_id, DEAD, time.time() + 3600)  # another machine's: it may be at work
+    assert not ledger.hold(job.job_id, worker_name(), 120.0)

@@ -76,3 +76,36 @@ async def test_a_request_larger_than_a_whole_batch_is_its_own_error(server, stor
     (problem,) = await _defer_all(server, store, tmp_path, _prompts(1, words=300))
     assert "larger than a whole batch may be (1000 bytes)" in problem
     assert server.submitted == []
+
+
+async def test_a_service_with_lower_caps_gets_batches_cut_at_the_caps_given_in_the_settings(server, store,
+                                                                                            tmp_path):
+    # Before (issue 39, observation 6): the limits were fixed at OpenAI's 50,000 / 200 MB, so a
+    # service that takes at most 3 requests per batch failed the whole run; there was no setting.
+    server.max_requests, server.max_bytes = 3, 1000
+    model = open_model(f"openai:m@{server.base_url}", cache=ResponseCache(tmp_path / "c.db"), batch="openai",
+                       ledger=store, batch_max_requests=3, batch_max_bytes=1000, **PATIENT)
+    try:
+        for request in _prompts(7, words=40):
+            with pytest.raises(ModelError, match="deferred to a batch"):
+                await model.generate(request)
+    finally:
+        await model.aclose()
+        model.cache.close()
+    assert all(batch["status"] != "failed" for batch in server.batches.values())  # none rejected
+    assert all(len(ids) <= 3 for _, _, ids in server.submitted)
+    sizes = [len(server.files[batch["input_file_id"]]) for batch in server.batches.values()]
+    assert all(size <= 1000 for size in sizes), sizes
+    sent = server.submitted_ids()
+    assert len(sent) == len(set(sent)) == 7
+
+
+def test_the_batch_caps_are_run_settings_and_a_cap_below_one_is_refused():
+    from convoscope.errors import ConfigError
+    from convoscope.runs import RunOptions
+
+    options = RunOptions(batch="openai", batch_max_requests=3, batch_max_bytes=1000)
+    wanted = {"batch": "openai", "batch_max_requests": 3, "batch_max_bytes": 1000}
+    assert wanted.items() <= options.model_options().items()
+    with pytest.raises(ConfigError, match="batch_max_requests"):
+        RunOptions(batch="openai", batch_max_requests=0)

@@ -47,9 +47,11 @@ def batch_group() -> None:
 @_STORE
 @click.option("--all", "include_collected", is_flag=True, help="Also list the batches already collected.")
 @click.option("--no-refresh", is_flag=True, help="Show the ledger as it is; do not ask the providers.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per batch on stdout, every "
+              "field of the ledger, for cron jobs and orchestrators (no table, never cut to the terminal).")
 @_key_options
 def status_command(store_target: str, include_collected: bool, no_refresh: bool, api_key_env: tuple[str, ...],
-                   allow_insecure_key: bool) -> None:
+                   allow_insecure_key: bool, as_json: bool = False) -> None:
     """Every open batch: its state at the provider, its requests, its files.
 
     \b
@@ -62,7 +64,10 @@ def status_command(store_target: str, include_collected: bool, no_refresh: bool,
     with fail_on(console), _ledger(store_target) as ledger:
         jobs = _run(batch_status(ledger, refresh_open=not no_refresh, include_collected=include_collected,
                                  keys=_keys(api_key_env, allow_insecure_key)))
-        _print_jobs(console, ledger, jobs)
+        if as_json:
+            _print_json(jobs)
+        else:
+            _print_jobs(console, ledger, jobs)
 
 
 @batch_group.command("cancel")
@@ -258,6 +263,16 @@ def _print_jobs(console: Console, ledger: Any, jobs: list[Any]) -> None:
                       str(job.requests), str(job.answered), str(job.failed), _when(job.submitted_at),
                       _when(job.updated_at), escape(job.detail or ""))
     console.print(table)
+
+
+def _print_json(jobs: list[Any]) -> None:
+    """JSON lines on stdout, written as they are (no console markup, no wrapping)."""
+    import dataclasses
+    import json
+    import sys
+
+    for job in jobs:
+        sys.stdout.write(json.dumps(dataclasses.asdict(job), ensure_ascii=False, sort_keys=True) + "\n")
 
 
 def _when(stamp: float | None) -> str:

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import signal
-from collections.abc import Coroutine
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 from rich.console import Console
@@ -46,9 +42,8 @@ from convoscope.runs import (
     resolve_gates,
     run_sync,
 )
+from convoscope.runs._stop import Terminated, until_terminated
 from convoscope.store import DEFAULT_STORE, Store
-
-T = TypeVar("T")
 
 EXAMPLE = """
 \b
@@ -156,13 +151,21 @@ Examples:
 @click.option("--batch", type=click.Choice(["openai", "anthropic"]),
               help="Send what the cache cannot answer through the provider's batch API (half price, "
               "answers within 24 h): this run submits and exits 3; run the same command later to collect.")
+@click.option("--batch-max-requests", type=click.IntRange(min=1), metavar="N",
+              help="With --batch: at most N requests per batch (default: the provider's limit, "
+              "OpenAI 50,000, Anthropic 100,000), for a service that accepts fewer.")
+@click.option("--batch-max-bytes", type=click.IntRange(min=1), metavar="BYTES",
+              help="With --batch: at most BYTES per batch file (default: OpenAI 200 MB, Anthropic 256 MB).")
 @click.option("--fail-under", "gates", multiple=True, metavar="CRITERION=VALUE|CRITERION:LABEL=SHARE",
               help="A release gate: exit 5 when the mean score (or the share of a label) is below it, "
               "e.g. --fail-under overall=3.5 --fail-under follow-up:yes=0.9. Repeatable.")
+@click.option("--summary-json", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Also write the run's summary and exit status as JSON to FILE, for cron jobs and "
+              "orchestrators (Airflow): every count of the summary table, by name.")
 @click.option("--otel", is_flag=True, help="Put every model call in an OpenTelemetry span (extra "
               "otel; spans go to the tracer provider your environment configures, e.g. through "
               "opentelemetry-instrument).")
-@click.option("--limit", type=int, help="Judge only the first N items.")
+@click.option("--limit", type=click.IntRange(min=1), help="Judge only the first N items.")
 @click.option("--sample", "sample_size", type=click.IntRange(min=1), metavar="N",
               help="Judge a reproducible random sample of N items (see --stratify-by, --seed).")
 @click.option("--stratify-by", metavar="FIELD", help="Share the sample in proportion to the items' "
@@ -198,7 +201,8 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
                   domain: str | None, out: Path | None, encoding: str, store_target: str, no_cache: bool,
                   max_unscored: float, gates: tuple[str, ...], limit: int | None,
                   sample_size: int | None, stratify_by: str | None, sample_seed: int, chunk_size: int,
-                  progress_every: float, reference_candidates: bool, **settings: Any) -> None:
+                  progress_every: float, reference_candidates: bool, summary_json: Path | None = None,
+                  **settings: Any) -> None:
     """Judge ITEMS (.jsonl, .csv, .tsv, .parquet) on criteria and keep every verdict.
 
     Every verdict is written to the store as it is produced. Run the same command again after
@@ -234,15 +238,19 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
         rules = resolve_gates([parse_gate(text) for text in gates], criteria)
         _check_first_chunk(stream, criteria)
         specs = judge_specs(judges, mode=options.mode, personas=options.personas)
-        writer = _verdict_stream(out, criteria, inputs=(items_path, *criteria_files, store_target))
+        for path in (out, summary_json):  # checked first, created last: a store that fails leaves no file
+            if path is not None:
+                check_output(path, inputs=(items_path, *criteria_files, store_target))
         store = Store(store_target)
+        writer = _verdict_stream(out, criteria)
         console.print(f"Judging {items_path} on {len(criteria)} criteria; "
                       f"store: [bold]{escape(store.location)}[/bold]")
         if any(is_embedded(spec.model) for spec in specs):
             console.print(f"[yellow]{OFFLINE_WARNING}[/yellow]")
         tally = GateTally(rules)
         with naming_encoding_flag():
-            result = _run(console, stream, criteria, specs, store, writer, tally, progress_every, options)
+            result = _run(console, stream, criteria, specs, store, writer, tally, progress_every, options,
+                          summary_json)
         if writer is not None:
             console.print(f"Wrote {writer.count} verdicts to {escape(str(out))}")
         _print_summary(console, result)
@@ -257,6 +265,10 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
         console.print(f"gate {escape(str(gate.rule))}: {observed} over {gate.n} verdicts — {mark}")
     code = result.exit_code(max_unscored)
     if not code and not all(gate.passed for gate in gate_results):
+        code = EXIT_BELOW_GATE
+    if summary_json is not None:
+        _write_summary(summary_json, code, result.summary.as_dict(), gate_results)
+    if code == EXIT_BELOW_GATE:
         console.print("[red]Below a --fail-under gate[/red] (exit 5).")
         raise SystemExit(EXIT_BELOW_GATE)
     if code:
@@ -265,7 +277,8 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
 
 
 def _run(console: Console, stream: ItemStream, criteria: list[Criterion], specs: list[Any], store: Store,
-         writer: RecordStream | None, tally: GateTally, every: float, options: RunOptions) -> RunResult:
+         writer: RecordStream | None, tally: GateTally, every: float, options: RunOptions,
+         summary_json: Path | None) -> RunResult:
     """The run, streaming: verdicts go to --out and the gates as they are committed."""
     with RunProgress(console, every=every, count_total=_total(stream, criteria)) as progress:
         def on_verdicts(finals: list[Verdict], members: list[Verdict]) -> None:
@@ -277,16 +290,31 @@ def _run(console: Console, stream: ItemStream, criteria: list[Criterion], specs:
         try:
             settings = {name: value for name, value in vars(options).items()
                         if name not in ("mode", "personas")}  # already in the specs
-            return run_sync(_until_terminated(judge_async(
+            return run_sync(until_terminated(judge_async(
                 stream, criteria, specs, store=store, on_progress=progress.advance,
                 on_verdicts=on_verdicts, collect=False, **settings)))
         except Terminated:
+            if summary_json is not None:
+                _write_summary(summary_json, EXIT_OUTSTANDING, {"stopped": "SIGTERM"}, [])
             console.print("[yellow]Stopped (SIGTERM).[/yellow] Every verdict made so far is in the "
-                          "store; run the same command again to resume (exit 3).")
+                          "store (and in --out); run the same command again to resume (exit 3).")
             raise SystemExit(EXIT_OUTSTANDING) from None
         finally:
             if writer is not None:
                 writer.close()
+
+
+def _write_summary(path: Path, code: int, summary: dict[str, Any], gates: list[Any]) -> None:
+    """The summary as JSON, replaced whole (a reader never sees half a file)."""
+    import json
+    import os
+
+    record = {"exit_status": code, **summary,
+              "gates": [{"rule": str(gate.rule), "observed": gate.observed, "n": gate.n,
+                         "passed": gate.passed} for gate in gates]}
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(record, ensure_ascii=False, indent=2, default=str) + "\n", encoding="utf-8")
+    os.replace(partial, path)
 
 
 def _item_stream(path: Path, columns: ColumnMap, encoding: str, limit: int | None, chunk_size: int,
@@ -319,12 +347,10 @@ def _sampled(console: Console, stream: ItemStream, size: int, stratify_by: str |
     return ItemStream(chosen, chunk_size=stream.chunk_size)
 
 
-def _verdict_stream(out: Path | None, criteria: list[Criterion],
-                    inputs: tuple[Any, ...]) -> RecordStream | None:
-    """--out, checked and opened before any model call; value is text when a scale has labels."""
+def _verdict_stream(out: Path | None, criteria: list[Criterion]) -> RecordStream | None:
+    """--out, opened before any model call; value is text when a scale has labels."""
     if out is None:
         return None
-    check_output(out, inputs=inputs)
     numeric = all(criterion.scale.is_numeric() for criterion in criteria)
     return RecordStream(out, fields=list(Verdict.model_fields), model=Verdict,
                         number_columns=("value",) if numeric else (),
@@ -337,35 +363,6 @@ def _total(stream: ItemStream, criteria: list[Criterion]) -> Any:
         return None if items is None else items * len(criteria)
 
     return count
-
-
-class Terminated(Exception):
-    """The process got SIGTERM while judging."""
-
-
-async def _until_terminated(work: Coroutine[Any, Any, T]) -> T:
-    """SIGTERM stops the run as Ctrl-C does: the task is cancelled, every verdict made so far is
-    committed (the run's ``finally``), and :class:`Terminated` tells the command to exit 3."""
-    task = asyncio.ensure_future(work)
-    loop = asyncio.get_running_loop()
-    signalled = False
-
-    def stop() -> None:
-        nonlocal signalled
-        signalled = True
-        task.cancel()
-
-    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
-        loop.add_signal_handler(signal.SIGTERM, stop)
-    try:
-        return await task
-    except asyncio.CancelledError:
-        if signalled:
-            raise Terminated from None
-        raise
-    finally:
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.remove_signal_handler(signal.SIGTERM)
 
 
 _EXIT_NOTES = {
@@ -394,6 +391,7 @@ def _print_summary(console: Console, result: RunResult) -> None:
     rows += [
         ("not applicable", summary.not_applicable),
         ("model calls", summary.model_calls), ("failed calls", summary.failed_calls),
+        *((("deferred to a batch", summary.deferred),) if summary.deferred else ()),
         ("cache hits", summary.cache_hits),
         ("prompt tokens", summary.prompt_tokens), ("completion tokens", summary.completion_tokens),
         ("wall time", f"{summary.wall_time_s:.1f} s"), ("store", summary.store),

@@ -41,9 +41,16 @@ class RawChunk:
     size: int
     start: int  # the number of records before this chunk
     parse: Callable[[], list[Item]]
+    ids: Callable[[], None] = lambda: None
 
     def items(self) -> list[Item]:
         return self.parse()
+
+    def check_ids(self) -> None:
+        """Refuse an id seen earlier in the input, without validating or rendering the chunk (a
+        finished chunk that is skipped still holds ids a later chunk may repeat). Its ids are
+        counted once, whether it is checked, parsed, or both."""
+        self.ids()
 
 
 class ItemStream:
@@ -79,7 +86,8 @@ class ItemStream:
             for record in raw:
                 digest.update(record[1])
                 digest.update(b"\n")
-            yield RawChunk(index, digest.hexdigest(), len(raw), count, self._parser(raw, seen))
+            parse, ids = self._parser(raw, seen)
+            yield RawChunk(index, digest.hexdigest(), len(raw), count, parse, ids)
             count += len(raw)
         if count == 0:
             raise self._empty()
@@ -153,9 +161,14 @@ class ItemStream:
             record = row
         return _validate(self.name, line, record)  # type: ignore[arg-type]
 
-    def _parser(self, raw: list[tuple[int, bytes, Any]], seen: SeenIds) -> Callable[[], list[Item]]:
-        """A parser for one chunk that also refuses an id seen earlier in the input. A row that
-        does not parse is reported after any duplicate before it, as if checked one by one."""
+    def _parser(self, raw: list[tuple[int, bytes, Any]], seen: SeenIds
+                ) -> tuple[Callable[[], list[Item]], Callable[[], None]]:
+        """A parser for one chunk that also refuses an id seen earlier in the input, and a check of
+        its ids alone. A row that does not parse is reported after any duplicate before it, as if
+        checked one by one. Whichever runs first adds the chunk's ids to ``seen``; the other does
+        not add them again (so a chunk checked, then parsed, is not its own duplicate)."""
+        counted = [False]
+
         def parse() -> list[Item]:
             items: list[Item] = []
             lines: list[int] = []
@@ -164,20 +177,45 @@ class ItemStream:
                     items.append(self.parse(line, record))
                     lines.append(line)
             finally:  # on a bad row, the rows before it are still checked (and a duplicate wins)
-                self._refuse_duplicates(items, lines, seen)
+                if not counted[0]:
+                    counted[0] = True
+                    self._refuse_duplicates([item.id for item in items], lines, seen)
             return items
 
-        return parse
+        def ids() -> None:
+            if counted[0]:
+                return
+            counted[0] = True
+            self._refuse_duplicates([self._id_of(line, record) for line, _bytes, record in raw],
+                                    [line for line, _bytes, _record in raw], seen)
 
-    def _refuse_duplicates(self, items: list[Item], lines: list[int], seen: SeenIds) -> None:
-        if not items:
+        return parse, ids
+
+    def _id_of(self, line: int, record: Any) -> str:
+        """A record's id as the item would have it, read without validating the rest; a record
+        whose id cannot be read that way is parsed in full (and its error raised)."""
+        if isinstance(record, Item):
+            return record.id
+        try:
+            row = json.loads(record) if isinstance(record, str) else record
+        except ValueError:
+            return self.parse(line, record).id  # raises the error that names the line
+        value = row.get("id") if isinstance(row, dict) else None
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            value = str(int(value)) if float(value).is_integer() else str(value)
+        if isinstance(value, str) and value:
+            return value
+        return self.parse(line, record).id
+
+    def _refuse_duplicates(self, ids: list[str], lines: list[int], seen: SeenIds) -> None:
+        if not ids:
             return
-        markers = _markers(item.id for item in items)
+        markers = _markers(ids)
         for index in seen.add(markers):
-            item, line = items[index], lines[index]
-            first = self.first_line_of(item.id)  # a marker collision or a chunk parsed twice
+            item_id, line = ids[index], lines[index]
+            first = self.first_line_of(item_id)  # a marker collision
             if first is not None and first != line:
-                raise ItemError(self.name, line, "id", f"duplicate id {item.id!r} (first on line {first})")
+                raise ItemError(self.name, line, "id", f"duplicate id {item_id!r} (first on line {first})")
 
     def first_line_of(self, item_id: str) -> int | None:
         """Where ``item_id`` first occurs (read again: only asked when a duplicate is found)."""

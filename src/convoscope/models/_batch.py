@@ -90,9 +90,10 @@ class BatchModel:
     OpenAI-compatible model whose name, bodies and answer parsing the batch uses."""
 
     def __init__(self, live: Any, service: BatchService, ledger: BatchLedger, *,
-                 response_format: str | None = None) -> None:
+                 response_format: str | None = None, limits: BatchLimits | None = None) -> None:
         self.live, self.service, self.ledger = live, service, ledger
         self.provider = service.provider
+        self.limits = limits or LIMITS[self.provider]
         self.discount = 1.0 if self.provider == "files" else BATCH_DISCOUNT
         self.worker = worker_name()
         self._shape = None if response_format is None else Capabilities(response_format, True)
@@ -214,7 +215,7 @@ class BatchModel:
     async def _defer(self, key: str, request: GenerateRequest) -> None:
         endpoint = self.service.endpoint(request)
         line = self.service.line(key, request, await self._body(request))
-        max_requests, max_bytes = LIMITS[self.provider]
+        max_requests, max_bytes = self.limits
         overhead = sum(len(part) for part in self.service.wrapper) + 1
         if len(line) + overhead > max_bytes:
             raise ModelError(f"{self.name}: a request of {len(line)} bytes is larger than a whole batch "
@@ -365,11 +366,15 @@ async def _grouped(rows: AsyncIterator[tuple[str, Outcome]], size: int
 
 
 def batch_model(live: Any, batch: str | BatchFiles, *, ledger: Any, api_key: str | None = None,
-                cache: Any = None) -> BatchModel:
+                cache: Any = None, max_requests: int | None = None,
+                max_bytes: int | None = None) -> BatchModel:
     """A :class:`BatchModel` for ``batch`` (``"openai"``, ``"anthropic"`` or :class:`BatchFiles`)
-    at the live model's base URL, its ledger in ``ledger`` (a Store, a BatchLedger or an engine)."""
+    at the live model's base URL, its ledger in ``ledger`` (a Store, a BatchLedger or an engine).
+    ``max_requests`` and ``max_bytes`` replace the provider's documented limits per batch
+    (:data:`LIMITS`): a service that accepts less (a gateway, a self-hosted batch server)."""
     if isinstance(batch, str) and batch not in ("openai", "anthropic"):
         raise ModelError(f"unknown batch API {batch!r}: use openai or anthropic")
+    limits = batch_limits(batch if isinstance(batch, str) else "files", max_requests, max_bytes)
     if ledger is None:
         raise ModelError("batch mode keeps its ledger in the verdict store: give a store (ledger=)")
     book = ledger if isinstance(ledger, BatchLedger) else BatchLedger(getattr(ledger, "engine", ledger))
@@ -381,8 +386,17 @@ def batch_model(live: Any, batch: str | BatchFiles, *, ledger: Any, api_key: str
             raise ModelError(f"response format {batch.response_format!r}: use one of "
                              f"{', '.join(RESPONSE_FORMATS)}")
         return BatchModel(live, FileBatches(batch.directory, live.base_url), book,
-                          response_format=batch.response_format)
-    return BatchModel(live, batch_service(batch, live.base_url, api_key), book)
+                          response_format=batch.response_format, limits=limits)
+    return BatchModel(live, batch_service(batch, live.base_url, api_key), book, limits=limits)
+
+
+def batch_limits(provider: str, max_requests: int | None = None, max_bytes: int | None = None) -> BatchLimits:
+    """The provider's limits per batch, with those given in their place."""
+    documented = LIMITS[provider]
+    for name, value in (("max_requests", max_requests), ("max_bytes", max_bytes)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise ModelError(f"batch {name} must be a whole number of at least 1, not {value!r}")
+    return BatchLimits(max_requests or documented.max_requests, max_bytes or documented.max_bytes)
 
 
 def adopt_json_ledger(ledger: BatchLedger, path: Path, model: str, base_url: str) -> None:

@@ -92,6 +92,7 @@ register_backend("litellm", _litellm)
 
 
 def open_model(spec: str, *, cache: Any = None, batch: Any = None, ledger: Any = None, trace: Any = False,
+               batch_max_requests: int | None = None, batch_max_bytes: int | None = None,
                **options: Any) -> Model:
     """The one way to build a model: ``spec`` as for :func:`model_from_spec`, wrapped in a
     response cache when ``cache`` is given (a :class:`ResponseCache` or a path to one).
@@ -100,7 +101,8 @@ def open_model(spec: str, *, cache: Any = None, batch: Any = None, ledger: Any =
     ``batch="openai"`` or ``"anthropic"`` sends what no answer covers through that provider's
     batch API at the spec's base URL, a :class:`~._batch.BatchFiles` writes batch files instead
     (see :mod:`._batch`; needs an ``openai:`` spec and ``ledger``, the verdict store that keeps
-    the batches). ``trace=True`` puts every call in an OpenTelemetry span (:mod:`._otel`), cache
+    the batches; ``batch_max_requests`` and ``batch_max_bytes`` replace the provider's limits
+    per batch). ``trace=True`` puts every call in an OpenTelemetry span (:mod:`._otel`), cache
     hits included; ``trace=<TracerProvider>`` sends them to that provider instead of the global one."""
     from pathlib import Path
 
@@ -108,7 +110,7 @@ def open_model(spec: str, *, cache: Any = None, batch: Any = None, ledger: Any =
 
     model = model_from_spec(spec, **options)
     if batch:
-        model = _batched(model, cache, batch, ledger, options)
+        model = _batched(model, cache, batch, ledger, options, (batch_max_requests, batch_max_bytes))
     if cache is None:
         return _traced(model, trace) if trace else model
     if isinstance(cache, str | Path):
@@ -123,7 +125,8 @@ def _traced(model: Model, trace: Any) -> Model:
     return TracedModel(model, tracer_provider=None if trace is True else trace)
 
 
-def _batched(live: Model, cache: Any, batch: Any, ledger: Any, options: dict[str, Any]) -> Model:
+def _batched(live: Model, cache: Any, batch: Any, ledger: Any, options: dict[str, Any],
+             limits: tuple[int | None, int | None]) -> Model:
     from convoscope.models._batch import batch_model
     from convoscope.models._keys import resolve_api_key
     from convoscope.models._openai import OpenAIModel
@@ -135,7 +138,8 @@ def _batched(live: Model, cache: Any, batch: Any, ledger: Any, options: dict[str
     key = resolve_api_key(live.base_url, api_key=options.get("api_key"),
                           api_key_env=options.get("api_key_env"),
                           allow_insecure=bool(options.get("allow_insecure")))
-    return batch_model(live, batch, ledger=ledger, api_key=key, cache=cache)
+    return batch_model(live, batch, ledger=ledger, api_key=key, cache=cache, max_requests=limits[0],
+                       max_bytes=limits[1])
 
 
 def model_from_spec(spec: str, **options: Any) -> Model:

@@ -187,6 +187,8 @@ class RunOptions:
     allow_insecure_key: bool = False
     context_length: int | None = None
     batch: str | BatchFiles | None = None
+    batch_max_requests: int | None = None
+    batch_max_bytes: int | None = None
     otel: bool = False
     workers: int | None = None
     engine: Engine = "local"
@@ -195,8 +197,7 @@ class RunOptions:
     def __post_init__(self) -> None:
         if self.engine not in ("local", "ray"):
             raise ConfigError(f"engine must be 'local' or 'ray', not {self.engine!r}")
-        if self.workers is not None and self.workers < 1:
-            raise ConfigError(f"workers must be at least 1, not {self.workers}")
+        _check_settings(self)
         if self.batch and (self.engine == "ray" or (self.workers or 1) > 1):
             raise ConfigError("a batch run keeps its ledger beside one process's cache: "
                               "not with several workers or the ray engine")
@@ -212,9 +213,38 @@ class RunOptions:
             context_length=self.context_length)}
         if self.batch:
             options["batch"] = self.batch
+            options.update({name: value for name, value in (("batch_max_requests", self.batch_max_requests),
+                                                            ("batch_max_bytes", self.batch_max_bytes))
+                            if value is not None})
         if self.otel:
             options["trace"] = True
         return {**options, **(extra or {})}
+
+
+# Settings that must be whole numbers of at least 1, numbers above 0, or numbers of at least 0;
+# None (unset) leaves a backend's default. Checked before a store, a file or a model is touched.
+_AT_LEAST_ONE = ("concurrency", "max_tokens", "quorum", "repeats", "workers", "context_length",
+                 "batch_max_requests", "batch_max_bytes")
+_ABOVE_ZERO = ("lease_s", "timeout", "deadline", "rpm", "tpm")
+_NOT_NEGATIVE = ("max_retries", "temperature")
+
+
+def _check_settings(options: RunOptions) -> None:
+    """A setting out of range is a one-line ConfigError naming it (by its option name), not a run
+    that silently does nothing (``--concurrency 0``) or asks for empty answers (``--max-tokens 0``)."""
+    for name in (*_AT_LEAST_ONE, *_ABOVE_ZERO, *_NOT_NEGATIVE):
+        value = getattr(options, name)
+        if value is None:
+            continue
+        flag = "--lease" if name == "lease_s" else "--" + name.replace("_", "-")
+        if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+            raise ConfigError(f"{name} ({flag}) must be a number, not {value!r}")
+        if name in _AT_LEAST_ONE and (value < 1 or value != int(value)):
+            raise ConfigError(f"{name} ({flag}) must be a whole number of at least 1, not {value}")
+        if name in _ABOVE_ZERO and value <= 0:
+            raise ConfigError(f"{name} ({flag}) must be above 0, not {value}")
+        if name in _NOT_NEGATIVE and value < 0:
+            raise ConfigError(f"{name} ({flag}) must be at least 0, not {value}")
 
 
 async def judge_async(
@@ -245,6 +275,8 @@ async def judge_async(
     allow_insecure_key: bool = False,
     context_length: int | None = None,
     batch: str | BatchFiles | None = None,
+    batch_max_requests: int | None = None,
+    batch_max_bytes: int | None = None,
     otel: bool = False,
     workers: int | None = None,
     engine: Engine = "local",
@@ -273,6 +305,7 @@ async def judge_async(
     ``deadline``, ``max_retries``, ``rpm``, ``tpm``, ``api_key_env``, ``allow_insecure_key``,
     ``context_length``, ``batch`` (``openai`` or ``anthropic``; a
     :class:`~convoscope.models._batch.BatchFiles` writes batch files instead: docs/batch.md),
+    ``batch_max_requests`` and ``batch_max_bytes`` (a batch service's caps, below the provider's),
     ``otel``; ``workers`` (processes sharing the run on this machine, default 1) and
     ``engine="ray"`` (the run on a Ray cluster at ``ray_address``; ``items`` may then be a Ray
     Dataset; see docs/runs.md). ``model_options`` add backend settings beyond those.
@@ -283,7 +316,8 @@ async def judge_async(
         temperature=temperature, max_tokens=max_tokens, one_call=one_call, concurrency=concurrency,
         cache_path=cache_path, retry_unscored=retry_unscored, lease_s=lease_s, timeout=timeout,
         deadline=deadline, max_retries=max_retries, rpm=rpm, tpm=tpm, api_key_env=tuple(api_key_env),
-        allow_insecure_key=allow_insecure_key, context_length=context_length, batch=batch, otel=otel,
+        allow_insecure_key=allow_insecure_key, context_length=context_length, batch=batch,
+        batch_max_requests=batch_max_requests, batch_max_bytes=batch_max_bytes, otel=otel,
         workers=workers, engine=engine, ray_address=ray_address)
     return await _judge(items, criteria, judge, store, options, model_options,
                         on_progress=on_progress, on_verdicts=on_verdicts, collect=collect)

@@ -42,6 +42,8 @@ from convoscope.store._chunks import (
 )
 
 Progress = Callable[[int], None]
+_CATCH_UP_CHUNKS = 64
+STOP_GRACE_S = 10.0  # on SIGTERM or Ctrl-C, how long the calls in flight may take to be answered
 Sink = Callable[[list[Verdict], list[Verdict]], None]
 
 
@@ -63,6 +65,7 @@ class EngineOptions:
     on_progress: Progress | None = None
     sink: Sink | None = None
     order: dict[tuple[str, str], tuple[int, int]] | None = None  # filled: (item, criterion) -> place
+    stop_grace_s: float = STOP_GRACE_S
 
 
 class Engine:
@@ -73,6 +76,7 @@ class Engine:
         self.writer = VerdictWriter(store, run_id, supersede=options.retry, on_commit=options.sink)
         self.open: dict[int, _Open] = {}
         self.seen: dict[int, int] = {}  # chunk index -> its number of items
+        self.passed_on: set[int] = set()  # chunks whose verdicts reach the sink from this process
         self.started = time.time()
         self.stream_name = "<items>"
 
@@ -83,21 +87,41 @@ class Engine:
         workers = max(1, self.options.concurrency)
         queue: asyncio.Queue[Task | None] = asyncio.Queue(maxsize=2 * workers)
         heartbeat = asyncio.ensure_future(self._heartbeat())
-        parts = [asyncio.ensure_future(self._feed(stream, queue, workers)),
-                 *(asyncio.ensure_future(self._work(queue)) for _ in range(workers))]
+        feeder = asyncio.ensure_future(self._feed(stream, queue, workers))
+        judging = [asyncio.ensure_future(self._work(queue)) for _ in range(workers)]
         try:
-            await asyncio.gather(*parts)
-        except BaseException:
-            # One part failed (an unreachable endpoint, a bug) or the run was interrupted: the
-            # others stop now rather than keep calling (what they finished is already written).
-            for part in parts:
-                part.cancel()
-            await asyncio.gather(*parts, return_exceptions=True)
+            # asyncio.wait, unlike gather, leaves the tasks running when this run is cancelled
+            # (SIGTERM, Ctrl-C): the calls in flight are then given time to be answered and stored.
+            await asyncio.wait([feeder, *judging], return_when=asyncio.FIRST_EXCEPTION)
+            for task in (feeder, *judging):
+                if task.done() and not task.cancelled() and task.exception() is not None:
+                    raise task.exception()  # type: ignore[misc]
+        except asyncio.CancelledError:  # a stop (SIGTERM, Ctrl-C): keep what is being answered
+            await self._wind_down(feeder, judging, self.options.stop_grace_s)
+            raise
+        except BaseException:  # bad input, a failed write: stop at once
+            await self._wind_down(feeder, judging, 0.0)
             raise
         finally:
             heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await heartbeat
+
+    async def _wind_down(self, feeder: asyncio.Future[None], judging: list[asyncio.Future[None]],
+                         grace_s: float) -> None:
+        """Stopping early: nothing new is started (the feeder drops the queued tasks, never judged:
+        a re-run does them), and the calls in flight have ``grace_s`` to be answered and handed to
+        the writer, so an answer already paid for is kept. Then the rest is cancelled (also at
+        once on a second Ctrl-C or SIGTERM)."""
+        feeder.cancel()
+        try:
+            running = [task for task in judging if not task.done()]
+            if running and grace_s > 0:
+                await asyncio.wait(running, timeout=grace_s)
+        finally:
+            for task in judging:
+                task.cancel()
+            await asyncio.gather(feeder, *judging, return_exceptions=True)
 
     async def _feed(self, stream: ItemStream, queue: asyncio.Queue[Task | None], workers: int) -> None:
         try:
@@ -128,11 +152,15 @@ class Engine:
             state = known.get(raw.index)
             if state is not None and state.state == "done" and state.fingerprint == raw.fingerprint \
                     and not self.options.again:
+                # Not parsed or rendered, but its ids still count: a later chunk may repeat one.
+                await asyncio.to_thread(raw.check_ids)
                 await self._found_finished(raw.index, state)
                 continue
             claim = await asyncio.to_thread(claim_chunk, self.store.engine, self.run_id, raw.index,
                                             raw.fingerprint, self.summary.worker, self.options.lease_s,
                                             again=self.options.again)
+            if claim in ("held", "done"):
+                await asyncio.to_thread(raw.check_ids)
             if claim == "held":
                 held.add(raw.index)
             elif claim == "done":
@@ -171,6 +199,7 @@ class Engine:
             self.summary.resumed += tasks
         self.summary.not_applicable += state.outcome.get("skipped", 0)
         self._progress(tasks)
+        self.passed_on.add(index)
         if self.options.sink is not None:
             finals, members = await asyncio.to_thread(self._stored_verdicts, [index])
             if self.options.order is not None:
@@ -204,6 +233,7 @@ class Engine:
                 todo.append(task)
                 self.summary.retried += state != "missing"
         self.writer.emit(finals, members)
+        self.passed_on.add(raw.index)  # what is stored now, and what this process judges later
         self._progress(len(plan.tasks) - len(todo))
         self.summary.total_tasks += len(plan.tasks)
         chunk.remaining = len(todo)
@@ -281,6 +311,20 @@ class Engine:
             counts.update({reason: n for reason, n in state.outcome.items()
                            if reason not in ("scored", "skipped")})
         return counts
+
+    def pass_on_the_rest(self) -> None:
+        """After an early stop: pass the sink the stored verdicts of the run's chunks this process
+        did not pass on (chunks other workers held, or that the stop came before), a few chunks at
+        a time, so that ``--out`` holds what the store holds for the run."""
+        sink = self.options.sink
+        if sink is None:
+            return
+        rest = sorted(set(chunk_states(self.store.engine, self.run_id)) - self.passed_on)
+        for start in range(0, len(rest), _CATCH_UP_CHUNKS):
+            finals, members = self._stored_verdicts(rest[start:start + _CATCH_UP_CHUNKS])
+            if finals or members:
+                sink(finals, members)
+            self.passed_on.update(rest[start:start + _CATCH_UP_CHUNKS])
 
     def close(self) -> None:
         """Commit everything judged (also on Ctrl-C) and give back the leases still held."""

@@ -11,9 +11,10 @@ judging at once and holds only a few chunks in memory.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from convoscope.criteria import Criterion
@@ -53,6 +54,7 @@ async def run_judge(
     lease_s: float = DEFAULT_LEASE_S,
     on_verdicts: Sink | None = None,
     collect: bool = True,
+    on_stop: Callable[[], None] | None = None,
 ) -> RunResult:
     """Judge every item on every applicable criterion with a built judge; every verdict goes to
     ``store`` as it is made.
@@ -63,7 +65,12 @@ async def run_judge(
     ``retry_unscored`` the parse failures and refusals too. Several processes may run this on
     one run at once. ``on_verdicts(finals, members)`` receives the verdicts in the order they are
     committed (those found stored included), from the store's writer thread; ``collect=False``
-    keeps them out of the returned result (whose summary still counts everything)."""
+    keeps them out of the returned result (whose summary still counts everything).
+
+    Stopped early (cancelled: SIGTERM, Ctrl-C; or an error), the calls in flight get a bounded
+    time to be answered and stored; then ``on_stop()`` (other workers sharing the run are
+    stopped there, and commit what they judged), and ``on_verdicts`` gets the stored verdicts of
+    the run's chunks it has not seen, so what it was given equals what the store holds."""
     from convoscope import __version__
 
     started = time.perf_counter()
@@ -95,8 +102,11 @@ async def run_judge(
     engine = Engine(store, run_id, judge, criteria, summary, stamp, options)
     try:
         await engine.run(stream)
-    finally:
+    except BaseException:
         engine.close()
+        await asyncio.to_thread(_after_an_early_stop, engine, on_stop)
+        raise
+    engine.close()
     summary.outstanding = engine.outstanding()
     summary.self_consistency = [result.as_dict() for result in consistency.results()]
     summary.wall_time_s = time.perf_counter() - started
@@ -106,6 +116,14 @@ async def run_judge(
         finals.sort(key=lambda v: options.order.get((v.item_id, v.criterion), last))  # type: ignore[union-attr]
         members.sort(key=lambda v: options.order.get((v.item_id, v.criterion), last))  # type: ignore[union-attr]
     return RunResult(run_id, tuple(finals), summary, tuple(members), store.location)
+
+
+def _after_an_early_stop(engine: Engine, on_stop: Callable[[], None] | None) -> None:
+    try:
+        if on_stop is not None:
+            on_stop()
+    finally:
+        engine.pass_on_the_rest()
 
 
 def _has_repeats(judge: Judge) -> bool:

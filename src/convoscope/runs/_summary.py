@@ -42,6 +42,7 @@ class RunSummary:
     not_applicable: int = 0
     verdicts: int = 0
     scored: int = 0
+    deferred: int = 0  # requests sent to a provider's batch, answered by a later run
     unscored: Counter[str] = field(default_factory=Counter)
     outstanding: Counter[str] = field(default_factory=Counter)
     members: dict[str, Counter[str]] = field(default_factory=dict)
@@ -64,6 +65,9 @@ class RunSummary:
         for verdict in members or [final]:
             if verdict.rater_kind in (RaterKind.METRIC, RaterKind.PYTHON) or verdict.shared_call:
                 continue  # computed from the log or by Python code, or answered by another call
+            if verdict.unscored_reason == "model_error" and _deferred(verdict):
+                self.deferred += 1  # waiting in a batch: not a call, and not a failure
+                continue
             self.usage.record(cached=verdict.cached, failed=verdict.unscored_reason == "model_error",
                               prompt_tokens=verdict.prompt_tokens,
                               completion_tokens=verdict.completion_tokens, cost=verdict.cost)
@@ -117,3 +121,9 @@ class RunSummary:
         data["outstanding"] = dict(self.outstanding)
         data["members"] = {rater: dict(tally) for rater, tally in self.members.items()}
         return data
+
+
+def _deferred(verdict: Verdict) -> bool:
+    from convoscope.models._batch import DEFERRED  # only on a failed call: batch runs are rare
+
+    return DEFERRED in (verdict.raw or "")

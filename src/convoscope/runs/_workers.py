@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import multiprocessing
 import pickle
-import signal
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -27,12 +27,14 @@ from typing import Any
 from convoscope.criteria import Criterion
 from convoscope.errors import ConfigError
 from convoscope.runs._build import RunOptions, judge_here, run_sync
+from convoscope.runs._engine import STOP_GRACE_S
 from convoscope.runs._result import RunResult
+from convoscope.runs._stop import Terminated, until_terminated
 from convoscope.runs._summary import RunSummary
 from convoscope.store import DEFAULT_STORE, Store, store_url
 
-_STOP_S = 30.0  # how long a stopped worker may take to commit what it judged
-_ADDED = ("verdicts", "scored", "retried")  # and the usage, merged as UsageTotals merge
+_STOP_S = STOP_GRACE_S + 20.0  # how long a stopped worker may take: its calls in flight, then commits
+_ADDED = ("verdicts", "scored", "retried", "deferred")  # and the usage, merged as UsageTotals merge
 
 
 async def judge_on_workers(items: Any, criteria: Sequence[Criterion], judge: Any,
@@ -61,7 +63,9 @@ async def judge_on_workers(items: Any, criteria: Sequence[Criterion], judge: Any
             started.append((process, receiving))
         for _, receiving in started:  # all start claiming together, not as each happens to load
             await asyncio.to_thread(_ready, receiving)
-        result = await judge_here(items, criteria, judge, store, alone, extra, **hooks)
+        # Stopped early, this process stops the others before it passes on what they stored.
+        result = await judge_here(items, criteria, judge, store, alone, extra,
+                                  on_stop=functools.partial(_stop, started), **hooks)
         outcomes = [await asyncio.to_thread(_outcome, process, receiving) for process, receiving in started]
     except BaseException:
         await asyncio.to_thread(_stop, started)
@@ -77,16 +81,15 @@ async def judge_on_workers(items: Any, criteria: Sequence[Criterion], judge: Any
 
 def _worker(sending: Connection, items: Any, criteria: list[Criterion], judge: Any, store: str,
             options: RunOptions, extra: dict[str, Any] | None) -> None:
-    """A worker process: the local engine with the run's settings; its summary goes back."""
-    def stop(_signal: int, _frame: Any) -> None:
-        raise KeyboardInterrupt  # the run's finally commits what was judged, as on Ctrl-C
-
-    signal.signal(signal.SIGTERM, stop)
+    """A worker process: the local engine with the run's settings; its summary goes back.
+    SIGTERM stops it as it stops the command: the calls in flight are given time to be answered
+    and stored, then everything judged is committed."""
     try:
         sending.send("ready")
-        result = run_sync(judge_here(items, criteria, judge, store, options, extra, collect=False))
+        result = run_sync(until_terminated(judge_here(items, criteria, judge, store, options, extra,
+                                                      collect=False)))
         sending.send(result.summary)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Terminated):
         sending.send(None)
     except Exception as error:
         sending.send(_sendable(error))
@@ -119,9 +122,11 @@ def _outcome(process: Any, receiving: Connection) -> RunSummary | BaseException 
 
 
 def _stop(started: list[tuple[Any, Connection]]) -> None:
+    """SIGTERM every worker still running and wait for each to commit what it judged (it may be
+    called twice: once before this process passes on what they stored, once on the way out)."""
     for process, _ in started:
         if process.is_alive():
-            process.terminate()  # SIGTERM: the worker commits what it judged, then ends
+            process.terminate()
     for process, receiving in started:
         process.join(_STOP_S)
         if process.is_alive():

@@ -27,6 +27,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from convoscope.store._chunks import owner_gone
 from convoscope.store._schema import batch_jobs, batch_requests, insert_for
 
 OPEN_STATES = ("submitting", "submitted", "in_progress")
@@ -194,13 +195,19 @@ class BatchLedger:
         return found
 
     def hold(self, job_id: str, worker: str, lease_s: float) -> bool:
-        """Lease a job to ``worker`` unless another live worker holds it."""
+        """Lease a job to ``worker`` unless another live worker holds it. A holder that was a
+        process on this machine and has ended is taken over at once, as chunk leases are
+        (:func:`~convoscope.store._chunks.owner_gone`), not when its lease runs out."""
         now = time.time()
         with self.engine.begin() as connection:
+            holder = connection.execute(sa.select(batch_jobs.c.owner).where(
+                batch_jobs.c.job_id == job_id)).scalar()
+            dead = holder not in (None, worker) and owner_gone(holder)
+            gone = [batch_jobs.c.owner == holder] if dead else []
             connection.execute(batch_jobs.update().where(
                 batch_jobs.c.job_id == job_id,
                 sa.or_(batch_jobs.c.owner.is_(None), batch_jobs.c.owner == worker,
-                       batch_jobs.c.lease_until < now)
+                       batch_jobs.c.lease_until < now, *gone)
             ).values(owner=worker, lease_until=now + lease_s))
             owner = connection.execute(sa.select(batch_jobs.c.owner).where(
                 batch_jobs.c.job_id == job_id)).scalar()
