@@ -6,8 +6,8 @@ statsmodels (Wilcoxon, the paired t interval, McNemar, Stuart–Maxwell, Cohen's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
