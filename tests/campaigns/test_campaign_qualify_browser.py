@@ -134,4 +134,7 @@ def test_simulated_workers_are_qualified_or_refused_and_told_their_pay(
     for pid in list(workers)[:3]:
         assert (rows[pid].outcome, rows[pid].code_shown, rows[pid].action, rows[pid].bonus) == (
             "partial", "PART1AL", "approve + bonus", 0.60)
+        kappas = _figures(campaign, ids[pid])[0]  # the per-reference figures, as sklearn gives them
+        assert rows[pid].kappas == f"a001 {kappas[0]:.3f}; a002 {kappas[1]:.3f}"
+        assert rows[pid].references_kappa == pytest.approx(1.0)  # the two references agree
     assert (rows[list(workers)[3]].outcome, rows[list(workers)[3]].action) == ("working", "wait")

@@ -44,6 +44,8 @@ class LedgerRow(BaseModel):
     gold_failed: int
     minutes: float
     kappa: float | None  # the lowest Cohen's kappa with a reference at qualification
+    kappas: str  # Cohen's kappa with each reference, "a001 0.412; a002 0.377"
+    references_kappa: float | None  # the references' own agreement (mean pairwise Cohen's kappa)
     accuracy: float | None  # against the references' majority, at qualification
     qualification: str  # qualified, not_qualified, cannot_tell, or "" (no decision)
     action: Action
@@ -99,6 +101,9 @@ def _row(annotator: str, external: str | None, platform: str, leave: Exit | None
         gold_passed=max(0, gold - failed), gold_failed=failed,
         minutes=round(status.minutes, 2) if status is not None else 0.0,
         kappa=decision.kappa if decision is not None else None,
+        kappas="; ".join(f"{name} {'—' if value is None else f'{value:.3f}'}"
+                         for name, value in (decision.kappas if decision is not None else {}).items()),
+        references_kappa=decision.references_kappa if decision is not None else None,
         accuracy=decision.accuracy if decision is not None else None,
         qualification=(decision.outcome or ("qualified" if decision.qualified else "not_qualified"))
         if decision is not None else "",

@@ -49,6 +49,7 @@ class People:
     _events_refreshing: bool
     _standing: tuple[list[Event], tuple[int, int, int] | None, Standing] | None
     _questions: dict[str, list[Question]]
+    _returned_memo: tuple[list[Event], frozenset[str]]
 
     def _load_people(self) -> None:
         self._people_key, self._people, self._standing = None, [], None
@@ -170,8 +171,14 @@ class People:
         self._add_event("returned", annotator, status, {"status": status})
 
     def returned(self) -> frozenset[str]:
-        """Everyone whose submission the platform reports returned or timed out."""
-        return frozenset(e.annotator for e in self._new_events() if e.kind == "returned")
+        """Everyone whose submission the platform reports returned or timed out (computed again
+        only when the events were read again: every request asks)."""
+        events = self._new_events()
+        memo = getattr(self, "_returned_memo", None)
+        if memo is None or memo[0] is not events:
+            gone = frozenset(e.annotator for e in events if e.kind == "returned")
+            memo = self._returned_memo = (events, gone)
+        return memo[1]
 
     def declined(self, annotator: str) -> bool:
         """The person refused the consent text (and never accepted it): their place is free."""
