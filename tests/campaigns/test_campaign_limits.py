@@ -173,14 +173,14 @@ def test_a_burst_of_connections_from_one_address_leaves_another_annotator_served
     server = build_server(open_campaign(directory), port=0, max_per_client=cap, keep_alive=120,
                           header_timeout=120, rate=1000.0, burst=1000)  # default max_connections: 1000
     stop = start_background(server)
-    port, burst = server.server_port, []
+    port, burst, gates = server.server_port, [], []
     url = f"http://127.0.0.1:{port}/a/{person.token}"
     other = httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.0.2"), timeout=30)
     try:
         with other:
             served = []
             for _ in range(blocks):
-                gate = _hold_the_loop(server)
+                gates.append(gate := _hold_the_loop(server))
                 burst.extend(socket.create_connection(("127.0.0.1", port), timeout=30)
                              for _ in range(per_block))  # back to back, nothing sent on them
                 gate.set()
@@ -194,6 +194,8 @@ def test_a_burst_of_connections_from_one_address_leaves_another_annotator_served
         newest.sendall(b"GET /static/campaign.css HTTP/1.1\r\nHost: x\r\n\r\n")
         assert newest.recv(1024).startswith(b"HTTP/1.1 200")
     finally:
+        for gate in gates:
+            gate.set()  # a test failing while the loop is held must not hold it
         for connection in burst:
             connection.close()
         stop()

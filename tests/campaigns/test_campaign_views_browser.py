@@ -181,7 +181,8 @@ def test_the_dashboard_shows_who_left_and_why(tmp_path: Path, browser: Any) -> N
         page = browser.new_page()
         page.goto(f"http://127.0.0.1:{server.server_port}/r/{dashboard_secret(campaign.directory)}")
         totals = page.locator("#totals").inner_text()
-        assert "5 invited · 1 qualified (1 more qualified, then were blocked)" in totals
+        assert "5 invited · 1 qualified (1 more qualified, then were blocked) · " in totals
+        assert totals.endswith(" · left: 3")
         table = page.locator("table", has=page.locator("th", has_text="standing"))
         rows = {person: table.locator(f"tr:has(td:first-child:text-is('{person}'))")
                 for person in who.values()}

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
+from convoscope.cli._campaign_views import (
+    ADDRESS_FILE,
+    DEFAULT_BASE,
+    people_table,
+    record_address,
+    recorded_address,
+    terminal_table,
+)
 from convoscope.cli._common import fail_on
 
 
@@ -85,7 +91,7 @@ def serve_command(directory: str, items: str | None, db: str | None, host: str, 
         server = build_server(campaign, host=host, port=port, max_per_client=max_per_client, rate=rate,
                               burst=int(3 * rate))
         base = (public_url or f"http://{host}:{server.server_port}").rstrip("/")
-        _record_address(directory, base)  # `campaign invite` prints links to this address
+        record_address(directory, base)  # `campaign invite` prints links to this address
         console.print(f"annotators: {base}/a/<token>  (links from `campaign invite`)", soft_wrap=True)
         _print_study_link(console, campaign, base, join_secret)
         console.print(f"researcher dashboard (keep it private): {base}/r/{dashboard_secret(directory)}",
@@ -113,19 +119,6 @@ def _print_study_link(console: Console, campaign: Any, base: str, join_secret: A
                       markup=False, style="yellow")
 
 
-ADDRESS_FILE = "server-address.txt"  # where `serve` notes the address its links use
-DEFAULT_BASE = "http://127.0.0.1:8080"
-
-
-def _record_address(directory: str, base: str) -> None:
-    (Path(directory) / ADDRESS_FILE).write_text(base + "\n", encoding="utf-8")
-
-
-def _recorded_address(directory: str) -> str | None:
-    path = Path(directory) / ADDRESS_FILE
-    return path.read_text(encoding="utf-8").strip() or None if path.is_file() else None
-
-
 @campaign_group.command("invite")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
 @click.option("--n", "count", default=1, show_default=True, type=click.IntRange(min=1))
@@ -149,7 +142,7 @@ def invite_command(directory: str, count: int, base_url: str | None) -> None:
     console = Console()
     with fail_on(console):
         load_campaign(directory)  # a broken campaign.yaml is reported before anyone is invited
-        base = (base_url or _recorded_address(directory) or DEFAULT_BASE).rstrip("/")
+        base = (base_url or recorded_address(directory) or DEFAULT_BASE).rstrip("/")
         for annotator in invite(directory, count):
             console.print(f"{annotator.id}\t{base}/a/{annotator.token}", soft_wrap=True, markup=False)
 
@@ -182,9 +175,10 @@ def status_command(directory: str, items: str | None, db: str | None) -> None:
         status = open_campaign(directory, items=items, store=db, create=False).status()
         console.print(f"{status.invited} invited, {status.qualified_text}, "
                       f"{status.answers} answers that count")
-        table = _table("batch", "people", "answers", "Fleiss", "Cohen", "strong", "min", "late", "flagged",
-                       caption="people: finished/started/wanted; kappas: Fleiss, mean pairwise Cohen, "
-                       "strong judgements only; min: median minutes; late: over the time limit")
+        table = terminal_table("batch", "people", "answers", "Fleiss", "Cohen", "strong", "min", "late",
+                               "flagged", caption="people: finished/started/wanted; kappas: Fleiss, mean "
+                               "pairwise Cohen, strong judgements only; min: median minutes; late: over the "
+                               "time limit")
         notes = []
         for row in status.batches:
             a = row.agreement
@@ -199,37 +193,15 @@ def status_command(directory: str, items: str | None, db: str | None) -> None:
         for note in notes:
             console.print(f"  {escape(note)}", style="dim", soft_wrap=True)
         console.print()
-        console.print(_people_table(status))
+        console.print(people_table(status))
         if status.selection:
-            chosen = _table("chosen because", "items", "answered", caption=f"{status.chosen_items} items "
-                            "routed from a judged run; 'random' is the uniform random sample")
+            chosen = terminal_table("chosen because", "items", "answered",
+                                    caption=f"{status.chosen_items} items routed from a judged run; 'random' "
+                                    "is the uniform random sample")
             for reason in status.selection:
                 chosen.add_row(escape(reason.reason), str(reason.items), str(reason.answered))
             console.print(chosen)
 
-
-def _table(*headers: str, caption: str) -> Table:
-    """A table for an 80-column terminal: no borders (the header is bold), the first column kept
-    whole, and a cell too narrow for its text wraps onto more lines of its row instead of being
-    cut with '…' (headers too)."""
-    table = Table(*headers, caption=caption, box=None, pad_edge=False, caption_justify="left")
-    for column in table.columns:
-        column.overflow = "fold"
-    table.columns[0].no_wrap = True
-    return table
-
-
-def _people_table(status: Any) -> Table:
-    """One row per person: answers, batches, minutes, the qualification decision and whether they
-    are active or left, and why."""
-    table = _table("person", "answers", "counted", "batches", "min", "qualified", "standing",
-                   caption=f"{status.invited} invited, {status.left} left; counted: answers that enter "
-                   "agreement, votes and exports; batches: main batches finished; min: minutes on task")
-    for person in status.annotators:
-        table.add_row(escape(person.annotator), str(person.answers), str(person.counted),
-                      str(person.batches_finished), f"{person.minutes:.1f}",
-                      person.qualified_text(status.qualification_enabled), escape(person.standing))
-    return table
 
 
 @campaign_group.command("report")
