@@ -5,7 +5,7 @@ computing a request whose client gave up. Before: ``convoscope judge`` of 8 item
 (concurrency 8, timeout 60 s, deadline 180 s) sent 8 requests at once; the later ones waited in
 the server's queue past their timeout, their retries queued behind the abandoned requests, and 7
 of 8 items ended as ``model_error`` (524 s, on this machine under load). The in-flight limit now
-starts at one request and counts an answer slower than half the timeout as congestion, so the
+starts at one request and counts an answer slower than a quarter of the timeout as congestion, so the
 server's queue stays short of the timeout.
 
 This test can only fail where the server is slow next to the timeout (a loaded machine): the
