@@ -8,9 +8,9 @@ a 429, an attempt that timed out, or an answer slower than ``slow_s`` (the HTTP 
 quarter of its per-attempt timeout): a server that takes one request at a time (llama-cpp-python's)
 queues the rest, and their wait counts against their timeout. Slow start overshoots by about two
 rounds before the first slow answer shows, so the queue's longest wait stays near three times
-``slow_s``: short of the timeout. Only
-the first sign of a round cuts: requests already in flight when the limit was cut do not cut it
-again. Requests- and tokens-per-minute budgets are aiolimiter's leaky buckets.
+``slow_s``: short of the timeout. Only the first sign of a round cuts: requests already in flight
+when the limit was cut do not cut it again. Requests- and tokens-per-minute budgets are
+aiolimiter's leaky buckets.
 """
 
 from __future__ import annotations
