@@ -111,6 +111,7 @@ def test_export_run_elsewhere_import_gives_the_verdicts_of_the_live_run(llama_se
 def test_a_result_line_the_ledger_does_not_know_is_a_located_error(tmp_path):
     result = tmp_path / "results.jsonl"
     result.write_text('{"custom_id": "' + "0" * 64 + '", "response": {"status_code": 200, "body": {}}}\n')
+    Store(tmp_path / "s.db").close()  # import reads an existing store's ledger (it never creates one)
     answer = CliRunner().invoke(cli, [
         "batch", "import", "examples/survey_items.jsonl", "--criterion", "survey/relevance",
         "--judge", "openai:m@http://127.0.0.1:9/v1", "--store", str(tmp_path / "s.db"),

@@ -8,7 +8,7 @@ import pytest
 from faultproxy import BAD_BODIES, Fault, FaultProxy
 from patience import PATIENT_S
 
-from convoscope.models import GenerateRequest, ModelError, OpenAIModel
+from convoscope.models import GenerateRequest, Message, ModelError, OpenAIModel
 from convoscope.models._limits import AdaptiveLimit
 from convoscope.models._retry import RetryPolicy, retry_after_seconds, should_retry
 
@@ -163,6 +163,17 @@ async def test_the_limit_starts_at_one_request_and_doubles_each_round(proxy):
     await first
     await model.aclose()
     assert limit.limit == 8 and limit.cuts == 0  # +1 per answer up to the ceiling
+
+
+async def test_the_capability_probes_do_not_grow_the_limit(proxy):
+    # Probes are tiny (8 tokens): counted as answers, they took the limit to 4 before the first
+    # item, and four long items then queued at a one-slot server.
+    model = model_for(proxy, max_concurrency=8)
+    chat = GenerateRequest(messages=(Message(role="user", content="Rate this."),), max_tokens=5)
+    await model.generate(chat)
+    await model.aclose()
+    assert len(proxy.requests) >= 3  # the probes went out, then the item
+    assert model.in_flight_limit.limit == 2  # one answer: the item's
 
 
 async def test_429_halves_the_in_flight_limit_and_it_grows_back(proxy):

@@ -162,9 +162,10 @@ def test_view_without_a_store_or_files_is_a_usage_error(tmp_path):
     from convoscope.cli._app import _register
 
     _register()
-    result = CliRunner().invoke(cli, ["view", str(tmp_path / "missing.db")])
+    result = CliRunner().invoke(cli, ["view", str(tmp_path / "missing.db")], env={"COLUMNS": "300"})
     assert result.exit_code == 2
-    assert "no store at" in result.output
+    assert f"{tmp_path / 'missing.db'}: no store there" in result.output
+    assert not (tmp_path / "missing.db").exists()
     assert CliRunner().invoke(cli, ["view"]).exit_code == 2
 
 

@@ -4,11 +4,13 @@ The in-flight limit adapts as TCP's congestion window does. It starts at one req
 the first sign of congestion, grows by one per answer (doubling each round: slow start); after
 that, each answer adds ``1/limit`` (about one per round) and each sign of congestion halves it
 (additive increase, multiplicative decrease). It never exceeds the user's ceiling. Congestion is
-a 429, an attempt that timed out, or an answer slower than ``slow_s`` (the backend passes half
-its per-attempt timeout): a server that takes one request at a time (llama-cpp-python's) queues
-the rest, and their wait counts against their timeout, so the queue must stay short of it. Only
-the first sign of a round cuts: requests already in flight when the limit was cut do not cut it
-again. Requests- and tokens-per-minute budgets are aiolimiter's leaky buckets.
+a 429, an attempt that timed out, or an answer slower than ``slow_s`` (the HTTP backend passes a
+quarter of its per-attempt timeout): a server that takes one request at a time (llama-cpp-python's)
+queues the rest, and their wait counts against their timeout. Slow start overshoots by about two
+rounds before the first slow answer shows, so the queue's longest wait stays near three times
+``slow_s``: short of the timeout. Only the first sign of a round cuts: requests already in flight
+when the limit was cut do not cut it again. Requests- and tokens-per-minute budgets are
+aiolimiter's leaky buckets.
 """
 
 from __future__ import annotations

@@ -81,9 +81,9 @@ class OpenAIModel:
         try:
             self._policy = RetryPolicy(timeout=timeout, deadline=deadline, max_retries=max_retries,
                                        backoff_s=backoff_s)
-            # Slow start from one request, and an answer slower than half the timeout counts as
-            # congestion: a one-slot server's queue then never grows into the timeout (_limits).
-            self._limit = AdaptiveLimit(max_concurrency, start=1, slow_s=timeout / 2)
+            # Slow start from one request, and an answer slower than a quarter of the timeout counts
+            # as congestion: a one-slot server's queue then stays short of the timeout (_limits).
+            self._limit = AdaptiveLimit(max_concurrency, start=1, slow_s=timeout / 4)
             self._budget = RateBudget(rpm, tpm)
         except ValueError as error:
             raise ModelError(f"{self.name}: {error}") from None
@@ -171,7 +171,8 @@ class OpenAIModel:
             data, problem = body_problem(reply.content, kind)
             if problem is not None:
                 raise TransientError(f"HTTP 200 with {problem}: {snippet(reply.text)}", status=200)
-            self._limit.succeeded(sent_at)
+            if probing is None:  # a probe's tiny answer says nothing of how fast items are served
+                self._limit.succeeded(sent_at)
             return data  # type: ignore[return-value]
         if status == 429:
             self._limit.throttled(sent_at)
@@ -225,7 +226,7 @@ class OpenAIModel:
                 **extra}
         field = "response_format" if "response_format" in extra else "logprob" if extra else None
         try:
-            await self._send("/chat/completions", body, "chat", self._policy, probing=field)
+            await self._send("/chat/completions", body, "chat", self._policy, probing=field or "")
         except _Refused as refused:
             if refused.status in (401, 403) or not refuses(refused.status, refused.detail, field or ""):
                 raise self._refusal_error(refused) from None
