@@ -113,3 +113,19 @@ def test_a_store_that_is_not_a_database_leaves_no_out_file(tmp_path, canned_prox
     assert "store.db" in result.output
     assert not out.exists()
     assert canned_proxy.requests == []
+
+
+def test_summary_json_gives_orchestrators_the_counts_and_the_exit_status(tmp_path, canned_proxy):
+    _write(tmp_path, ["a", "b", "c"])
+    summary = tmp_path / "summary.json"
+    result = CliRunner().invoke(cli, _judge(tmp_path, canned_proxy.base_url, "--summary-json", str(summary)))
+    assert result.exit_code == 0, result.output
+    written = json.loads(summary.read_text())
+    assert written["exit_status"] == 0
+    assert (written["total_tasks"], written["verdicts"], written["model_calls"]) == (3, 3, 3)
+    assert written["outstanding"] == {} and written["gates"] == []
+    again = CliRunner().invoke(cli, _judge(tmp_path, canned_proxy.base_url, "--summary-json", str(summary),
+                                           "--fail-under", "clarity=3.5"))
+    written = json.loads(summary.read_text())
+    assert again.exit_code == written["exit_status"] == 5, again.output
+    assert written["resumed"] == 3 and written["gates"][0]["passed"] is False
