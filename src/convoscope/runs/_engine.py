@@ -108,7 +108,7 @@ class Engine:
             with contextlib.suppress(asyncio.CancelledError):
                 await heartbeat
 
-    async def _wind_down(self, feeder: asyncio.Future[None], judging: list[asyncio.Future[None]],
+    async def _wind_down(self, feeder: asyncio.Future[None], judging: Sequence[asyncio.Future[None]],
                          grace_s: float) -> None:
         """Stopping early: nothing new is started (the feeder drops the queued tasks, never judged:
         a re-run does them), and the calls in flight have ``grace_s`` to be answered and handed to
