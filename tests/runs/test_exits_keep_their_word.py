@@ -58,18 +58,14 @@ def test_a_duplicate_id_is_refused_again_when_the_same_command_runs_twice(tmp_pa
 
 
 def test_the_ids_of_a_chunk_can_be_checked_without_parsing_it_and_are_not_counted_twice(tmp_path):
-    _write(tmp_path, ["a", "b", "c", "a"])
-    chunks = list(ItemStream(tmp_path / "items.jsonl", chunk_size=2).chunks())  # ids shared by the stream
     _write(tmp_path, ["a", "b", "c", "d"])
     fine = ItemStream(tmp_path / "items.jsonl", chunk_size=2).chunks()
     first = next(fine)
     first.check_ids()
     assert [item.id for item in first.items()] == ["a", "b"]  # parsed after its ids were checked
     assert [item.id for item in next(fine).items()] == ["c", "d"]
-    del chunks
-    stream = ItemStream(tmp_path / "items.jsonl", chunk_size=2)
     _write(tmp_path, ["a", "b", "c", "a"])
-    bad = stream.chunks()
+    bad = ItemStream(tmp_path / "items.jsonl", chunk_size=2).chunks()
     next(bad).check_ids()
     with pytest.raises(ItemError, match=r"line 4, field 'id': duplicate id 'a' \(first on line 1\)"):
         next(bad).check_ids()
