@@ -58,18 +58,14 @@ def test_a_duplicate_id_is_refused_again_when_the_same_command_runs_twice(tmp_pa
 
 
 def test_the_ids_of_a_chunk_can_be_checked_without_parsing_it_and_are_not_counted_twice(tmp_path):
-    _write(tmp_path, ["a", "b", "c", "a"])
-    chunks = list(ItemStream(tmp_path / "items.jsonl", chunk_size=2).chunks())  # ids shared by the stream
     _write(tmp_path, ["a", "b", "c", "d"])
     fine = ItemStream(tmp_path / "items.jsonl", chunk_size=2).chunks()
     first = next(fine)
     first.check_ids()
     assert [item.id for item in first.items()] == ["a", "b"]  # parsed after its ids were checked
     assert [item.id for item in next(fine).items()] == ["c", "d"]
-    del chunks
-    stream = ItemStream(tmp_path / "items.jsonl", chunk_size=2)
     _write(tmp_path, ["a", "b", "c", "a"])
-    bad = stream.chunks()
+    bad = ItemStream(tmp_path / "items.jsonl", chunk_size=2).chunks()
     next(bad).check_ids()
     with pytest.raises(ItemError, match=r"line 4, field 'id': duplicate id 'a' \(first on line 1\)"):
         next(bad).check_ids()
@@ -113,3 +109,19 @@ def test_a_store_that_is_not_a_database_leaves_no_out_file(tmp_path, canned_prox
     assert "store.db" in result.output
     assert not out.exists()
     assert canned_proxy.requests == []
+
+
+def test_summary_json_gives_orchestrators_the_counts_and_the_exit_status(tmp_path, canned_proxy):
+    _write(tmp_path, ["a", "b", "c"])
+    summary = tmp_path / "summary.json"
+    result = CliRunner().invoke(cli, _judge(tmp_path, canned_proxy.base_url, "--summary-json", str(summary)))
+    assert result.exit_code == 0, result.output
+    written = json.loads(summary.read_text())
+    assert written["exit_status"] == 0
+    assert (written["total_tasks"], written["verdicts"], written["model_calls"]) == (3, 3, 3)
+    assert written["outstanding"] == {} and written["gates"] == []
+    again = CliRunner().invoke(cli, _judge(tmp_path, canned_proxy.base_url, "--summary-json", str(summary),
+                                           "--fail-under", "clarity=3.5"))
+    written = json.loads(summary.read_text())
+    assert again.exit_code == written["exit_status"] == 5, again.output
+    assert written["resumed"] == 3 and written["gates"][0]["passed"] is False

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gzip
 import importlib.util
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -95,7 +95,11 @@ def has_word_list(lang: str) -> bool:
     return lang.isalpha() and wordfreq_available() and _wordfreq_file(lang) is not None
 
 
-@lru_cache(maxsize=16)
+# Unbounded on purpose: the keys are wordfreq's 42 languages at the two or three frequencies the
+# rules ask for, so the cache grows only with the languages a file's answers are in. Bounded at 16
+# it was cleared over and over by short answers whose likeliest languages kept changing (112
+# lists read again per 10,000 lines: most of `--lang auto`'s time).
+@cache
 def language_words(lang: str, min_zipf: float) -> frozenset[str]:
     """Every word of ``lang``'s wordfreq list at or above a Zipf frequency (empty when wordfreq
     has no list); read as ``wordfreq_words`` reads the English one, without the ASCII filter."""

@@ -54,6 +54,7 @@ class _Open:
     index: int
     remaining: int
     outcome: Counter[str] = field(default_factory=Counter)
+    passed: set[str] = field(default_factory=set)  # task keys whose verdicts went to the sink
 
 
 @dataclass
@@ -107,7 +108,7 @@ class Engine:
             with contextlib.suppress(asyncio.CancelledError):
                 await heartbeat
 
-    async def _wind_down(self, feeder: asyncio.Future[None], judging: list[asyncio.Future[None]],
+    async def _wind_down(self, feeder: asyncio.Future[None], judging: Sequence[asyncio.Future[None]],
                          grace_s: float) -> None:
         """Stopping early: nothing new is started (the feeder drops the queued tasks, never judged:
         a re-run does them), and the calls in flight have ``grace_s`` to be answered and handed to
@@ -207,8 +208,10 @@ class Engine:
                                            for place, verdict in enumerate(finals)})
             self.writer.emit(finals, members)
 
-    def _stored_verdicts(self, indices: list[int]) -> tuple[list[Verdict], list[Verdict]]:
-        keys = chunk_keys(self.store.engine, self.run_id, indices)
+    def _stored_verdicts(self, indices: list[int], passed: set[str] | frozenset[str] = frozenset()
+                         ) -> tuple[list[Verdict], list[Verdict]]:
+        keys = [(key, member) for key, member in chunk_keys(self.store.engine, self.run_id, indices)
+                if key not in passed]
         found = self.store.verdicts_by_key([key for key, _ in keys])
         finals = [found[key] for key, member in keys if not member and key in found]
         members = [found[key] for key, member in keys if member and key in found]
@@ -229,6 +232,7 @@ class Engine:
                 if task.key in stored:
                     finals.append(stored[task.key])
                     members.extend(stored[key] for key in task.member_keys if key in stored)
+                    chunk.passed.update((task.key, *task.member_keys))
             else:
                 todo.append(task)
                 self.summary.retried += state != "missing"
@@ -278,6 +282,8 @@ class Engine:
                             members=len(members))
             self.summary.count(final, members)
             chunk = self.open[task.chunk]
+            if self.options.sink is not None:
+                chunk.passed.update((task.key, *task.member_keys))
             chunk.outcome[final.unscored_reason or "scored"] += 1
             chunk.remaining -= 1
             if chunk.remaining == 0:
@@ -319,6 +325,12 @@ class Engine:
         sink = self.options.sink
         if sink is None:
             return
+        # A chunk this process left unfinished may have been taken up by another worker since
+        # (its lease was given back): what was stored beyond what this process passed on, too.
+        for chunk in list(self.open.values()):
+            finals, members = self._stored_verdicts([chunk.index], chunk.passed)
+            if finals or members:
+                sink(finals, members)
         rest = sorted(set(chunk_states(self.store.engine, self.run_id)) - self.passed_on)
         for start in range(0, len(rest), _CATCH_UP_CHUNKS):
             finals, members = self._stored_verdicts(rest[start:start + _CATCH_UP_CHUNKS])
