@@ -183,7 +183,7 @@ def route_notes(models: Sequence[Any]) -> list[str]:
         while not hasattr(model, "route") and hasattr(model, "inner"):
             model = model.inner
         route = getattr(model, "route", None)
-        line = f"route of {getattr(model, 'name', '?')}: {route}" if route else None
+        line = f"{getattr(model, 'name', '?')}: {route}" if route else None
         if line and line not in notes:
             notes.append(line)
     return notes

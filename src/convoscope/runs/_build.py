@@ -335,7 +335,8 @@ async def judge_here(items: Any, criteria: Sequence[Criterion], judge: Any, stor
                 if span is not None:
                     span.set_attributes({"convoscope.run_id": result.run_id,
                                          "convoscope.tasks": result.summary.total_tasks})
-            result.summary.notes.extend([*route_notes(models), *capability_notes(models)])
+            result.summary.routes.extend(route_notes(models))
+            result.summary.notes.extend(capability_notes(models))
             return result
         finally:
             for model in models:
