@@ -117,13 +117,10 @@ class LiteLLMModel:
 
     def _openai_client(self) -> Any:
         if self._client is None and self._owns_client(self._provider()):
-            import httpx
-            import openai
+            import openai  # a dependency of LiteLLM; its own HTTP client is closed with it
 
-            timeout = httpx.Timeout(self._policy.timeout, connect=min(10.0, self._policy.timeout))
             self._client = openai.AsyncOpenAI(api_key=self._key or "none", base_url=self.api_base,
-                                              max_retries=0, timeout=timeout,
-                                              http_client=httpx.AsyncClient(timeout=timeout))
+                                              max_retries=0, timeout=self._policy.timeout)
         return self._client
 
     def _supported(self) -> list[str]:
