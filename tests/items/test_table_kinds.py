@@ -117,7 +117,7 @@ def test_one_split_of_a_dataset_dict_is_read_by_name_and_a_missing_name_lists_th
     splits = datasets.DatasetDict({"train": items_to_table(ITEMS, kind="hf"),
                                    "test": items_to_table(ITEMS[:1], kind="hf")})
     assert read_items(splits, split="test") == ITEMS[:1]
-    with pytest.raises(ConvoscopeError, match=r"several splits \(train, test\): name one, e\.g\. split='tr"):
+    with pytest.raises(ConvoscopeError, match=r"holds splits \(train, test\): name one, e\.g\. split='train"):
         read_items(splits)
     with pytest.raises(ConvoscopeError, match=r"no split 'dev' \(its splits: train, test\)"):
         read_items(splits, split="dev")

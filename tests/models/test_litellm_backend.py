@@ -134,3 +134,67 @@ def test_a_chat_run_through_litellm_scores_without_banner_or_unclosed_sessions(l
     finally:
         store.close()
     assert verdict.value in (0, 1) and verdict.rater == f"model:{_spec(llama_server)}"
+
+
+async def test_a_timed_out_call_halves_the_in_flight_limit_as_on_the_native_route(canned_proxy):
+    """Issue 35, observation 3. Before: a timeout did not count as congestion on the LiteLLM route
+    (only a 429 did), so a chat run against a one-slot llama.cpp server kept eight requests queued
+    there, each timing out behind the others, until every call ended at the deadline (0/8)."""
+    from faultproxy import Fault
+
+    canned_proxy.always(Fault.hang(60))
+    model = open_model(f"litellm:openai/smollm2@{canned_proxy.base_url}", timeout=1, deadline=30,
+                       max_retries=0, max_concurrency=8)
+    try:
+        with pytest.raises(ModelError, match="gave up after retries"):
+            await model.generate(GenerateRequest(prompt="Say hi:", max_tokens=2))
+    finally:
+        await model.aclose()
+    assert len(canned_proxy.requests) == 1  # and sent once: no retries underneath ours
+    assert model._limit.limit == 1
+
+
+def _cli_run(spec: str, mode: str, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    criteria = tmp_path / "criteria.yaml"
+    criteria.write_text("name: tasty\nquestion: Does the answer praise the food?\n"
+                        "definition: Praise of food.\nscale: {kind: binary}\nask_reason: false\n")
+    items = tmp_path / "items.jsonl"
+    texts = ["The pasta was wonderful.", "Service was slow.", "Great soup!", "Cold fries.",
+             "Loved the dessert.", "Too noisy.", "Fresh bread, thanks.", "The bill was wrong."]
+    items.write_text("".join(json.dumps({"id": f"i{n}", "response": text}) + "\n"
+                             for n, text in enumerate(texts)))
+    env = {**os.environ, "PYTHONWARNINGS": "default", "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.run(
+        [sys.executable, "-m", "convoscope", "judge", str(items), "--criteria-file", str(criteria),
+         "--judge", spec, "--mode", mode, "--store", str(tmp_path / f"{mode}.db"), *extra],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=PATIENT_S)
+
+
+def _row(done: subprocess.CompletedProcess[str], name: str) -> str:
+    line = next(line for line in done.stdout.splitlines() if f"│ {name} " in line)
+    return line.split(name, 1)[1].strip(" │|")
+
+
+def test_completion_mode_leaves_no_unclosed_session_and_names_its_route(canned_proxy, tmp_path):
+    """Before: 8 items in completion mode printed 7 "Unclosed client session" warnings (LiteLLM
+    opened an aiohttp session for every text completion and closed none)."""
+    done = _cli_run(f"litellm:openai/smollm2@{canned_proxy.base_url}", "completion", tmp_path,
+                    "--max-unscored", "1")  # the canned answer is no score
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "unclosed" not in (done.stdout + done.stderr).lower(), done.stderr
+    # The canned answer is no score (parse failures): what counts here is that 8 calls were made.
+    assert _row(done, "model calls") == "8" and _row(done, "failed calls") == "0"
+    assert "litellm (openai, own client)" in " ".join(done.stdout.split())
+
+
+@pytest.mark.parametrize("mode", ["chat", "completion"])
+def test_eight_items_score_against_llama_cpp_in_both_modes_without_warnings(llama_server, mode, tmp_path):
+    """Issue 35, observation 3, against the real server: every item scored, nothing unclosed,
+    the route in the summary. Generous timeouts: the server answers one request at a time and a
+    loaded machine is slow; what failed before was not speed but the retries underneath."""
+    done = _cli_run(_spec(llama_server), mode, tmp_path, "--timeout", "600", "--deadline", "3000")
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert _row(done, "scored") == "8", output
+    assert "unclosed" not in output.lower() and "Give Feedback" not in output
+    assert "litellm (openai, own client)" in " ".join(done.stdout.split())

@@ -403,6 +403,7 @@ def _print_summary(console: Console, result: RunResult) -> None:
         rows.append((f"self-consistency {found['judge']} on {found['criterion']}",
                      f"pairs of repeats agreeing {found.get('pairwise', float('nan')):.3f}, α {alpha} "
                      f"({found['repeats']} repeats, {found['items']} items)"))
+    rows += [("route", route) for route in summary.routes]
     rows += [("note", note) for note in summary.notes]
     for name, value in rows:
         table.add_row(Text(name), Text(str(value)))  # rater names hold brackets: never markup

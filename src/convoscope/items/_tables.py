@@ -92,7 +92,8 @@ def one_split(source: Any, split: str | None) -> Any:
     names = ", ".join(source) or "none"
     if split is None:
         example = next(iter(source), "train")
-        raise ConfigError(f"a DatasetDict holds several splits ({names}): name one, e.g. split={example!r}")
+        raise ConfigError(f"a DatasetDict holds splits ({names}): name one, e.g. split={example!r} "
+                          f"(or pass the dataset's [{example!r}])")
     if split not in source:
         raise ConfigError(f"the DatasetDict has no split {split!r} (its splits: {names})")
     return source[split]

@@ -10,7 +10,7 @@ from convoscope.models._base import (
     UsageTotals,
 )
 from convoscope.models._cache import CachedModel, ResponseCache, cache_key
-from convoscope.models._capabilities import Capabilities, CapabilityProbe, capability_notes
+from convoscope.models._capabilities import Capabilities, CapabilityProbe, capability_notes, route_notes
 from convoscope.models._embedded import (
     DEFAULT_EMBEDDED,
     EMBEDDED_MODELS,
@@ -41,6 +41,7 @@ __all__ = [
     "UsageTotals",
     "cache_key",
     "capability_notes",
+    "route_notes",
     "embedded_model_path",
     "endpoint_options",
     "model_from_spec",

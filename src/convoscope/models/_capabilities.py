@@ -175,6 +175,20 @@ class CapabilityProbe:
             return False
 
 
+def route_notes(models: Sequence[Any]) -> list[str]:
+    """Which route each model's calls took (``native openai (core)``, ``litellm (openai, own
+    client)``), one line per model, for the run summary; wrappers are looked through."""
+    notes: list[str] = []
+    for model in models:
+        while not hasattr(model, "route") and hasattr(model, "inner"):
+            model = model.inner
+        route = getattr(model, "route", None)
+        line = f"{getattr(model, 'name', '?')}: {route}" if route else None
+        if line and line not in notes:
+            notes.append(line)
+    return notes
+
+
 def capability_notes(models: Sequence[Any]) -> list[str]:
     """What went without structured output among ``models`` and why (wrappers such as the
     response cache and tracing are looked through), one line per endpoint."""

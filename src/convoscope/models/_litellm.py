@@ -12,6 +12,15 @@ behind an ``openai/`` route does); and the cost of every call from LiteLLM's pri
 inside the package: it is read locally, never fetched). A seed is not sent to a provider whose
 table says it takes none (:attr:`ignored`; the first call warns once). LiteLLM's debugging banner
 is off, and its HTTP sessions are closed when the model is.
+
+As on the native route, a timed-out attempt halves the in-flight limit (a slow server is a
+congested one) and the deadline runs from when a request leaves, not while it waits behind this
+model's own limit. Without both, a chat run against a one-slot llama.cpp server kept eight
+requests queued there, each timing out behind the others, until every call ended at the deadline.
+
+On an OpenAI-compatible route (``openai/MODEL@URL``) the calls go through one OpenAI client of
+this model's own, closed by :meth:`aclose`: left to itself LiteLLM opens an aiohttp session for
+every text completion and closes none ("Unclosed client session" at exit).
 """
 
 from __future__ import annotations
@@ -89,6 +98,30 @@ class LiteLLMModel:
         self.probe = CapabilityProbe(self.name, self._probe_request, logprobs="logprobs" in supported,
                                      forms=STRUCTURED_FORMS if not skipped else (), skipped=skipped)
         self._warned = False
+        self._client: Any = None  # the OpenAI client of an OpenAI-compatible route, made on first use
+
+    @property
+    def route(self) -> str:
+        """How calls are sent: LiteLLM's provider, and whether through this model's own client."""
+        provider = self._provider()
+        return f"litellm ({provider}, own client)" if self._owns_client(provider) else f"litellm ({provider})"
+
+    def _provider(self) -> str:
+        try:
+            return str(self._litellm.get_llm_provider(self.model, api_base=self.api_base)[1])
+        except Exception:  # noqa: BLE001 - an unknown model: LiteLLM says so on the call
+            return "unknown"
+
+    def _owns_client(self, provider: str) -> bool:
+        return provider == "openai" and self.api_base is not None
+
+    def _openai_client(self) -> Any:
+        if self._client is None and self._owns_client(self._provider()):
+            import openai  # a dependency of LiteLLM; its own HTTP client is closed with it
+
+            self._client = openai.AsyncOpenAI(api_key=self._key or "none", base_url=self.api_base,
+                                              max_retries=0, timeout=self._policy.timeout)
+        return self._client
 
     def _supported(self) -> list[str]:
         try:
@@ -121,9 +154,10 @@ class LiteLLMModel:
         size = len(str(kwargs.get("messages") or kwargs.get("prompt") or "").encode())
         started = time.perf_counter()
 
-        async def attempt() -> Any:
+        async def attempt(start_clock: Any) -> Any:
             await self._budget.spend(estimated_tokens(size, request.max_tokens))
             async with self._limit.slot() as sent_at:
+                start_clock()  # queueing behind our own limits is not the endpoint's time
                 return await self._attempt(kwargs, sent_at)
 
         data = (await self._call(attempt)).model_dump()
@@ -139,12 +173,13 @@ class LiteLLMModel:
         """One small chat call for the capability probe: LiteLLM's errors as Refused / Unavailable."""
         kwargs = {**self._base_kwargs(8, 0.0), "messages": list(PROBE_MESSAGES), **extra}
 
-        async def attempt() -> Any:
+        async def attempt(start_clock: Any) -> Any:
             async with self._limit.slot() as sent_at:
+                start_clock()
                 return await self._attempt(kwargs, sent_at, probing=True)
 
         try:
-            await call_with_retries(attempt, self._policy)
+            await call_with_retries(attempt, self._policy, clock_starts_in_attempt=True)
         except TransientError as error:
             raise Unavailable(str(error), status=error.status) from None
         except TimeoutError:
@@ -152,7 +187,7 @@ class LiteLLMModel:
 
     async def _call(self, attempt: Any) -> Any:
         try:
-            return await call_with_retries(attempt, self._policy)
+            return await call_with_retries(attempt, self._policy, clock_starts_in_attempt=True)
         except TransientError as error:
             raise ModelError(f"{self.name}: {error} (gave up after retries or the deadline)") from None
         except TimeoutError:
@@ -161,7 +196,8 @@ class LiteLLMModel:
 
     def _base_kwargs(self, max_tokens: int, temperature: float) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens, "temperature": temperature,
-                                  "timeout": self._policy.timeout, "num_retries": 0}
+                                  "timeout": self._policy.timeout, "num_retries": 0,
+                                  "max_retries": 0}  # no SDK retries under ours
         if self.api_base:
             kwargs["api_base"] = self.api_base
         if self._key:
@@ -189,8 +225,9 @@ class LiteLLMModel:
     async def _attempt(self, kwargs: dict[str, Any], sent_at: float, *, probing: bool = False) -> Any:
         errors = self._litellm.exceptions
         call = self._litellm.acompletion if "messages" in kwargs else self._litellm.atext_completion
+        client = self._openai_client()
         try:
-            response = await call(**kwargs)
+            response = await call(**kwargs, **({"client": client} if client is not None else {}))
         except errors.RateLimitError as error:
             self._limit.throttled(sent_at)
             raise TransientError(f"HTTP 429: {str(error)[:200]}", status=429) from None
@@ -200,7 +237,13 @@ class LiteLLMModel:
         except (errors.AuthenticationError, errors.PermissionDeniedError):
             raise ModelError(f"{self.name}: not authorised; name the variable holding this provider's "
                              "key with api_key_env") from None
-        except (errors.Timeout, errors.APIConnectionError, errors.InternalServerError,
+        except errors.Timeout as error:
+            # Too slow to answer in time is congestion, as a 429 is: fewer requests at once (a
+            # llama.cpp server keeps computing the abandoned ones), as the native route does.
+            self._limit.throttled(sent_at)
+            raise TransientError(f"no answer within the timeout of {self._policy.timeout:g} s "
+                                 f"({str(error)[:160]})") from None
+        except (errors.APIConnectionError, errors.InternalServerError,
                 errors.ServiceUnavailableError, errors.BadGatewayError) as error:
             status = getattr(error, "status_code", None)
             if isinstance(error, errors.InternalServerError) and is_validation_error(str(error)):
@@ -252,6 +295,9 @@ class LiteLLMModel:
     async def aclose(self) -> None:
         """Close the HTTP clients LiteLLM keeps for the process and forget them, so that no
         "Unclosed client session" is reported at exit and a later model opens fresh ones."""
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.close()
         await self._litellm.close_litellm_async_clients()
         clients = getattr(self._litellm, "in_memory_llm_clients_cache", None)
         if clients is not None:

@@ -134,6 +134,11 @@ class OpenAIModel:
         """Why this endpoint went without structured output, when it did (for the run summary)."""
         return self.probe.note
 
+    @property
+    def route(self) -> str:
+        """How calls are sent (for the run summary): convoscope's own HTTP client."""
+        return f"native {self.provider} ({type(self._sender).__name__.removesuffix('Sender').lower()})"
+
     # -- one call ---------------------------------------------------------------------------
 
     async def _send(self, path: str, body: dict[str, Any], kind: Kind, policy: RetryPolicy,

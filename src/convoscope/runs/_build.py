@@ -14,7 +14,7 @@ from convoscope.criteria import Criterion
 from convoscope.errors import ConfigError
 from convoscope.items import Item, ItemStream
 from convoscope.judges import Judge, JudgeMode, Panel, PoolRule, RubricJudge, TieRule
-from convoscope.models import Model, capability_notes, run_span
+from convoscope.models import Model, capability_notes, route_notes, run_span
 from convoscope.runs._engine import Progress, Sink
 from convoscope.runs._repeats import DEFAULT_REPEAT_TEMPERATURE
 from convoscope.runs._result import RunResult
@@ -369,6 +369,7 @@ async def judge_here(items: Any, criteria: Sequence[Criterion], judge: Any, stor
                 if span is not None:
                     span.set_attributes({"convoscope.run_id": result.run_id,
                                          "convoscope.tasks": result.summary.total_tasks})
+            result.summary.routes.extend(route_notes(models))
             result.summary.notes.extend(capability_notes(models))
             return result
         finally:

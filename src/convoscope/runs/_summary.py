@@ -49,6 +49,7 @@ class RunSummary:
     usage: UsageTotals = field(default_factory=UsageTotals)  # model calls, counted as everywhere
     wall_time_s: float = 0.0
     notes: list[str] = field(default_factory=list)  # e.g. an endpoint that took no structured output
+    routes: list[str] = field(default_factory=list)  # "MODEL: how its calls were sent", one per model
     # With repeated judgements: per judge and criterion, how far the judge agrees with itself
     # (see convoscope.runs.SelfConsistency).
     self_consistency: list[dict[str, Any]] = field(default_factory=list)
