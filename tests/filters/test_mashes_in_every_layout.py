@@ -4,6 +4,8 @@ declaring a language let more Latin mashes through. The rows come from the XKB d
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("wordfreq")
@@ -40,3 +42,29 @@ def test_declaring_a_language_lets_no_more_latin_mashes_through(lang: str) -> No
 ])
 def test_short_real_answers_in_those_languages_are_kept(lang: str, text: str) -> None:
     assert not detect(text, lang=lang).gibberish
+
+
+def test_gibberish_reads_each_answers_language_from_a_column(tmp_path: Path) -> None:
+    # Observation 5: `convoscope gibberish` had no language column.
+    import json
+
+    from click.testing import CliRunner
+
+    from convoscope.cli import cli
+
+    answers = tmp_path / "answers.csv"
+    answers.write_text("answer,language\n"
+                       "डिलीवरी समय पर हुई और पैकिंग भी अच्छी थी,hi\n"
+                       "qweasdzxc,es\n"
+                       "Доставка пришла вовремя,ru\n", encoding="utf-8")
+    out = tmp_path / "flags.jsonl"
+    result = CliRunner().invoke(cli, ["gibberish", str(answers), "--column", "answer",
+                                      "--lang-col", "language", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    flags = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [flag["gibberish"] for flag in flags] == [False, True, False]
+    assert [flag["lang"] for flag in flags] == ["hi", "es", "ru"]
+    assert all("declared_language" in flag["notes"] for flag in flags)
+    missing = CliRunner().invoke(cli, ["gibberish", str(answers), "--column", "answer",
+                                       "--lang-col", "lingua"])
+    assert missing.exit_code != 0 and "lingua" in missing.output

@@ -73,6 +73,8 @@ def _language(value: str) -> str:
               "language-neutral rules, no identification.")
 @click.option("--column", help="The answer column (CSV/TSV) or field (JSONL). Plain text files "
               "hold one answer per line.")
+@click.option("--lang-col", "lang_col", help="A column (CSV/TSV) or field (JSONL) of ISO 639 codes: each "
+              "answer's declared language, which wins over --lang and identification where given.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the flags here as JSONL (default: standard output).")
 @click.option("--empty", type=click.Choice(["gibberish", "clean"]), default="gibberish", show_default=True,
@@ -80,8 +82,8 @@ def _language(value: str) -> str:
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="Override a threshold, e.g. --set en_min_log_likelihood=-4.5. Repeatable.")
 @encoding_option
-def gibberish(answers_path: Path, lang: str, column: str | None, out: Path | None, empty: str,
-              settings: tuple[str, ...], encoding: str) -> None:
+def gibberish(answers_path: Path, lang: str, column: str | None, lang_col: str | None, out: Path | None,
+              empty: str, settings: tuple[str, ...], encoding: str) -> None:
     """Flag gibberish answers (keyboard mashes, random letters) without any model call.
 
     Writes one JSON object per answer with line, text, lang, gibberish, reasons (the rules that
@@ -93,14 +95,16 @@ def gibberish(answers_path: Path, lang: str, column: str | None, out: Path | Non
       convoscope gibberish answers.txt --lang auto --out flags.jsonl
       convoscope gibberish respostas.txt --lang pt --out flags.jsonl
       convoscope gibberish survey.csv --column answer --out flags.jsonl
+      convoscope gibberish survey.csv --column answer --lang-col language
       convoscope gibberish korean-export.csv --column answer --encoding cp949
     """
     console = Console(stderr=True)
     with fail_on(console):
         thresholds = _thresholds(settings, empty)
         with naming_encoding_flag():
-            answers = read_answers(answers_path, column=column, encoding=encoding)
-        results = detect_many([a.text for a in answers], lang=lang, thresholds=thresholds)
+            answers = read_answers(answers_path, column=column, encoding=encoding, lang_column=lang_col)
+        declared = [a.lang for a in answers] if lang_col else None
+        results = detect_many([a.text for a in answers], lang=lang, languages=declared, thresholds=thresholds)
         if out is None:
             write_flags(answers, results, sys.stdout)
         else:
