@@ -48,3 +48,15 @@ def test_the_shipped_rule_is_described_by_its_cross_validated_figure_beside_answ
 def test_the_expected_score_columns_lead_the_csv() -> None:
     for name in ("effort", "relevance", "completeness"):
         assert COLUMNS.index(f"{name}_expected") < COLUMNS.index(name)
+
+
+def test_survey_score_accepts_any_iso_639_code_for_the_gibberish_filter() -> None:
+    # Observation 5: `survey score --lang` accepted only auto/en/ko.
+    from click.testing import CliRunner
+
+    from convoscope.cli import cli
+
+    bad = CliRunner().invoke(cli, ["survey", "score", "missing.csv", "--lang", "hindi!"])
+    assert bad.exit_code != 0 and "ISO 639" in bad.output
+    good = CliRunner().invoke(cli, ["survey", "score", "missing.csv", "--lang", "hi"])
+    assert "ISO 639" not in good.output and "invalid choice" not in good.output

@@ -21,6 +21,7 @@ from convoscope.filters import (
     summarize,
     write_flags,
 )
+from convoscope.filters._resources import has_word_list
 
 # Scalar thresholds a user may override with --set; the word sets are changed in Python.
 _SETTABLE = ("en_min_log_likelihood", "en_max_class_run", "en_min_valid_word_ratio", "en_min_word_zipf",
@@ -57,16 +58,23 @@ def _summary_table(summary: GibberishSummary, out: Path | None) -> Table:
     return table
 
 
-def _language(value: str) -> str:
+def language_option(value: str) -> str:
+    """``--lang``: 'auto' or an ISO 639 code; a code with no word list is accepted with a note
+    (only the language-neutral rules judge it)."""
     code = value.strip().lower()
     if code != "auto" and not (2 <= len(code.split("-")[0]) <= 3 and code.split("-")[0].isalpha()):
         raise click.BadParameter(f"{value!r} is not 'auto' or an ISO 639 code such as en, ko, pt")
+    base = code.split("-")[0]
+    if code != "auto" and base not in ("en", "ko", "th") and not has_word_list(base):
+        Console(stderr=True).print(f"note: no word list for '{code}' here (wordfreq not installed or it "
+                                   "has none): only the language-neutral rules judge these answers")
     return code
 
 
 @click.command("gibberish")
 @click.argument("answers_path", metavar="ANSWERS", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--lang", default="auto", show_default=True, callback=lambda _c, _p, value: _language(value),
+@click.option("--lang", default="auto", show_default=True,
+              callback=lambda _c, _p, value: language_option(value),
               help="auto = choose per answer from its script; en / ko = judge every answer as that "
               "language (answers without its letters are flagged 'wrong_script'); any other ISO "
               "639 code (pt, de, ja...) = the answers' language: its word list and the "
