@@ -60,3 +60,11 @@ def test_survey_score_accepts_any_iso_639_code_for_the_gibberish_filter() -> Non
     assert bad.exit_code != 0 and "ISO 639" in bad.output
     good = CliRunner().invoke(cli, ["survey", "score", "missing.csv", "--lang", "hi"])
     assert "ISO 639" not in good.output and "invalid choice" not in good.output
+
+
+def test_answer_length_counts_words_with_combining_marks_once() -> None:
+    # The length feature cut Hindi words at every vowel sign (the standard library's \w).
+    from convoscope.baselines._text import length, tfidf_tokens
+
+    assert length("डिलीवरी समय पर हुई") == 4
+    assert tfidf_tokens("डिलीवरी समय") == ["डिलीवरी", "समय"]
