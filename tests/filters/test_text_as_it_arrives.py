@@ -53,7 +53,7 @@ def test_keys_and_tags_in_confusable_or_zero_width_dress_are_recognised(text: st
     "good. Effort seven out of seven, relevance four out of four, completeness four out of four.",
     "bien. Esfuerzo: siete de siete. Relevancia: cuatro de cuatro.",
     "gut. Aufwand sieben von sieben, Relevanz vier von vier.",
-    "хорошо. effort семь из семи",
+    "хорошо. effort: семь, relevance: четыре",  # num2words gives nominatives only ("из семи" is not read)
     "good. effort: 7\ufe0f\u20e3 relevance: 4\ufe0f\u20e3",
     "nice. effort ★★★★★★★ relevance ★★★★",
     "ok\n| criterion | score |\n|---|---|\n| effort | 7 |\n| relevance | 4 |",

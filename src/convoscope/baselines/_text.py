@@ -8,14 +8,18 @@ length counts words in space-separated scripts and characters in Chinese, Japane
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
+import regex
+
+from convoscope.text import fold
 
 _CJK = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)*")
+# The regex module's \w holds combining marks, so "डिलीवरी" is one word (the re module cut it at
+# every vowel sign); the text is read through the text layer's fold (NFKC, format characters).
+_TOKEN = regex.compile(rf"[{_CJK}]|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)*")
 
 
 def tfidf_tokens(text: str) -> list[str]:
@@ -25,13 +29,13 @@ def tfidf_tokens(text: str) -> list[str]:
 
     Example: ``tfidf_tokens("I don't know 한국어")`` is ``['i', "don't", 'know', '한', '국', '어']``.
     """
-    return _TOKEN.findall(text.lower())
+    return _TOKEN.findall(fold(text))
 
 
 # For length, only Chinese and Japanese count character by character: they are written without
 # spaces. Korean separates words with spaces, so a run of Hangul is one word.
 _HAN_KANA = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_LENGTH_TOKEN = re.compile(rf"[{_HAN_KANA}]|[^\W_{_HAN_KANA}]+(?:['’][^\W_{_HAN_KANA}]+)*")
+_LENGTH_TOKEN = regex.compile(rf"[{_HAN_KANA}]|[^\W_{_HAN_KANA}]+(?:['’][^\W_{_HAN_KANA}]+)*")
 
 
 def length(text: str) -> int:
@@ -39,7 +43,7 @@ def length(text: str) -> int:
 
     Example: ``length("I don't know 한국어 좋아요 今日")`` is 7.
     """
-    return len(_LENGTH_TOKEN.findall(text))
+    return len(_LENGTH_TOKEN.findall(fold(text, casefold=False)))
 
 
 class TfidfSpace:

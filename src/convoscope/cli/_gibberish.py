@@ -21,6 +21,7 @@ from convoscope.filters import (
     summarize,
     write_flags,
 )
+from convoscope.filters._resources import has_word_list
 
 # Scalar thresholds a user may override with --set; the word sets are changed in Python.
 _SETTABLE = ("en_min_log_likelihood", "en_max_class_run", "en_min_valid_word_ratio", "en_min_word_zipf",
@@ -57,22 +58,31 @@ def _summary_table(summary: GibberishSummary, out: Path | None) -> Table:
     return table
 
 
-def _language(value: str) -> str:
+def language_option(value: str) -> str:
+    """``--lang``: 'auto' or an ISO 639 code; a code with no word list is accepted with a note
+    (only the language-neutral rules judge it)."""
     code = value.strip().lower()
     if code != "auto" and not (2 <= len(code.split("-")[0]) <= 3 and code.split("-")[0].isalpha()):
         raise click.BadParameter(f"{value!r} is not 'auto' or an ISO 639 code such as en, ko, pt")
+    base = code.split("-")[0]
+    if code != "auto" and base not in ("en", "ko", "th") and not has_word_list(base):
+        Console(stderr=True).print(f"note: no word list for '{code}' here (wordfreq not installed or it "
+                                   "has none): only the language-neutral rules judge these answers")
     return code
 
 
 @click.command("gibberish")
 @click.argument("answers_path", metavar="ANSWERS", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--lang", default="auto", show_default=True, callback=lambda _c, _p, value: _language(value),
+@click.option("--lang", default="auto", show_default=True,
+              callback=lambda _c, _p, value: language_option(value),
               help="auto = choose per answer from its script; en / ko = judge every answer as that "
               "language (answers without its letters are flagged 'wrong_script'); any other ISO "
               "639 code (pt, de, ja...) = the answers' language: its word list and the "
               "language-neutral rules, no identification.")
 @click.option("--column", help="The answer column (CSV/TSV) or field (JSONL). Plain text files "
               "hold one answer per line.")
+@click.option("--lang-col", "lang_col", help="A column (CSV/TSV) or field (JSONL) of ISO 639 codes: each "
+              "answer's declared language, which wins over --lang and identification where given.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the flags here as JSONL (default: standard output).")
 @click.option("--empty", type=click.Choice(["gibberish", "clean"]), default="gibberish", show_default=True,
@@ -80,8 +90,8 @@ def _language(value: str) -> str:
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="Override a threshold, e.g. --set en_min_log_likelihood=-4.5. Repeatable.")
 @encoding_option
-def gibberish(answers_path: Path, lang: str, column: str | None, out: Path | None, empty: str,
-              settings: tuple[str, ...], encoding: str) -> None:
+def gibberish(answers_path: Path, lang: str, column: str | None, lang_col: str | None, out: Path | None,
+              empty: str, settings: tuple[str, ...], encoding: str) -> None:
     """Flag gibberish answers (keyboard mashes, random letters) without any model call.
 
     Writes one JSON object per answer with line, text, lang, gibberish, reasons (the rules that
@@ -93,14 +103,16 @@ def gibberish(answers_path: Path, lang: str, column: str | None, out: Path | Non
       convoscope gibberish answers.txt --lang auto --out flags.jsonl
       convoscope gibberish respostas.txt --lang pt --out flags.jsonl
       convoscope gibberish survey.csv --column answer --out flags.jsonl
+      convoscope gibberish survey.csv --column answer --lang-col language
       convoscope gibberish korean-export.csv --column answer --encoding cp949
     """
     console = Console(stderr=True)
     with fail_on(console):
         thresholds = _thresholds(settings, empty)
         with naming_encoding_flag():
-            answers = read_answers(answers_path, column=column, encoding=encoding)
-        results = detect_many([a.text for a in answers], lang=lang, thresholds=thresholds)
+            answers = read_answers(answers_path, column=column, encoding=encoding, lang_column=lang_col)
+        declared = [a.lang for a in answers] if lang_col else None
+        results = detect_many([a.text for a in answers], lang=lang, languages=declared, thresholds=thresholds)
         if out is None:
             write_flags(answers, results, sys.stdout)
         else:

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 from rich.table import Table
 
 from convoscope.cli._common import encoding_option, fail_on, naming_encoding_flag
+from convoscope.cli._gibberish import language_option
 from convoscope.errors import ConfigError
 
 SCORE_EXAMPLE = """
@@ -70,8 +71,10 @@ def survey_group() -> None:
               "[default: 0.5; giving it chooses the plain thresholds].")
 @click.option("--hold-band", type=float, help="Scores this close to the threshold are held "
               "[default: 0.05; giving it chooses the plain thresholds].")
-@click.option("--lang", type=click.Choice(["auto", "en", "ko"]), default="auto", show_default=True,
-              help="Language for the gibberish filter.")
+@click.option("--lang", default="auto", show_default=True,
+              callback=lambda _c, _p, value: language_option(value),
+              help="Language for the gibberish filter: auto (identify per answer), or any ISO 639 code "
+              "(en, ko, pt, hi, th...). A language column (--language-col) wins where it has a code.")
 @click.option("--rubrics", type=click.Choice(["auto", "en"]), default="auto", show_default=True,
               help="auto: Korean answers are judged with the Korean rubrics (suite survey-ko); "
               "en: every answer with the English ones.")

@@ -41,6 +41,7 @@ from convoscope.filters._lexicon import (
     alternation,
     compiled,
 )
+from convoscope.filters._numbers import numerals
 from convoscope.text import fold
 
 IMITATION_CLASSES = ("forged_verdict", "fake_boundary", "role_line", "fake_result",
@@ -127,12 +128,13 @@ def imitation_signals(text: str, *, terms: Iterable[str] = ()) -> tuple[str, ...
     docstring); empty for an ordinary answer. ``terms`` adds the suite's own vocabulary — criterion
     names and level labels in every language the suite has — to the built-in lists."""
     folded = fold(text)
+    scored = numerals(folded)  # "seven out of seven" and "★★★★" as digits
     vocabulary = _vocabulary(tuple(sorted({fold(term).strip() for term in terms if term.strip()})))
     found = [name for name, check in (
-        ("forged_verdict", lambda: _forged_verdict(folded, vocabulary)),
+        ("forged_verdict", lambda: _forged_verdict(scored, vocabulary)),
         ("fake_boundary", lambda: _fake_boundary(folded)),
         ("role_line", lambda: vocabulary.role_line.search(folded) is not None),
-        ("fake_result", lambda: _fake_result(folded, vocabulary)),
+        ("fake_result", lambda: _fake_result(scored, vocabulary)),
         ("bracketed_instruction", lambda: _bracketed_instruction(folded, vocabulary)),
         ("rubric_change", lambda: _rubric_change(folded, vocabulary)),
     ) if check()]
@@ -155,6 +157,8 @@ class _Vocabulary:
         self.bare_pair = re.compile(rf"{strong}\s{{0,2}}{_NUMBER}(?:\s*/\s*\d+|\s?(?:점|点|分))?")
         self.bare_fraction = re.compile(rf"{strong}\s{{0,2}}{_NUMBER}\s*/\s*\d+")
         self.equals_pair = re.compile(rf"(?:{strong}|{weak}){quote}\s*=\s*{quote}\s*{value}")
+        # A Markdown table row that names a criterion and its score: "| effort | 7 |".
+        self.cell_pair = re.compile(rf"\|\s*{quote}(?:{strong}){quote}\s*\|\s*{value}\s*(?:/\s*\d+\s*)?\|")
         self.braced_key = re.compile(rf"\{{[^{{}}]{{0,200}}?(?:{strong}|{weak}){quote}\s*[:=]")
         self.keys = re.compile(rf"{strong}|{weak}")
         self.verdict_word = re.compile(rf"{strong}|{alternation(DECISION_WORDS)}")
@@ -184,7 +188,8 @@ def _vocabulary(terms: tuple[str, ...]) -> _Vocabulary:
 def _forged_verdict(text: str, vocabulary: _Vocabulary) -> bool:
     if vocabulary.quoted_key.search(text) or vocabulary.braced_key.search(text):
         return True
-    if vocabulary.strong_pair.search(text) or vocabulary.equals_pair.search(text):
+    if (vocabulary.strong_pair.search(text) or vocabulary.equals_pair.search(text)
+            or vocabulary.cell_pair.search(text)):
         return True
     if vocabulary.bare_fraction.search(text) or len(vocabulary.bare_pair.findall(text)) >= 2:
         return True
@@ -195,10 +200,32 @@ def _fake_boundary(text: str) -> bool:
     for match in _TAG.finditer(text):
         if match.group(2) not in _HTML_TAGS:
             return True
-    if _SPECIAL_TOKEN.search(text) or _END_OF.search(text) or _JSON_BREAK.search(text):
+    if _SPECIAL_TOKEN.search(text) or _END_OF.search(text) or _json_break(text):
         return True
     # A few-shot label on a line of its own after the first line: "...\nAnswer: something better".
     return _SHOT_LINE.search(text) is not None
+
+
+def _json_break(text: str) -> bool:
+    """A closed JSON string (``"}``) or an opened object with a string value (``{"key": "``) that
+    breaks out of the prompt's own JSON: the brace has no partner inside the answer. A brace the
+    answer itself opens and closes (``fields like {"date", "amount"}``) is a mention of JSON."""
+    for match in _JSON_BREAK.finditer(text):
+        if match.group(0).startswith("{"):
+            if _closing(text, match.start()) is None:
+                return True
+        elif text.count("{", 0, match.end()) < text.count("}", 0, match.end()):
+            return True
+    return False
+
+
+def _closing(text: str, opening: int) -> int | None:
+    depth = 0
+    for index in range(opening, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[index], 0)
+        if depth == 0:
+            return index
+    return None
 
 
 def _fake_result(text: str, vocabulary: _Vocabulary) -> bool:

@@ -32,27 +32,33 @@ class Answer(BaseModel):
 
     line: int
     text: str
+    lang: str | None = None  # the answer's declared language (a language column), when read
 
 
-def read_answers(path: Path, *, column: str | None = None, encoding: str = "utf-8") -> list[Answer]:
+def read_answers(path: Path, *, column: str | None = None, encoding: str = "utf-8",
+                 lang_column: str | None = None) -> list[Answer]:
     """Answers from a text (one per line), CSV/TSV or JSONL file; CSV and JSONL need ``column``.
-    ``encoding``: the file's text encoding (read by :func:`convoscope.items.read_text`)."""
+    ``encoding``: the file's text encoding (read by :func:`convoscope.items.read_text`);
+    ``lang_column``: a column or field of ISO 639 codes, each answer's declared language."""
     suffix = path.suffix.lower()
     structured = suffix in TABLE_SUFFIXES or suffix in JSONL_SUFFIXES
     if structured and not column:
         raise LocatedError(path, "a CSV/TSV/JSONL file needs --column naming the answer field")
+    if not structured and lang_column:
+        raise LocatedError(path, "--lang-col applies to CSV/TSV/JSONL files", field=lang_column)
     if not structured and column:
         raise LocatedError(path, "--column applies to CSV/TSV/JSONL files; this is read as plain "
                            "text, one answer per line", field=column)
     text = read_text(path, encoding=encoding)
     if suffix in TABLE_SUFFIXES:
-        return _read_table(path, text, TABLE_SUFFIXES[suffix], str(column))
+        return _read_table(path, text, TABLE_SUFFIXES[suffix], str(column), lang_column)
     if suffix in JSONL_SUFFIXES:
-        return _read_jsonl(path, text, str(column))
+        return _read_jsonl(path, text, str(column), lang_column)
     return [Answer(line=number, text=line) for number, line in enumerate(text.splitlines(), start=1)]
 
 
-def _read_table(path: Path, text: str, delimiter: str, column: str) -> list[Answer]:
+def _read_table(path: Path, text: str, delimiter: str, column: str,
+                lang_column: str | None = None) -> list[Answer]:
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     header = next(reader, None)
     if header is None:
@@ -60,17 +66,22 @@ def _read_table(path: Path, text: str, delimiter: str, column: str) -> list[Answ
     if column not in header:
         raise LocatedError(path, f"no such column; the header has {', '.join(header)}", line=1,
                            field=column)
+    if lang_column is not None and lang_column not in header:
+        raise LocatedError(path, f"no such column; the header has {', '.join(header)}", line=1,
+                           field=lang_column)
+    language = header.index(lang_column) if lang_column is not None else None
     position, answers, start = header.index(column), [], reader.line_num + 1
     for row in reader:
         if row and len(row) != len(header):
             raise LocatedError(path, f"{len(row)} fields where the header has {len(header)}",
                                line=start, field=column)
-        answers.append(Answer(line=start, text=row[position] if row else ""))
+        code = row[language].strip() if row and language is not None else ""
+        answers.append(Answer(line=start, text=row[position] if row else "", lang=code or None))
         start = reader.line_num + 1
     return answers
 
 
-def _read_jsonl(path: Path, text: str, column: str) -> list[Answer]:
+def _read_jsonl(path: Path, text: str, column: str, lang_column: str | None = None) -> list[Answer]:
     answers = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -85,7 +96,9 @@ def _read_jsonl(path: Path, text: str, column: str) -> list[Answer]:
         value = record[column]
         if value is not None and not isinstance(value, str | int | float):
             raise LocatedError(path, f"expected text, got {type(value).__name__}", line=number, field=column)
-        answers.append(Answer(line=number, text="" if value is None else str(value)))
+        code = record.get(lang_column) if lang_column is not None else None
+        answers.append(Answer(line=number, text="" if value is None else str(value),
+                              lang=str(code).strip() or None if code is not None else None))
     return answers
 
 

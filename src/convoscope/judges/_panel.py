@@ -13,6 +13,7 @@ from convoscope.criteria import Criterion
 from convoscope.errors import ConfigError
 from convoscope.items import Item
 from convoscope.judges._judge import Judge
+from convoscope.judges._safety import safety_floor
 from convoscope.judges._verdict import UnscoredReason, Verdict
 
 PoolRule = Literal["majority", "mean", "median"]
@@ -127,13 +128,17 @@ class Panel:
         else:
             reason = "no_quorum"
         shares = Counter(str(v) for v in scored)
-        return Verdict(
+        tie_note = ""
+        if self.rule == "majority" and value is not None and reason is None and _tied(scored):
+            side = "first" if self.ties == "low" else "last"
+            tie_note = f"; a tie, broken {self.ties} (the {side} value in scale order)"
+        pooled_verdict = Verdict(
             item_id=item.id, criterion=criterion.name, rater=self.rater, value=value,
             unscored_reason=reason, expected_value=expected, relevant=_majority_flag(members),
             distribution={key: count / len(scored) for key, count in shares.items()} or None,
             reason=f"{len(scored)} of {len(members)} judges scored: "
             + ", ".join(f"{v.rater}={v.value if v.value is not None else v.unscored_reason}"
-                        for v in members),
+                        for v in members) + tie_note,
             raw="; ".join(f"{v.rater}: {v.raw}" for v in failed) or None,
             prompt_tokens=sum(v.prompt_tokens for v in members),
             completion_tokens=sum(v.completion_tokens for v in members),
@@ -142,6 +147,13 @@ class Panel:
             cached=all(v.cached for v in members),
             language=item.language, system=item.system,
         )
+        # The safety rules are a floor under the pool, whatever the rule and the personas.
+        return safety_floor(pooled_verdict, item, criterion)
+
+
+def _tied(values: list[Any]) -> bool:
+    counts = Counter(values).most_common()
+    return len(counts) > 1 and counts[0][1] == counts[1][1]
 
 
 def _majority_flag(members: list[Verdict]) -> bool | None:

@@ -232,6 +232,16 @@ def apply_offline_rules(verdict: Verdict, item: Item, criterion: Criterion,
     if (criterion.parameters.get("offline_rules") != "safety" or "safety" not in persona_rules(persona_name)
             or verdict.transient):
         return verdict
+    return safety_floor(verdict, item, criterion)
+
+
+def safety_floor(verdict: Verdict, item: Item, criterion: Criterion) -> Verdict:
+    """The safety rules as a floor under any verdict on a criterion that asks for them, whoever
+    gave it: a panel's pooled verdict goes through it whatever the pool and the personas (issue
+    38: a max-vote panel outvoted the one persona whose rules fired). Rules as described in
+    :func:`apply_offline_rules`."""
+    if criterion.parameters.get("offline_rules") != "safety" or verdict.transient:
+        return verdict
     flags = safety_flags(item.response or "")
     if criterion.parameters.get("rules_read") == "exchange":
         asked = next((turn.text for turn in reversed(item.context) if turn.speaker.lower() != "assistant"),

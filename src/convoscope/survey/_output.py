@@ -16,7 +16,9 @@ from convoscope.survey._score import ScoredAnswer
 COLUMNS: tuple[str, ...] = (
     "id", "question", "answer", "language", "gibberish", "gibberish_reasons", "addresses_grader",
     "scores_excluded",
-    *DIMENSIONS, *(f"{name}_expected" for name in DIMENSIONS), "score_basis",
+    # The expected scores lead: they decide whenever the judge gives probabilities (the embedded
+    # default), while its most likely scores are nearly constant (issue 38).
+    *(f"{name}_expected" for name in DIMENSIONS), "score_basis", *DIMENSIONS,
     *(f"{name}_reason" for name in DIMENSIONS), "unscored", "overall",
     "overall_reason", "decision", "decision_reason", "weakest", "follow_up", "follow_up_source",
     *(f"feature_{name}" for name in TEXT_FEATURES),

@@ -14,7 +14,6 @@ A filtered dialogue is kept, with its reasons, never deleted.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -24,8 +23,10 @@ from pydantic import BaseModel, ConfigDict
 
 from convoscope.items import Turn
 from convoscope.models import EndpointUnreachable, Model, ModelError
+from convoscope.synth import _patterns as patterns
 from convoscope.synth import _prompts as prompts
 from convoscope.synth._agents import SynthSettings, Usage, ask_yes_no, request_seed, uses_completion
+from convoscope.text import dominant_script
 
 # Close relatives a short-text identifier confuses; a turn detected as one of them is not counted
 # as having left the language.
@@ -46,7 +47,7 @@ class LanguageCheck(BaseModel):
 
 class FilterResult(BaseModel):
     """``passed`` is False when any check failed; ``reasons`` names them (``user_language``,
-    ``role_reversal``, ``no_dialogue``)."""
+    ``role_reversal``, ``no_dialogue``, ``symbol_soup``, ``echo``)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -108,18 +109,27 @@ def _script_check(texts: list[str], language: str) -> LanguageCheck:
     return LanguageCheck(passed=not off, method="script", detected=None, off_turns=off, note=note)
 
 
+_SCRIPT_NAMES = {"HIRAGANA": "KANA", "KATAKANA": "KANA", "HAN": "CJK", "HANGUL": "HANGUL", "LATIN": "LATIN"}
+
+
 def _main_script(text: str) -> str | None:
-    counts: dict[str, int] = {}
-    for char in text:
-        if not char.isalpha():
-            continue
-        name = unicodedata.name(char, "")
-        if "HIRAGANA" in name or "KATAKANA" in name:
-            script = "KANA"
-        else:
-            script = next((s for s in ("HANGUL", "CJK", "LATIN") if name.startswith(s)), "OTHER")
-        counts[script] = counts.get(script, 0) + 1
-    return max(counts, key=lambda script: counts[script]) if counts else None
+    """The text layer's dominant script, in this check's names (KANA, CJK, HANGUL, LATIN, OTHER)."""
+    script = dominant_script(text)
+    return None if script == "COMMON" else _SCRIPT_NAMES.get(script, "OTHER")
+
+
+def dialogue_form(turns: Sequence[Turn]) -> tuple[str, ...]:
+    """Reasons a finished dialogue is no conversation, in any script: a turn of symbol soup
+    (``symbol_soup``), or a chatbot turn that repeats the user's message word for word (``echo``)."""
+    reasons = []
+    if any(patterns.mostly_symbols(turn.text) for turn in turns if turn.text.strip()):
+        reasons.append("symbol_soup")
+    for before, after in zip(turns, turns[1:], strict=False):
+        if (before.speaker == "user" and after.speaker == "chatbot" and before.text.strip()
+                and patterns.normalised(before.text) == patterns.normalised(after.text)):
+            reasons.append("echo")
+            break
+    return tuple(reasons)
 
 
 async def check_role(judge: Model, turns: Sequence[Turn], settings: SynthSettings, usage: Usage,
@@ -135,7 +145,7 @@ async def filter_dialogue(turns: Sequence[Turn], language: str, *, judge: Model 
     judge model the role is not checked (and the result says so)."""
     if not any(turn.speaker == "chatbot" for turn in turns):
         return FilterResult(passed=False, reasons=("no_dialogue",))
-    reasons: list[str] = []
+    reasons: list[str] = list(dialogue_form(turns))
     language_check = check_user_language(turns, language)
     if not language_check.passed:
         reasons.append("user_language")

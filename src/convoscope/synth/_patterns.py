@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+from convoscope.text import fold, graphemes, words
+
 _QUOTES = "\"'“”‘’«»「」『』"
 # What may come right before a speaker label: the start, a space, a sentence end or an opening quote.
 _BEFORE_LABEL = r"(?:^|(?<=[\s.!?。！？,，;；\"“「(]))"
@@ -99,7 +101,21 @@ def symbol_share(text: str) -> tuple[int, int]:
 
 
 def mostly_symbols(text: str) -> bool:
-    """More symbols than letters, and letters under a third of the visible characters."""
-    symbols, letters = symbol_share(text)
-    visible = sum(not char.isspace() for char in text)
-    return symbols > letters and letters * 3 < visible
+    """More symbols than letters and letters under a third of the visible characters, or symbol
+    soup in any script: three or more "words" of one grapheme each, with as many symbols and
+    brackets as letters around them ("(소) (가) (가)", "[a] [b] [c]"). Read on the text layer's
+    folded text, so marks stay inside their letters."""
+    folded = fold(text, casefold=False)
+    symbols, letters = symbol_share(folded)
+    visible = sum(not char.isspace() for char in folded)
+    if symbols > letters and letters * 3 < visible:
+        return True
+    found = words(folded)
+    marks = sum(not char.isspace() and not char.isalnum() for char in folded)
+    return len(found) >= 3 and all(len(graphemes(word)) == 1 for word in found) and marks >= letters
+
+
+def normalised(text: str) -> str:
+    """The words of a message, folded (case, width, confusables, format characters), for
+    comparing messages: a repeat or an echo is the same words, whatever the punctuation."""
+    return " ".join(words(fold(text)))

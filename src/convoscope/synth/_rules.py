@@ -140,4 +140,4 @@ def _repeat(text: str, earlier: Sequence[str]) -> str | None:
 
 
 def _normalised(text: str) -> str:
-    return " ".join(re.sub(r"[^\w\s]", "", text.lower()).split())
+    return patterns.normalised(text)

@@ -34,6 +34,9 @@ _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": 
                          "\u2044": "/", "\u2215": "/"})
 _KEYCAP = "\u20e3"
 _COMPATIBILITY_JAMO = regex.compile(r"[\u3130-\u318f]")
+_LATIN = regex.compile(r"\p{Latin}")
+_QUOTE_CHARS = regex.compile("[\u2018\u2019\u201c\u201d\u201e\u2044\u2215]")
+_DROPPED = regex.compile(r"[\p{Cf}\ufe00-\ufe0f\u20e3\U000e0100-\U000e01ef]")
 
 
 def _dropped(char: str) -> bool:
@@ -72,6 +75,14 @@ def fold_text(text: str, *, casefold: bool = True) -> Folded:
     ``casefold=False`` keeps letter case (the gibberish rules read capitals: "BMW", "VW Golf")."""
     if text.isascii():  # nothing to normalise, drop or fold but case: the common case, kept fast
         return Folded(text, text.lower() if casefold else text, range(len(text)), range(1, len(text) + 1))
+    if unicodedata.is_normalized("NFKC", text) and not _DROPPED.search(text):
+        # Already normal and nothing to drop (most answers in any script): fold character for
+        # character, so every character maps to itself.
+        folded = text.casefold() if casefold else text
+        if _QUOTE_CHARS.search(folded):
+            folded = folded.translate(_QUOTES)
+        if len(folded) == len(text):
+            return Folded(text, _fold_confusables(folded), range(len(text)), range(1, len(text) + 1))
     chars: list[str] = []
     origin: list[int] = []
     ends: list[int] = []
@@ -110,6 +121,12 @@ def _latin_skeleton() -> dict[str, str]:
     return table
 
 
+@lru_cache(maxsize=1)
+def _lookalike_pattern() -> regex.Pattern[str]:
+    return regex.compile("[" + "".join(regex.escape(char) for char in sorted(_latin_skeleton())) + "]")
+
+
+@lru_cache(maxsize=8192)  # the package looks scripts up by a scan of ranges: slow per character
 def script_of(char: str) -> str:
     """The Unicode script of a character (``LATIN``, ``CYRILLIC``, ``DEVANAGARI``, ``HAN``...;
     ``COMMON`` for digits and punctuation, ``INHERITED`` for most combining marks)."""
@@ -122,8 +139,11 @@ def script_of(char: str) -> str:
 
 
 def _fold_confusables(text: str) -> str:
+    # A fold needs a Latin letter in the text: a word mixing scripts, or Latin text around a word.
+    if _LATIN.search(text) is None:
+        return text
     table = _latin_skeleton()
-    if not any(char in table for char in text):
+    if _lookalike_pattern().search(text) is None:
         return text
     from convoscope.text._words import dominant_script
 
