@@ -51,3 +51,20 @@ def test_the_latex_system_table_compiles_on_a_two_column_page(tmp_path):
     result = subprocess.run(["pdflatex", "-interaction=nonstopmode", "paper.tex"], cwd=tmp_path,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and "Overfull \\hbox" not in result.stdout, result.stdout[-2000:]
+
+
+def test_figures_draw_system_means_with_peoples_own_interval(tmp_path):
+    pytest.importorskip("matplotlib")
+    from scipy import stats
+
+    from convoscope.analysis._report_system import system_means
+
+    study = _study()
+    written = study.write_figures(tmp_path / "figures")
+    assert {p.name for p in written} >= {"q-r-systems-model-a.svg", "q-r-systems-model-a.pdf"}
+    scores = np.array([1.0, 2.0, 3.0, 5.0, 6.0])
+    people = np.array([1.5, 2.5, 2.0, 4.0, 7.0])
+    systems = np.array(["x", "x", "x", "y", "y"], dtype=object)
+    found = system_means(scores, people, systems)
+    low, high = stats.t.interval(0.95, 2, loc=2.0, scale=stats.sem([1.5, 2.5, 2.0]))
+    assert found["x"][0] == 2.0 and found["x"][1] == 2.0 and found["x"][2] == pytest.approx((high - low) / 2)
