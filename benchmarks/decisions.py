@@ -6,7 +6,8 @@ truth, how often the library's decision differed from it (its error rate), and h
 
 - alt-test: categorical labels coded as integers (``--level nominal``) and as strings; a judge
   far worse than the annotators that errs to the middle code (truth: fail), a judge better than
-  them (truth: pass), two annotators (truth: cannot tell);
+  them (truth: pass), two annotators (truth: cannot tell), a judge that ties one annotator on
+  every item (truth: pass, as good as a person);
 - estimate: a rare 0/1 class (5 %) at 10, 20 and 40 labels, and the samples with 0 positives
   (truth: the interval holds the true share; a point interval is an error);
 - card "ranks systems": 4 systems (truth: cannot tell), 5 systems with one broken system and a
@@ -58,6 +59,12 @@ def _alt(coding: str, truth_good: bool, annotators: int = 4) -> Study:
             alt_test(as_words(judge), as_words(humans))
         return found.decision.outcome
     return run
+
+
+def _alt_copy(rng: np.random.Generator) -> str:
+    """A judge that copies one annotator: it ties that person on every item (ties count for both)."""
+    _, humans = categorical_study(rng, n_annotators=4, annotator_accuracy=0.7)
+    return alt_test(as_words(humans[0].copy()), as_words(humans)).decision.outcome
 
 
 def _share(n: int, positives: int | None) -> Study:
@@ -133,6 +140,7 @@ CASES: list[tuple[str, str, str, Study, int]] = [  # (decision, study, truth, ru
     ("alt-test", "int codes, --level nominal, judge 90 % right, annotators 70 %", "pass",
      _alt("int", True), 1),
     ("alt-test", "string labels, judge 90 % right, two annotators", "cannot_tell", _alt("str", True, 2), 1),
+    ("alt-test", "ties: the judge copies one of four annotators", "pass", _alt_copy, 1),
     *[("estimate interval holds the share", f"5 % class, {n} labels", "pass", _share(n, None), 1)
       for n in (10, 20, 40)],
     *[("estimate interval holds the share", f"5 % class, {n} labels, {k} positive(s)", "pass",
