@@ -37,3 +37,30 @@ def test_the_card_page_reads_on_a_phone(card_and_store, tmp_path):
         finally:
             browser.close()
     assert (shots / "judge-card-phone.png").stat().st_size > 1000
+
+
+def test_every_summary_column_is_on_screen_at_390_px(card_and_store, tmp_path):
+    # Issue 36: at 390 px the summary showed 3 of its 9 columns with no hint that it scrolls.
+    # Now each row stacks into a labelled block: every cell is inside the viewport.
+    sync_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright package")
+    card, *_ = card_and_store
+    page_path = tmp_path / "card.html"
+    page_path.write_text(card.to_html(), encoding="utf-8")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 390, "height": 844})
+            page.goto(page_path.as_uri())
+            cells = page.locator("table.summary tbody tr").first.locator("td")
+            assert cells.count() == 9
+            for index in range(cells.count()):
+                box = cells.nth(index).bounding_box()
+                assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, (index, box)
+            label = page.evaluate("getComputedStyle(document.querySelector('table.summary td'), '::before')"
+                                  ".content")
+            assert label.strip('"') == "judge"
+            wide = browser.new_page(viewport={"width": 1280, "height": 800})
+            wide.goto(page_path.as_uri())
+            assert wide.locator("table.summary thead").is_visible()  # a table again on a wide screen
+        finally:
+            browser.close()

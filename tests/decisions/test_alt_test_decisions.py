@@ -106,3 +106,13 @@ def test_the_console_says_cannot_tell_with_two_annotators(tmp_path):
                                 env={"COLUMNS": "300"})
     assert result.exit_code == 0, result.output
     assert "cannot tell, accuracy" in result.output and ") passes," not in result.output
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_judge_that_ties_a_person_on_every_item_is_as_good_as_a_person(seed):
+    # Ties count for both sides: a judge copying one annotator's labels is exactly as good as a
+    # person, and the test must say so (pass), coded as codes or as words alike.
+    _, humans = categorical_study(np.random.default_rng(seed), n_annotators=4, annotator_accuracy=0.7)
+    copied = humans[0].copy()
+    for found in (alt_test(copied, humans, level="nominal"), alt_test(as_words(copied), as_words(humans))):
+        assert found.decision.outcome == "pass" and found.winning_rate == 1.0

@@ -51,3 +51,17 @@ def test_system_level_resamples_are_honoured():
             rows.append(Rating(f"s{s}:{i}", "q", "model:j", float(truth + rng.normal()), system=f"s{s}"))
     study = metaeval_study(rows, n_resamples=1500, permutations=0, system=True, alt_epsilon=None)
     assert study.systems[0].spearman.n_resamples == 1500
+
+
+def test_the_ceiling_interval_uses_the_resamples_asked_for():
+    from convoscope.analysis import metaeval
+
+    rng = np.random.default_rng(2)
+    rows = []
+    for i in range(30):
+        truth = rng.normal()
+        rows.extend(Rating(f"i{i}", "q", f"human:h{h}", float(np.round(3 + truth + rng.normal(0, 0.5))))
+                    for h in range(3))
+        rows.append(Rating(f"i{i}", "q", "model:j", float(truth)))
+    (row,) = metaeval(rows, n_resamples=1200, alt_epsilon=None)
+    assert row.humans.alpha_ci.n_resamples == 1200

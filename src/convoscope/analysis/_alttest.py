@@ -92,7 +92,7 @@ def alt_test(y_pred: Any, human_matrix: Any, *, epsilon: float = 0.2, alpha: flo
     if humans.shape[1] != len(judge):
         raise ValueError(f"alt_test: {len(judge)} judge values but {humans.shape[1]} items")
     numeric = humans.dtype != object and judge.dtype != object
-    scoring = _scoring(scoring, level, numeric)
+    chosen = _scoring(scoring, level, numeric)
     names = list(annotators) if annotators is not None else [str(i) for i in range(len(humans))]
     if len(names) < 2:
         raise ValueError("alt_test: needs at least two annotators (one to leave out, one to compare with)")
@@ -104,7 +104,7 @@ def alt_test(y_pred: Any, human_matrix: Any, *, epsilon: float = 0.2, alpha: flo
         if len(items) < min_items_per_annotator:
             skipped.append(f"{name}: {len(items)} items (fewer than {min_items_per_annotator})")
             continue
-        tested.append((name, *_one_out(humans, present, judge, index, items, scoring, epsilon)))
+        tested.append((name, *_one_out(humans, present, judge, index, items, chosen, epsilon)))
     if not tested:
         raise ValueError("alt_test: no annotator has enough items to be tested (" + "; ".join(skipped) + ")")
     pvalues = [p if np.isfinite(p) else 1.0 for _, _, _, p in tested]
@@ -113,7 +113,7 @@ def alt_test(y_pred: Any, human_matrix: Any, *, epsilon: float = 0.2, alpha: flo
                  for (name, n, advantage, p), won in zip(tested, beaten, strict=True))
     winning = float(np.mean([row.beaten for row in rows]))
     return AltTestResult(winning, float(np.mean([row.advantage for row in rows])),
-                         _decision(winning, len(names), len(rows), epsilon), epsilon, alpha, scoring, rows,
+                         _decision(winning, len(names), len(rows), epsilon), epsilon, alpha, chosen, rows,
                          tuple(skipped), level)
 
 

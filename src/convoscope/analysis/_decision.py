@@ -69,6 +69,5 @@ def cannot_tell(rule: str, reason: str, **numbers: float | int | str | None) -> 
     return Decision("cannot_tell", rule, tuple(numbers.items()), reason)
 
 
-def decide(passed: bool, rule: str, reason: str | None = None,
-           **numbers: float | int | str | None) -> Decision:
-    return Decision("pass" if passed else "fail", rule, tuple(numbers.items()), reason)
+def decide(passed: bool, rule: str, **numbers: float | int | str | None) -> Decision:
+    return Decision("pass" if passed else "fail", rule, tuple(numbers.items()))

@@ -76,7 +76,7 @@ def influence(judge_means: Mapping[str, float], human_means: Mapping[str, float]
     defined = [(name, r) for name, r in dropped if r is not None]
     weakest = min(defined, key=lambda pair: pair[1]) if len(names) >= MIN_FOR_OUTLIER_TEST and defined \
         else None
-    return Influence(flagged, without, weakest)  # type: ignore[arg-type]
+    return Influence(flagged, without, weakest)
 
 
 def _pearson(names: list[str], x: Mapping[str, float], y: Mapping[str, float]) -> float | None:

@@ -192,7 +192,7 @@ def _ceiling(humans: RaterMatrix, options: dict[str, Any]) -> HumanCeiling:
     notes: list[str] = []
     chosen = options["level"] or default_level(humans.numeric)
     interval = attempt(notes, "alpha", lambda: _quiet(lambda: krippendorff_alpha_ci(
-        humans.values, level=chosen, n_resamples=min(options["n_resamples"], 1000),
+        humans.values, level=chosen, n_resamples=options["n_resamples"],
         confidence=options["confidence"], seed=options["seed"])))
     alpha = interval.estimate if interval else attempt(notes, "alpha", lambda: krippendorff_alpha(
         humans.values, level=chosen))

@@ -190,6 +190,10 @@ def figures(study: Any) -> Iterator[Figure]:
         human = _one(humans, criterion, "value")
         judged = _one(judges, criterion, "value").select(items=human.items)
         yield from _criterion_figures(criterion, judged, human)
+    if study.systems:
+        from convoscope.analysis._report_system import system_figures
+
+        yield from system_figures(study, judges, humans)
 
 
 def _stem(text: str) -> str:

@@ -85,9 +85,19 @@ class MetaevalStudy:
             options["layout"] = layout
         return writer(self.records(), **options) if writer is not to_csv else writer(self.records())
 
-    def write_table(self, path: str | Path, *, layout: Layout = "resize") -> None:
+    def write_table(self, path: str | Path, *, layout: Layout = "resize") -> list[Path]:
+        """The table at ``path``; with the system level, its table beside it (``<stem>-systems``).
+        Returns the paths written."""
+        from convoscope.analysis._export_system import SYSTEM_WRITERS, system_records
+
         path = Path(path)
         path.write_text(self.table(path.suffix, layout=layout), encoding="utf-8")
+        written = [path]
+        if self.systems:
+            systems = path.with_name(f"{path.stem}-systems{path.suffix}")
+            systems.write_text(SYSTEM_WRITERS[path.suffix.lower()](system_records(self)), encoding="utf-8")
+            written.append(systems)
+        return written
 
     def report_html(self, *, title: str = "Meta-evaluation") -> str:
         from convoscope.analysis._report import metaeval_report

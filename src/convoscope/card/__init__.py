@@ -28,6 +28,7 @@ from convoscope.card._model import (
     LabelsWorth,
     Manipulation,
     NotComputed,
+    Provenance,
 )
 from convoscope.card._probes import Probe, card_probes, manipulation_counts, probe_items
 from convoscope.card._verdict import findings as card_findings
@@ -48,6 +49,7 @@ __all__ = [
     "Manipulation",
     "NotComputed",
     "Probe",
+    "Provenance",
     "card_findings",
     "card_probes",
     "judge_card",

@@ -16,6 +16,7 @@ from convoscope.card._model import (
     JudgeReport,
     Manipulation,
     NotComputed,
+    Provenance,
 )
 from convoscope.card._probes import PROBE_PREFIX, Probe, card_probes, manipulation_counts, probe_items
 from convoscope.card._verdict import findings, paragraph
@@ -59,7 +60,8 @@ async def judge_card_async(
     pairs: int = 1, families: Mapping[str, Sequence[str]] | None = None, n_resamples: int = 1000,
     seed: int = 0, confidence: float = 0.95, alpha: float = 0.05, alt_epsilon: float = 0.2,
     score: str = "value", thresholds: CardThresholds = DEFAULT_THRESHOLDS, mode: str = "auto",
-    concurrency: int = 8, cache_path: str | Path | None = BESIDE_STORE,
+    concurrency: int = 8, cache_path: str | Path | None = BESIDE_STORE, data_source: str | None = None,
+    licence: str | None = None, intended_use: str | None = None, limits: str | None = None,
 ) -> JudgeCard:
     """A :class:`JudgeCard` for each of ``judges`` on ``items`` against people's ``human`` ratings.
 
@@ -99,8 +101,36 @@ async def judge_card_async(
     settings = (("n_resamples", n_resamples), ("seed", seed), ("confidence", confidence), ("alpha", alpha),
                 ("alt_epsilon", alt_epsilon), ("score", score), ("repeats", repeats), ("pairs", pairs),
                 ("probes", len(chosen)), ("baselines", tuple(baselines)))
+    origin = _provenance(judges, judged, criteria, dict(data_source=data_source, licence=licence,
+                                                         intended_use=intended_use, limits=limits))
     return JudgeCard(reports, tuple(names), tuple(languages) or _languages(item_list), len(item_list),
-                     len(rated), len({str(r.rater) for r in humans}), thresholds, settings)
+                     len(rated), len({str(r.rater) for r in humans}), thresholds, settings,
+                     provenance=origin)
+
+
+def _provenance(judges: Sequence[Any], judged: list[_Judged], criteria: Sequence[Criterion],
+                stated: dict[str, str | None]) -> Provenance:
+    """The card's provenance; the prompt hash covers what decides a judge's prompt: its settings
+    (a spec string, or a built judge's ``identity()``), the criteria's text and convoscope's version
+    (whose templates render the prompt)."""
+    import datetime
+    import hashlib
+    import json
+
+    from convoscope import __version__
+
+    rows = []
+    for judge, found in zip(judges, judged, strict=True):
+        described = getattr(judge, "identity", None)
+        identity = judge if isinstance(judge, str) else described() if callable(described) else found.rater
+        text = json.dumps({"judge": identity, "criteria": [c.model_dump(mode="json") for c in criteria],
+                           "convoscope": __version__}, sort_keys=True, default=str)
+        served = sorted({str(v.served_model) for v in found.verdicts if getattr(v, "served_model", None)})
+        rows.append((found.name, ", ".join(served) or "not reported",
+                     hashlib.sha256(text.encode()).hexdigest()[:16]))
+    created = datetime.datetime.now(datetime.UTC).replace(microsecond=0).isoformat()
+    extra = {key: value for key, value in stated.items() if value is not None}
+    return Provenance(__version__, created, tuple(rows), **extra)
 
 
 def _inputs(items: Any, human: Any, criteria: Sequence[Criterion], languages: Sequence[str],

@@ -212,6 +212,28 @@ class JudgeReport:
         return tuple(entry for entry in self.not_computed if entry.section == section)
 
 
+DEFAULT_INTENDED_USE = ("deciding whether an automatic judge may stand in for people on these criteria, "
+                        "languages and kinds of response, and for what: scoring items, ranking systems")
+DEFAULT_LIMITS = ("measured on the items and people named here only; a new domain, language, prompt or "
+                  "model version needs a new card; agreement with people is not correctness")
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a card comes from, as a model card states it: the convoscope version and the time
+    it was made, per judge the model version the server reported and a hash of what decides its
+    prompt (the judge's settings, the criteria's text and the convoscope version), the data's
+    source and licence, and the intended use and limits."""
+
+    convoscope_version: str
+    created: str  # UTC, ISO 8601
+    judges: tuple[tuple[str, str, str], ...]  # (judge, served model(s) or "not reported", prompt hash)
+    data_source: str | None = None
+    licence: str | None = None
+    intended_use: str = DEFAULT_INTENDED_USE
+    limits: str = DEFAULT_LIMITS
+
+
 @dataclass(frozen=True)
 class JudgeCard:
     """How far each judge can be trusted, and for what. ``to_dict`` is the JSON schema
@@ -226,6 +248,7 @@ class JudgeCard:
     thresholds: CardThresholds = DEFAULT_THRESHOLDS
     settings: tuple[tuple[str, Any], ...] = ()
     schema_version: str = SCHEMA_VERSION
+    provenance: Provenance | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = _plain(dataclasses.asdict(self))

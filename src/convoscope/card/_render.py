@@ -162,6 +162,19 @@ def _markdown_table(table: Table, level: str = "###") -> list[str]:
     return [*lines, ""]
 
 
+def provenance_table(card: JudgeCard) -> Table:
+    """Where the card comes from (a model card's provenance fields)."""
+    origin = card.provenance
+    if origin is None:
+        return ("Provenance", ("what", "value"), ())
+    rows = [("convoscope version", origin.convoscope_version), ("made (UTC)", origin.created),
+            ("data source", origin.data_source or "not stated"), ("licence", origin.licence or "not stated"),
+            ("intended use", origin.intended_use), ("limits", origin.limits)]
+    rows += [(f"judge {judge}", f"model version reported: {served}; prompt hash {digest}")
+             for judge, served, digest in origin.judges]
+    return ("Provenance", ("what", "value"), tuple(rows))
+
+
 def markdown(card: JudgeCard) -> str:
     lines = ["# Judge card", "", f"{card.n_items} items, {card.n_rated_items} rated by people "
              f"({card.n_annotators} annotators); criteria: {', '.join(card.criteria)}; "
@@ -177,6 +190,7 @@ def markdown(card: JudgeCard) -> str:
                       f"{_cell(entry.reason)}" for entry in report.not_computed]
             lines.append("")
     lines += _markdown_table(thresholds_table(card.thresholds), "##")
+    lines += _markdown_table(provenance_table(card), "##")
     lines.append("Settings: " + ", ".join(f"{key} {value}" for key, value in card.settings) + ".")
     return "\n".join(lines) + "\n"
 
@@ -198,4 +212,5 @@ def html(card: JudgeCard, *, title: str) -> str:
 
     judges = [{"report": r, "tables": tables(r), "bars": bars(r)} for r in card.judges]
     return render("card/card.html", title=title, card=card, judges=judges,
-                  thresholds=thresholds_table(card.thresholds), summary=side_by_side(card))
+                  thresholds=thresholds_table(card.thresholds), summary=side_by_side(card),
+                  provenance=provenance_table(card))

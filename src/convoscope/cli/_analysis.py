@@ -364,8 +364,8 @@ def _print_study(console: Console, study: Any, options: dict[str, Any]) -> None:
 def _exports(console: Console, study: Any, verdicts_path: Path, human_path: Path | None, bias: list[Any],
              options: dict[str, Any]) -> None:
     for path in options["tables"]:
-        study.write_table(path, layout=options["latex_layout"])
-        console.print(f"Wrote {path}")
+        for written in study.write_table(path, layout=options["latex_layout"]):
+            console.print(f"Wrote {written}")
     if options["report"] is not None:
         from convoscope.analysis._report import figures_unavailable
 

@@ -46,10 +46,14 @@ FORMATS = (".md", ".json", ".html")
               help="A judge's chosen value, or its probability-weighted score where it has one.")
 @click.option("--mode", type=click.Choice(["auto", "chat", "completion"]), default="auto", show_default=True)
 @click.option("--concurrency", type=int, default=8, show_default=True)
+@click.option("--data-source", help="Where the items and people's ratings come from (printed as provenance).")
+@click.option("--licence", help="The data's licence (printed as provenance).")
+@click.option("--intended-use", help="What the card is meant to decide (default: a stated general use).")
 def card_command(judges: tuple[str, ...], items_path: Path, human_path: Path, criteria_refs: tuple[str, ...],
                  languages: str, store: str, outs: tuple[Path, ...], baselines: tuple[str, ...],
                  repeats: int, pairs: int, no_probes: bool, families: tuple[str, ...], resamples: int,
-                 seed: int, score: str, mode: str, concurrency: int) -> None:
+                 seed: int, score: str, mode: str, concurrency: int, data_source: str | None,
+                 licence: str | None, intended_use: str | None) -> None:
     """A judge card for each JUDGE: agreement with people beside their own ceiling and the cheap
     baselines, system level, biases, manipulation probes, self-consistency, cost, and a verdict
     in plain words from the thresholds printed on the card.
@@ -79,7 +83,9 @@ def card_command(judges: tuple[str, ...], items_path: Path, human_path: Path, cr
                           languages=[part.strip() for part in languages.split(",") if part.strip()],
                           store=store, baselines=baselines, repeats=repeats, probes=not no_probes,
                           pairs=pairs, families=_families(families), n_resamples=resamples, seed=seed,
-                          score=score, mode=mode, concurrency=concurrency)
+                          score=score, mode=mode, concurrency=concurrency,
+                          data_source=data_source or str(human_path), licence=licence,
+                          intended_use=intended_use)
         for out in outs:
             out.write_text(_render(card, out.suffix.lower()), encoding="utf-8")
             console.print(f"Wrote {out}", markup=False, highlight=False)

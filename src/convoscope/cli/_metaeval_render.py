@@ -17,10 +17,43 @@ COMPACT: dict[str, Any] = dict(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=Fal
                                collapse_padding=True, show_edge=False)
 
 
+class FittedTable(Table):
+    """A table that never splits a number: when even its narrowest layout (every column at its
+    longest word) is wider than the console, each row is printed as a block of "header: value"
+    lines instead of folding words — so "[+0.09, +0.12]" is never cut into "[+0.0" and "9,"."""
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        # Narrowest layout without splitting a word: each column at its longest word, plus the
+        # padding and rule between columns (3 characters, counted generously).
+        narrowest = sum(max(widest_word(column.header), *(widest_word(c) for c in column._cells))
+                        for column in self.columns) + 3 * max(len(self.columns) - 1, 0)
+        if narrowest <= options.max_width or not self.row_count:
+            yield from super().__rich_console__(console, options)
+            return
+        if self.title is not None:
+            yield self.title
+        for row in range(self.row_count):
+            yield Text("\n").join(Text.assemble((f"{column.header}: ", "bold"), _as_text(column._cells[row]))
+                                  for column in self.columns)
+            yield Text("")
+        if self.caption is not None:
+            yield self.caption
+
+
+def widest_word(cell: Any) -> int:
+    """The longest run of non-space characters in a cell: the narrowest it can be without a split."""
+    return max((len(word) for word in str(cell).split()), default=0)
+
+
+def _as_text(cell: Any) -> Text:
+    return cell if isinstance(cell, Text) else Text(str(cell))
+
+
 def wrapped_table(title: str, headers: Sequence[str], *, keys: int = 1, caption: str | None = None) -> Table:
     """A compact table whose cells wrap instead of being cut: the first ``keys`` columns (names
-    from the data) are left-aligned; no cell is ever shortened with an ellipsis."""
-    table = Table(title=Text(title), caption=caption, **COMPACT)
+    from the data) are left-aligned; no cell is ever shortened with an ellipsis, and no number is
+    split (too narrow a console gets one block per row, :class:`FittedTable`)."""
+    table = FittedTable(title=Text(title), caption=caption, **COMPACT)
     for index, header in enumerate(headers):
         table.add_column(header, justify="left" if index < keys else "right", overflow="fold")
     return table

@@ -1,0 +1,90 @@
+"""The system-level table for a paper: ``metaeval --system-level --table t.csv|t.tex`` also writes
+``t-systems.csv|.tex`` — per criterion and judge, the number of systems, Pearson r and Spearman ρ
+of system means with their intervals, the pairwise ranking accuracy, the Williams p against the
+best judge at system level (raw), the outlier systems and r without the most influential system.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from typing import Any
+
+from convoscope.analysis._export import _safe_cell, latex_escape
+
+SYSTEM_COLUMNS = ("criterion", "judge", "n_systems", "pearson", "pearson_low", "pearson_high", "spearman",
+                  "spearman_low", "spearman_high", "pairwise_accuracy", "williams_p_vs_best", "versus",
+                  "outliers", "most_influential", "pearson_without_most_influential")
+SYSTEM_HEADERS = ("criterion", "judge", "systems", "Pearson r", "Spearman ρ", "pairwise acc.",
+                  "Williams p vs best", "outliers", "r without (most influential)")
+
+
+def system_records(study: Any) -> list[dict[str, Any]]:
+    """One record per system-level row, with the Williams p against the criterion's best judge."""
+    records = []
+    for row in study.systems:
+        best = max((r for r in study.systems if r.criterion == row.criterion and r.pearson is not None),
+                   key=lambda r: r.pearson.estimate, default=None)
+        versus = best.judge if best is not None and best.judge != row.judge else None
+        test = next((c for c in study.system_comparisons if c.criterion == row.criterion
+                     and {c.judge_a, c.judge_b} == {row.judge, versus}), None) if versus else None
+        record: dict[str, Any] = {"criterion": row.criterion, "judge": row.judge, "n_systems": row.n_systems}
+        for name in ("pearson", "spearman"):
+            found = getattr(row, name)
+            record.update({name: found.estimate if found else None,
+                           f"{name}_low": found.low if found else None,
+                           f"{name}_high": found.high if found else None})
+        record.update(pairwise_accuracy=row.pairwise_accuracy.accuracy if row.pairwise_accuracy else None,
+                      williams_p_vs_best=test.williams.pvalue if test and test.williams else None,
+                      versus=versus, outliers=", ".join(row.outliers),
+                      most_influential=row.weakest[0] if row.weakest else None,
+                      pearson_without_most_influential=row.weakest[1] if row.weakest else None)
+        records.append(record)
+    return records
+
+
+def systems_csv(records: Sequence[dict[str, Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(SYSTEM_COLUMNS), lineterminator="\n")
+    writer.writeheader()
+    for record in records:
+        writer.writerow({key: _safe_cell(record.get(key)) for key in SYSTEM_COLUMNS})
+    return buffer.getvalue()
+
+
+def _cells(record: dict[str, Any]) -> list[str]:
+    def interval(name: str) -> str:
+        if record[name] is None:
+            return "–"
+        return f"{record[name]:.2f} [{record[name + '_low']:.2f}, {record[name + '_high']:.2f}]"
+
+    def number(value: float | None, text: str) -> str:
+        return "–" if value is None else text.format(value)
+
+    weakest = "–" if record["most_influential"] is None else \
+        f"{record['pearson_without_most_influential']:.2f} ({record['most_influential']})"
+    return [record["criterion"], record["judge"], str(record["n_systems"]), interval("pearson"),
+            interval("spearman"), number(record["pairwise_accuracy"], "{:.2f}"),
+            number(record["williams_p_vs_best"], "{:.3f}"), record["outliers"] or "–", weakest]
+
+
+def systems_markdown(records: Sequence[dict[str, Any]]) -> str:
+    lines = ["| " + " | ".join(SYSTEM_HEADERS) + " |", "|" + "---|" * len(SYSTEM_HEADERS)]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in _cells(r)) + " |" for r in records]
+    return "\n".join(lines) + "\n"
+
+
+def systems_latex(records: Sequence[dict[str, Any]]) -> str:
+    """A two-column-page table* (booktabs): nine columns at \\scriptsize fit a full text width."""
+    head = " & ".join(latex_escape(text) for text in SYSTEM_HEADERS) + r" \\"
+    body = [" & ".join(latex_escape(cell) for cell in _cells(r)) + r" \\" for r in records]
+    return "\n".join([r"% needs \usepackage{booktabs}", r"\begin{table*}[t]", r"\centering", r"\scriptsize",
+                      r"\setlength{\tabcolsep}{3pt}", r"\begin{tabular}{llrrrrrlr}", r"\toprule", head,
+                      r"\midrule", *body, r"\bottomrule", r"\end{tabular}",
+                      r"\caption{System level: correlations of system means with people's, percentile "
+                      r"intervals; Williams p (raw) against the best judge; outliers by the Bonferroni "
+                      r"outlier test; r without the most influential system.}", r"\end{table*}"]) + "\n"
+
+
+SYSTEM_WRITERS = {".csv": systems_csv, ".md": systems_markdown, ".tex": systems_latex}
