@@ -7,25 +7,12 @@ import json
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from made_runs import run
 
 import convoscope as cs
 from convoscope.cli._app import cli
 from convoscope.comparison import to_html, to_markdown
 from convoscope.judges import Verdict
-
-
-def run(values, *, criterion="effort", rater="model:a", reasons=None, languages=None):
-    return [
-        Verdict(
-            item_id=f"i{n}",
-            criterion=criterion,
-            rater=rater,
-            value=value,
-            reason=(reasons or {}).get(n),
-            language=(languages[n] if languages else None),
-        )
-        for n, value in enumerate(values)
-    ]
 
 
 def write(path, rows):

@@ -4,25 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from made_runs import run as verdicts
 from scipy import stats
 
 import convoscope as cs
 from convoscope.comparison import mean_change_interval, stuart_maxwell
 from convoscope.judges import Verdict
-
-
-def verdicts(values, *, criterion="effort", rater="model:a", reasons=None, systems=None):
-    return [
-        Verdict(
-            item_id=f"i{n}",
-            criterion=criterion,
-            rater=rater,
-            value=value,
-            reason=(reasons or {}).get(n),
-            system=(systems[n] if systems else None),
-        )
-        for n, value in enumerate(values)
-    ]
 
 
 def scores(seed=0, n=60, shift=0.0, scale=(0, 7)):
