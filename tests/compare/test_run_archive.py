@@ -1,0 +1,173 @@
+"""The run archive (issue 40): a run carried out of its store in one file that `compare` opens alone."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import pytest
+from click.testing import CliRunner
+
+import convoscope as cs
+from convoscope.cli._app import cli
+
+
+def _criterion():
+    return cs.Criterion(name="long", question="Is it long?", definition="Long answers.",
+                        scale={"kind": "range", "minimum": 0, "maximum": 10})
+
+
+def _two_runs(store):
+    """Two real runs of two Python judges on the same items, in a SQLite store."""
+    items = [cs.Item(id=f"i{n}", response="word " * n) for n in range(1, 15)]
+
+    @cs.python_judge(name="words")
+    def words(item, criterion):
+        return min(10, len(item.response.split()))
+
+    @cs.python_judge(name="half")
+    def half(item, criterion):
+        return min(10, len(item.response.split()) // 2 + (len(item.response) % 3 == 0))
+
+    first = cs.judge(items, [_criterion()], [words], store=store, cache_path=None)
+    second = cs.judge(items, [_criterion()], [half], store=store, cache_path=None)
+    return first.run_id, second.run_id
+
+
+def _export(run_id, store, out, *extra):
+    result = CliRunner().invoke(cli, ["export-run", run_id, "--store", str(store), "--out", str(out), *extra])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def _figures(comparison):
+    return comparison.to_pandas().drop(columns=["run_a", "run_b"], errors="ignore").to_dict("records")
+
+
+@pytest.fixture
+def archived(tmp_path):
+    """Two runs exported, then the store deleted: only the archives are left."""
+    store = tmp_path / "runs.db"
+    first, second = _two_runs(store)
+    from_store = cs.compare(first, second, store=store)
+    a = _export(first, store, tmp_path / "a.cvs.zip")
+    b = _export(second, store, tmp_path / "b.cvs.zip")
+    for path in tmp_path.glob("runs.db*"):
+        path.unlink()
+    return a, b, from_store, (first, second)
+
+
+def test_compare_from_archives_alone_gives_the_figures_of_the_store(archived):
+    a, b, from_store, (first, second) = archived
+    from_archives = cs.compare(str(a), str(b))
+    assert _figures(from_archives) == _figures(from_store)
+    assert from_archives.criterion("long").n_items == 14
+    assert (from_archives.spec_a, from_archives.spec_b) == (from_store.spec_a, from_store.spec_b)
+    result = CliRunner().invoke(cli, ["compare", str(a), str(b), "--fail-if", "worse:long>0.5"])
+    assert result.exit_code == 1, result.output  # half the words: clearly worse
+
+
+def test_an_archive_imported_into_a_new_store_compares_by_run_id(archived, tmp_path):
+    a, b, from_store, (first, second) = archived
+    target = tmp_path / "new.db"
+    for archive in (a, b):
+        result = CliRunner().invoke(cli, ["import-run", str(archive), "--store", str(target)])
+        assert result.exit_code == 0, result.output
+    assert _figures(cs.compare(first, second, store=target)) == _figures(from_store)
+    again = CliRunner().invoke(cli, ["import-run", str(a), "--store", str(target)])
+    assert again.exit_code == 0 and "0 new" in again.output, again.output
+    opened = cs.Store(target)
+    try:
+        assert sorted(opened.run_ids()) == sorted([first, second])
+        assert len(opened.verdicts()) == 28  # importing twice added nothing
+        assert opened.run_spec(first) == cs.read_run_archive(a).spec
+    finally:
+        opened.close()
+
+
+def test_the_manifest_counts_and_hashes_what_the_archive_holds(archived):
+    a, _, _, (first, _) = archived
+    archive = cs.read_run_archive(a)
+    manifest = archive.manifest
+    assert (manifest["format"], manifest["schema_version"]) == ("convoscope-run-archive", 1)
+    assert manifest["run"]["run_id"] == first == archive.run_id
+    assert manifest["counts"]["final"] == manifest["counts"]["verdicts"] == 14
+    assert manifest["counts"]["criteria"] == ["long"] and manifest["counts"]["items"] == 14
+    assert set(manifest["members"]) == {"spec.json", "summary.json", "verdicts.jsonl"}
+    assert archive.spec["criteria"] == ["long"] and archive.summary is not None
+    values = {verdict.item_id: verdict.value for verdict in archive.verdicts()}
+    assert values["i7"] == 7 and values == {v.item_id: v.value for v in cs.read_verdicts(a)}
+
+
+def test_items_and_criteria_travel_in_the_archive(tmp_path):
+    store = tmp_path / "runs.db"
+    first, _ = _two_runs(store)
+    items = tmp_path / "items.jsonl"
+    rows = [json.dumps({"id": f"i{n}", "response": "word " * n}) for n in range(1, 15)]
+    items.write_text("\n".join(rows) + "\n")
+    criteria = tmp_path / "long.yaml"
+    criteria.write_text("name: long\nquestion: Is it long?\ndefinition: Long answers.\n"
+                        "scale: {kind: range, minimum: 0, maximum: 10}\n")
+    out = _export(first, store, tmp_path / "run.cvs.zip",
+                  "--items", str(items), "--criteria-file", str(criteria))
+    archive = cs.read_run_archive(out)
+    assert [item.id for item in archive.items()] == [f"i{n}" for n in range(1, 15)]
+    assert archive.criteria_text() == criteria.read_text()
+    assert {"items.jsonl", "criteria.yaml"} <= set(archive.manifest["members"])
+
+
+def _rewrite(source, target, change):
+    """Copy an archive member by member, passing each (name, bytes) through ``change``."""
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for info in old.infolist():
+            new.writestr(info.filename, change(info.filename, old.read(info.filename)))
+    return target
+
+
+def _refused(archive, store):
+    result = CliRunner().invoke(cli, ["import-run", str(archive), "--store", str(store)])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().count("\n") == 0, result.output  # one line
+    assert not store.exists() or cs.Store(store).run_ids() == []
+    return result.output
+
+
+def test_an_edited_archive_is_refused_with_one_line_and_nothing_written(archived, tmp_path):
+    a = archived[0]
+
+    def seven_to_nine(name, data):
+        return data.replace(b'"value":7', b'"value":9') if name == "verdicts.jsonl" else data
+
+    edited = _rewrite(a, tmp_path / "edited.cvs.zip", seven_to_nine)
+    assert b'"value":9' in zipfile.ZipFile(edited).read("verdicts.jsonl")
+    message = _refused(edited, tmp_path / "target.db")
+    assert "verdicts.jsonl" in message and "sha256" in message and "edited.cvs.zip" in message
+    with pytest.raises(cs.ConvoscopeError, match="sha256"):
+        cs.compare(str(edited), str(archived[1]))
+
+
+def test_an_archive_of_a_newer_schema_is_refused(archived, tmp_path):
+    def future(name, data):
+        if name != "manifest.json":
+            return data
+        manifest = json.loads(data)
+        manifest["schema_version"] = 2
+        return json.dumps(manifest).encode()
+
+    newer = _rewrite(archived[0], tmp_path / "newer.cvs.zip", future)
+    message = _refused(newer, tmp_path / "target.db")
+    assert "schema version 2" in message and "newer" in message
+
+
+def test_exporting_a_run_that_is_not_there_names_the_store_and_the_run(tmp_path):
+    store = tmp_path / "runs.db"
+    _two_runs(store)
+    result = CliRunner().invoke(cli, ["export-run", "nosuchrun", "--store", str(store),
+                                      "--out", str(tmp_path / "x.cvs.zip")])
+    assert result.exit_code == 2, result.output
+    assert "runs.db" in result.output and "'nosuchrun'" in result.output
+    assert result.output.strip().count("\n") == 0
+    assert not list(tmp_path.glob("x.cvs.zip*"))
+    missing = CliRunner().invoke(cli, ["export-run", "abc", "--store", str(tmp_path / "none.db"),
+                                       "--out", str(tmp_path / "y.cvs.zip")])
+    assert missing.exit_code == 2 and "none.db" in missing.output, missing.output
