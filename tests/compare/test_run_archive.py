@@ -171,3 +171,48 @@ def test_exporting_a_run_that_is_not_there_names_the_store_and_the_run(tmp_path)
     missing = CliRunner().invoke(cli, ["export-run", "abc", "--store", str(tmp_path / "none.db"),
                                        "--out", str(tmp_path / "y.cvs.zip")])
     assert missing.exit_code == 2 and "none.db" in missing.output, missing.output
+
+
+def test_report_and_metaeval_read_an_archive_as_they_read_a_verdict_file(archived, tmp_path):
+    a = archived[0]
+    people = tmp_path / "people.jsonl"
+    rows = [{"item_id": f"i{n}", "criterion": "long", "rater": f"human:{who}", "value": min(10, n + shift)}
+            for n in range(1, 15) for who, shift in (("ann", 0), ("bob", 1))]
+    people.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    report = CliRunner().invoke(cli, ["report", str(a), str(people), "--out", str(tmp_path / "r.html")])
+    assert report.exit_code == 0, report.output
+    assert "words" in (tmp_path / "r.html").read_text(encoding="utf-8")
+    metaeval = CliRunner().invoke(cli, ["metaeval", str(a), "--human", str(people)])
+    assert metaeval.exit_code == 0, metaeval.output
+    assert "python:words" in metaeval.output or "words" in metaeval.output
+    assert [r.value for r in cs.read_ratings(a)] == [min(10, n) for n in range(1, 15)]
+
+
+def test_a_panel_run_keeps_which_verdicts_are_final_through_export_and_import(tmp_path):
+    items = [cs.Item(id=f"i{n}", response="word " * n) for n in range(1, 9)]
+
+    @cs.python_judge(name="words")
+    def words(item, criterion):
+        return min(10, len(item.response.split()))
+
+    @cs.python_judge(name="twice")
+    def twice(item, criterion):
+        return min(10, 2 * len(item.response.split()))
+
+    store = tmp_path / "runs.db"
+    run = cs.judge(items, [_criterion()], [words, twice], pool="mean", store=store, cache_path=None)
+    out = _export(run.run_id, store, tmp_path / "panel.cvs.zip")
+    archive = cs.read_run_archive(out)
+    counts = archive.manifest["counts"]
+    assert (counts["final"], counts["members"], counts["verdicts"]) == (8, 16, 24)
+    finals = archive.verdicts()
+    assert {verdict.rater for verdict in finals} == {verdict.rater for verdict in run.verdicts}
+    assert {verdict.rater for verdict in archive.verdicts(members=True)} >= {"python:words", "python:twice"}
+    target = tmp_path / "imported.db"
+    CliRunner().invoke(cli, ["import-run", str(out), "--store", str(target)])
+    opened = cs.Store(target)
+    try:
+        assert opened.verdicts(run.run_id, members=False) == finals
+        assert opened.verdicts(run.run_id) == cs.Store(store).verdicts(run.run_id)
+    finally:
+        opened.close()
