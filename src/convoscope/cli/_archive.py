@@ -47,7 +47,7 @@ def export_run_command(run: str, store: str, out: Path | None, items: Path | Non
     counts = manifest["counts"]
     console.print(f"Wrote {out}: run {manifest['run']['run_id']}, {counts['final']} final verdicts "
                   f"({counts['members']} panel members'), {counts['items']} items",
-                  markup=False, highlight=False)
+                  markup=False, highlight=False, soft_wrap=True)
 
 
 @click.command("import-run")
@@ -70,7 +70,7 @@ def import_run_command(archive: Path, store: str) -> None:
         done = import_run(archive, store)
     state = "new run" if done.new_run else "run already there"
     console.print(f"Imported {done.run_id} into {store} ({state}): {done.verdicts} verdicts, "
-                  f"{done.added} new to the store", markup=False, highlight=False)
+                  f"{done.added} new to the store", markup=False, highlight=False, soft_wrap=True)
 
 
 COMMANDS = [export_run_command, import_run_command]
