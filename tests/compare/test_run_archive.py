@@ -216,3 +216,18 @@ def test_a_panel_run_keeps_which_verdicts_are_final_through_export_and_import(tm
         assert opened.verdicts(run.run_id) == cs.Store(store).verdicts(run.run_id)
     finally:
         opened.close()
+
+
+def test_an_archive_damaged_on_disk_is_refused_with_one_line(archived, tmp_path):
+    damaged = tmp_path / "damaged.cvs.zip"
+    data = bytearray(archived[0].read_bytes())
+    with zipfile.ZipFile(archived[0]) as archive:
+        info = archive.getinfo("verdicts.jsonl")
+    header = data[info.header_offset:info.header_offset + 30]  # the local header gives its own lengths
+    name_length, extra_length = (int.from_bytes(header[at:at + 2], "little") for at in (26, 28))
+    start = info.header_offset + 30 + name_length + extra_length
+    for offset in range(start + 10, start + 20):
+        data[offset] ^= 0xFF
+    damaged.write_bytes(bytes(data))
+    message = _refused(damaged, tmp_path / "target.db")
+    assert "verdicts.jsonl" in message and "damaged" in message

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,7 @@ def _manifest(path: Path, archive: zipfile.ZipFile) -> dict[str, Any]:
         manifest = json.loads(archive.read(MANIFEST))
     except KeyError:
         raise LocatedError(path, f"not a run archive (no {MANIFEST})") from None
-    except (ValueError, zipfile.BadZipFile) as error:
+    except (ValueError, zipfile.BadZipFile, zlib.error) as error:
         raise LocatedError(path, f"{MANIFEST} cannot be read: {error}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise LocatedError(path, f"not a run archive ({MANIFEST} does not say format {FORMAT!r})")
@@ -81,7 +82,7 @@ def _check_member(path: Path, archive: zipfile.ZipFile, name: str, expected: str
                 digest.update(block)
     except KeyError:
         raise LocatedError(path, f"member {name} is listed in {MANIFEST} but missing") from None
-    except (zipfile.BadZipFile, OSError) as error:  # a CRC error: the bytes were damaged
+    except (zipfile.BadZipFile, zlib.error, OSError) as error:  # bad CRC or deflate stream: damaged bytes
         raise LocatedError(path, f"member {name} is damaged ({error})") from None
     if digest.hexdigest() != expected:
         raise LocatedError(path, f"member {name} is damaged or was edited "
