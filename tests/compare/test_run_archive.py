@@ -231,3 +231,30 @@ def test_an_archive_damaged_on_disk_is_refused_with_one_line(archived, tmp_path)
     damaged.write_bytes(bytes(data))
     message = _refused(damaged, tmp_path / "target.db")
     assert "verdicts.jsonl" in message and "damaged" in message
+
+
+def test_a_run_id_already_in_the_store_with_another_spec_is_refused(tmp_path):
+    import hashlib
+
+    store = tmp_path / "runs.db"
+    first, _ = _two_runs(store)
+    out = _export(first, store, tmp_path / "a.cvs.zip")
+    changed_spec = json.dumps({**cs.read_run_archive(out).spec, "judge": "someone else"}).encode()
+
+    def other_spec(name, data):
+        if name == "spec.json":
+            return changed_spec
+        if name == "manifest.json":  # a consistent archive of another run under the same id
+            manifest = json.loads(data)
+            manifest["members"]["spec.json"] = {"sha256": hashlib.sha256(changed_spec).hexdigest(),
+                                                "bytes": len(changed_spec)}
+            return json.dumps(manifest).encode()
+        return data
+
+    other = _rewrite(out, tmp_path / "other.cvs.zip", other_spec)
+    before = cs.Store(store).run_spec(first)
+    result = CliRunner().invoke(cli, ["import-run", str(other), "--store", str(store)])
+    assert result.exit_code == 2 and "another spec" in result.output, result.output
+    assert cs.Store(store).run_spec(first) == before
+    fresh = CliRunner().invoke(cli, ["import-run", str(other), "--store", str(tmp_path / "fresh.db")])
+    assert fresh.exit_code == 0, fresh.output
