@@ -258,3 +258,26 @@ def test_a_run_id_already_in_the_store_with_another_spec_is_refused(tmp_path):
     assert cs.Store(store).run_spec(first) == before
     fresh = CliRunner().invoke(cli, ["import-run", str(other), "--store", str(tmp_path / "fresh.db")])
     assert fresh.exit_code == 0, fresh.output
+
+
+def test_a_campaigns_answers_stored_under_its_own_run_travel_too(tmp_path):
+    """People's answers are stored in the campaign's own scope, as `campaign serve` writes them."""
+    store = tmp_path / "campaign.db"
+    opened = cs.Store(store)
+    run_id = "campaign:demo"
+    opened.start_run(run_id, {"name": "demo"})
+    for n in range(5):
+        opened.add(run_id, f"answer-{n}", cs.Verdict(item_id=f"i{n}", criterion="long",
+                                                     rater=f"human:p{n % 2}", value=n))
+    expected = opened.verdicts(run_id)
+    opened.close()
+    out = _export(run_id, store, tmp_path / "campaign.cvs.zip")
+    assert cs.read_run_archive(out).verdicts() == expected
+    target = tmp_path / "new.db"
+    assert CliRunner().invoke(cli, ["import-run", str(out), "--store", str(target)]).exit_code == 0
+    imported = cs.Store(target)
+    try:
+        assert imported.verdicts(run_id) == expected
+        assert imported.done_keys(run_id) == {f"answer-{n}" for n in range(5)}
+    finally:
+        imported.close()
