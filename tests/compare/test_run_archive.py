@@ -281,3 +281,15 @@ def test_a_campaigns_answers_stored_under_its_own_run_travel_too(tmp_path):
         assert imported.done_keys(run_id) == {f"answer-{n}" for n in range(5)}
     finally:
         imported.close()
+
+
+def test_an_items_file_that_is_not_the_runs_is_refused_and_no_archive_is_left(tmp_path):
+    store = tmp_path / "runs.db"
+    first, _ = _two_runs(store)
+    items = tmp_path / "other.jsonl"
+    items.write_text("".join(json.dumps({"id": f"i{n}", "response": "x"}) + "\n" for n in range(1, 10)))
+    result = CliRunner().invoke(cli, ["export-run", first, "--store", str(store), "--items", str(items),
+                                      "--out", str(tmp_path / "run.cvs.zip")])
+    assert result.exit_code == 2, result.output
+    assert "other.jsonl" in result.output and "5 of the run's 14 items" in result.output
+    assert not list(tmp_path.glob("run.cvs.zip*"))

@@ -95,7 +95,7 @@ def _write(store: Any, run_id: str, target: Path, *, items: str | Path | None,
             _put(archive, members, SUMMARY, [_json(json.loads(row["summary"]))])
         _put(archive, members, VERDICTS, _lines(store, run_id, counts))
         if items is not None:
-            _put(archive, members, ITEMS, _item_lines(Path(items)))
+            _put(archive, members, ITEMS, _item_lines(Path(items), counts.items))
         if criteria_file is not None:
             _put(archive, members, CRITERIA, [_criteria_text(Path(criteria_file))])
         manifest = {
@@ -161,11 +161,17 @@ def _line(row: Any, counts: _Counts) -> str:
     return json.dumps(head, ensure_ascii=False)[:-1] + ', "verdict": ' + row["data"] + "}\n"
 
 
-def _item_lines(path: Path) -> Iterator[str]:
-    """The items file, validated and written as JSONL (whatever format the run read)."""
+def _item_lines(path: Path, judged: set[str]) -> Iterator[str]:
+    """The items file, validated and written as JSONL (whatever format the run read). It must hold
+    every item the run judged: another file would make the archive say the wrong thing was asked."""
     from convoscope.items import read_items
 
-    for item in read_items(path):
+    items = read_items(path)
+    missing = sorted(judged - {item.id for item in items})
+    if missing:
+        raise LocatedError(path, f"{len(missing)} of the run's {len(judged)} items are not in this file "
+                           f"(first: {missing[0]!r}); give the items file the run read")
+    for item in items:
         yield item.model_dump_json(exclude_none=True) + "\n"
 
 
