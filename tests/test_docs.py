@@ -119,7 +119,7 @@ def collect_blocks(path: Path, root: Path = ROOT) -> list[Block]:
             end += 1
         lang = opening["lang"].lower()
         if lang in SHELLS | PYTHONS:
-            body = "\n".join(line[indent:] if line[:indent].isspace() else line.lstrip()
+            body = "\n".join(line[indent:] if not indent or line[:indent].isspace() else line.lstrip()
                              for line in lines[index + 1:end])
             before = lines[index - 1] if index else ""
             skip = SKIP.search(before)

@@ -63,6 +63,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "metaeval_study": ("convoscope.analysis", "metaeval_study"),
     "judge_card": ("convoscope.card", "judge_card"),
     "compare": ("convoscope.comparison", "compare"),  # two runs side by side (docs/compare.md)
+    "read_run_archive": ("convoscope.archive", "read_run_archive"),  # export-run's file (docs/compare.md)
     "JudgeCard": ("convoscope.card", "JudgeCard"),
     "rater_matrices": ("convoscope.analysis", "rater_matrices"),
     "write_report": ("convoscope.reports", "write_report"),
@@ -109,6 +110,7 @@ __all__ = [  # the keys of _EXPORTS (tests/test_front_door.py checks they agree)
     "rater_matrices",
     "read_items",
     "read_ratings",
+    "read_run_archive",
     "read_verdicts",
     "select_criteria",
     "suite",
@@ -138,6 +140,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # what type checkers and editors see; nothing is imported at run time
     from convoscope.analysis import agreement_table as agree
     from convoscope.analysis import metaeval, metaeval_study, rater_matrices, read_ratings
+    from convoscope.archive import read_run_archive
     from convoscope.criteria import Criterion, Scale, list_suites, load_criteria, select_criteria
     from convoscope.criteria import get_criterion as criterion
     from convoscope.criteria import suite_criteria as suite

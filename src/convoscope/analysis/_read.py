@@ -42,7 +42,8 @@ def id_column(row: Mapping[str, Any], columns: ColumnMap) -> str:
 
 
 def read_ratings(path: str | Path, *, columns: ColumnMap | None = None) -> list[Rating]:
-    """Every rating in a .csv, .tsv, .jsonl or .json file, validated.
+    """Every rating in a .csv, .tsv, .jsonl or .json file (or a ``.cvs.zip`` run archive's final
+    verdicts), validated.
 
     Example: ``read_ratings("humans.csv", columns=ColumnMap(id="id", rater="annotator"))``.
     """
@@ -66,6 +67,13 @@ def read_ratings(path: str | Path, *, columns: ColumnMap | None = None) -> list[
 
 
 def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    from convoscope.archive._format import is_archive
+
+    if is_archive(path):  # a run archive (export-run): its final verdicts, numbered from 1
+        from convoscope.archive import read_run_archive
+
+        verdicts = read_run_archive(path).iter_verdicts()
+        return ((line, verdict.model_dump(mode="json")) for line, verdict in enumerate(verdicts, start=1))
     if path.suffix.lower() == ".parquet":
         raise ItemError(path, None, None, "unknown file type '.parquet' (use .csv, .tsv, .jsonl, .json)")
     return records(path)

@@ -100,8 +100,9 @@ def compare_command(
     conditions: tuple[str, ...],
     alpha: float,
 ) -> None:
-    """Compare RUN_A with RUN_B: verdict files (judge --out: .jsonl, .csv, .parquet) or run ids in
-    --store. Items are matched by item_id and criterion; the change is B − A.
+    """Compare RUN_A with RUN_B: verdict files (judge --out: .jsonl, .csv, .parquet), run archives
+    (export-run: .cvs.zip) or run ids in --store. Items are matched by item_id and criterion; the
+    change is B − A.
 
     \b
     Example:

@@ -1,4 +1,5 @@
-"""A run to compare, from wherever it lives: a verdict file (``judge --out``) or a run in a store."""
+"""A run to compare, from wherever it lives: a verdict file (``judge --out``), a run archive
+(``export-run``) or a run in a store."""
 
 from __future__ import annotations
 
@@ -24,9 +25,10 @@ class RunSide:
 def load_side(
     reference: str | Path | RunSide | Any, *, store: str | Path | None = None, rater: str | None = None
 ) -> RunSide:
-    """``reference`` is a verdict file, a run id in ``store``, a :class:`RunSide`, a ``RunResult``
-    or a list of verdicts. Only final verdicts are compared (a panel's pooled one, not its members);
-    a file holding several raters needs ``rater`` to say which one is the run."""
+    """``reference`` is a verdict file, a run archive (``.cvs.zip``), a run id in ``store``, a
+    :class:`RunSide`, a ``RunResult`` or a list of verdicts. Only final verdicts are compared (a
+    panel's pooled one, not its members); a file holding several raters needs ``rater`` to say
+    which one is the run."""
     if isinstance(reference, RunSide):
         return reference
     if hasattr(reference, "run_id") and hasattr(reference, "verdicts"):  # a RunResult
@@ -35,6 +37,11 @@ def load_side(
         return _one_rater(RunSide("verdicts", tuple(reference)), rater)
     text = str(reference)
     path = Path(text)
+    from convoscope.archive import is_archive, read_run_archive
+
+    if is_archive(path):  # a run archive: the run's final verdicts and spec, no store needed
+        archive = read_run_archive(path)
+        return _one_rater(RunSide(archive.run_id, tuple(archive.iter_verdicts()), archive.spec), rater)
     if path.suffix.lower() in VERDICT_SUFFIXES or path.exists():
         from convoscope.judges import read_verdicts
 

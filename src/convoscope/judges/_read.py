@@ -20,7 +20,8 @@ _BOOL_TEXT = {"true": True, "false": False, "1": True, "0": False}
 
 
 def read_verdicts(path: str | Path | Any, *, split: str | None = None) -> list[Verdict]:
-    """Every verdict in a .jsonl, .json, .csv, .tsv or .parquet verdict file, validated — or in a
+    """Every verdict in a .jsonl, .json, .csv, .tsv or .parquet verdict file, validated (or the
+    final verdicts of a ``.cvs.zip`` run archive) — or in a
     table in memory (pandas, polars, pyarrow, a Hugging Face ``Dataset`` or one ``split`` of a
     ``DatasetDict``, a list of dicts), as :func:`convoscope.items.verdicts_to_table` writes it."""
     from convoscope.items._tables import not_a_source, table_kind, table_name, table_rows
@@ -35,6 +36,12 @@ def read_verdicts(path: str | Path | Any, *, split: str | None = None) -> list[V
     if not isinstance(path, str | Path):
         raise not_a_source(path)
     path = Path(path)
+    from convoscope.archive._format import is_archive
+
+    if is_archive(path):  # a run archive (export-run): its final verdicts
+        from convoscope.archive import read_run_archive
+
+        return read_run_archive(path).verdicts()
     if not path.exists():
         raise ItemError(path, None, None, "file not found")
     suffix = path.suffix.lower()
