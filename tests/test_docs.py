@@ -48,8 +48,8 @@ PYTHONS = {"python", "py"}
 SKIP = re.compile(r"<!--\s*docs-test:\s*skip:\s*(?P<reason>.+?)\s*-->")
 SERVER = re.compile(r"<!--\s*docs-test:\s*server\s*-->")
 SERVING = re.compile(r"http://127\.0\.0\.1:(?P<port>\d+)")
-SERVE_COMMAND = re.compile(r"^(?P<command>convoscope (?:campaign serve|view)\b[^#\n]*?)(?P<rest>\s*(?:#.*)?)$",
-                           re.MULTILINE)
+SERVE_COMMAND = re.compile(
+    r"^(?P<command>convoscope (?:campaign serve|view)\b[^#\n]*?)(?P<rest>\s*(?:#.*)?)$", re.MULTILINE)
 OPENING = re.compile(r"^(?P<indent>\s*)```(?P<lang>[\w-]*)\s*$")
 ENDPOINT = re.compile(r"openai:(?P<model>[\w.:/-]+?)@(?P<url>https?://[^\s'\"]+)")
 # A block runs a model when it judges, scores, builds a card, simulates dialogues or asks for embeddings.
