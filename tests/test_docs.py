@@ -264,7 +264,7 @@ def block_params():
         yield pytest.param(block, id=block.name, marks=marks)
 
 
-@pytest.mark.parametrize("block", block_params())
+@pytest.mark.parametrize("block", list(block_params()))
 def test_documented_block_runs(block: Block, pages: dict[str, Page], tmp_path_factory, request) -> None:
     same_page = [other for other in BLOCKS if other.page == block.page and not other.skip_reason]
     position = same_page.index(block)
