@@ -19,6 +19,9 @@ How blocks are collected and run (docs/contributing.md, "Writing docs", says the
 - ``<!-- docs-test: server -->`` there marks a block that starts a server running until stopped
   (``campaign serve``, ``view``): it gets a free port (``--port``), and passes once the address it
   prints answers HTTP; then it is stopped with Ctrl-C (SIGINT), as a reader would.
+- ``<!-- docs-test: exit: 0 5 -->`` there lists the exit statuses a block may end with, for a
+  command whose documented outcome depends on what the model says (a quality gate: 5 when the
+  embedded judge scores below it). Any other status fails, as does 0 alone everywhere else.
 - OpenAI-compatible endpoints: every ``openai:MODEL@URL`` spec in a block is pointed at the suite's
   llama.cpp server on SmolLM2 (``llama_server`` in tests/conftest.py), keeping MODEL (the server
   answers any model name with its one model), and ``OPENAI_BASE_URL`` names that server, so
@@ -47,6 +50,7 @@ SHELLS = {"bash", "sh", "shell", "console"}
 PYTHONS = {"python", "py"}
 SKIP = re.compile(r"<!--\s*docs-test:\s*skip:\s*(?P<reason>.+?)\s*-->")
 SERVER = re.compile(r"<!--\s*docs-test:\s*server\s*-->")
+EXITS = re.compile(r"<!--\s*docs-test:\s*exit:\s*(?P<codes>[\d ]+?)\s*-->")
 SERVING = re.compile(r"http://127\.0\.0\.1:(?P<port>\d+)")
 SERVE_COMMAND = re.compile(
     r"^(?P<command>convoscope (?:campaign serve|view)\b[^#\n]*?)(?P<rest>\s*(?:#.*)?)$", re.MULTILINE)
@@ -99,6 +103,7 @@ class Block:
     text: str
     skip_reason: str | None
     server: bool = False
+    exits: tuple[int, ...] = (0,)
 
     @property
     def name(self) -> str:
@@ -123,8 +128,10 @@ def collect_blocks(path: Path, root: Path = ROOT) -> list[Block]:
                              for line in lines[index + 1:end])
             before = lines[index - 1] if index else ""
             skip = SKIP.search(before)
+            exits = EXITS.search(before)
             blocks.append(Block(str(path.relative_to(root)), index + 1, lang, body + "\n",
-                                skip["reason"] if skip else None, bool(SERVER.search(before))))
+                                skip["reason"] if skip else None, bool(SERVER.search(before)),
+                                tuple(int(code) for code in exits["codes"].split()) if exits else (0,)))
         index = end + 1
     return blocks
 
@@ -278,7 +285,7 @@ def test_documented_block_runs(block: Block, pages: dict[str, Page], tmp_path_fa
         page.ran.append(earlier)
     done = run_block(block, page.folder, base_url)
     page.ran.append(position)
-    assert done.returncode == 0, (
+    assert done.returncode in block.exits, (
         f"{block.name} exited {done.returncode}\n--- block as run ---\n{as_written_here(block, base_url)}"
         f"--- stdout ---\n{done.stdout[-3000:]}\n--- stderr ---\n{done.stderr[-3000:]}")
 
