@@ -124,8 +124,8 @@ def collect_blocks(path: Path, root: Path = ROOT) -> list[Block]:
             end += 1
         lang = opening["lang"].lower()
         if lang in SHELLS | PYTHONS:
-            body = "\n".join(line[indent:] if line[:indent].isspace() else line.lstrip()
-                             for line in lines[index + 1:end])
+            body = "\n".join(line[indent:] if not indent or line[:indent].isspace() else line.lstrip()
+                              for line in lines[index + 1:end])
             before = lines[index - 1] if index else ""
             skip = SKIP.search(before)
             exits = EXITS.search(before)
@@ -306,8 +306,9 @@ def test_every_skip_gives_a_reason_and_skips_are_few() -> None:
 def test_the_collector_finds_blocks_and_skip_markers(tmp_path) -> None:
     page = tmp_path / "page.md"
     page.write_text("text\n\n```bash\necho one\n```\n<!-- docs-test: skip: runs until stopped -->\n"
-                    "```python\nprint(2)\n```\n```yaml\na: 1\n```\n- item\n  ```sh\n  echo three\n  ```\n")
+                    "```python\nif 2:\n    print(2)\n```\n```yaml\na: 1\n```\n- item\n  ```sh\n  echo \\\n"
+                    "    three\n  ```\n")
     found = collect_blocks(page, root=tmp_path)
     assert [(b.line, b.lang, b.text, b.skip_reason) for b in found] == [
-        (3, "bash", "echo one\n", None), (7, "python", "print(2)\n", "runs until stopped"),
-        (13, "sh", "echo three\n", None)]
+        (3, "bash", "echo one\n", None), (7, "python", "if 2:\n    print(2)\n", "runs until stopped"),
+        (15, "sh", "echo \\\n  three\n", None)]
