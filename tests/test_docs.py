@@ -25,7 +25,10 @@ How blocks are collected and run (docs/contributing.md, "Writing docs", says the
 - OpenAI-compatible endpoints: every ``openai:MODEL@URL`` spec in a block is pointed at the suite's
   llama.cpp server on SmolLM2 (``llama_server`` in tests/conftest.py), keeping MODEL (the server
   answers any model name with its one model), and ``OPENAI_BASE_URL`` names that server, so
-  ``openai:gpt-4o-mini`` reaches it too. A block naming an endpoint, or running the embedded model,
+  ``openai:gpt-4o-mini`` reaches it too. Each ``convoscope judge`` there gets ``--timeout`` and
+  ``--deadline`` from tests/patience.py: the server has one slot and the machine may be loaded, and
+  a test never fails for slowness (with the defaults, 18 of 27 panel calls were ``model_error`` on a
+  machine at load 20). A block naming an endpoint, or running the embedded model,
   is marked ``slow``.
 - Smaller inputs: ``SMALLER`` below rewrites a few options of long blocks, each entry with its reason.
 """
@@ -43,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from patience import PATIENT_ARGS
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -155,6 +159,7 @@ def as_written_here(block: Block, base_url: str | None) -> str:
             text = text.replace(pattern, replacement)
     if base_url:
         text = ENDPOINT.sub(lambda match: f"openai:{match['model']}@{base_url}", text)
+        text = re.sub(r"\bconvoscope judge ", f"convoscope judge {' '.join(PATIENT_ARGS)} ", text)
     if block.lang == "console":
         text = "\n".join(line[2:] for line in text.splitlines() if line.startswith("$ ")) + "\n"
     return text
