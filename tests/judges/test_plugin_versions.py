@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from installed import import_path
 from patience import PATIENT_S
 
 import convoscope as cs
@@ -52,7 +53,7 @@ def _judge(site: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
         rows = [{"id": f"i{n}", "response": text} for n, text in enumerate(
             ["Thanks!", "cheers, mate", "late", "Cheers for that", "grateful", "no", "ok", "cheers"])]
         items.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT / "src")])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), import_path()])}
     return subprocess.run(
         [sys.executable, "-m", "convoscope", "judge", str(items), "--criterion", "acme:gratitude",
          "--judge", "python:acme-thanks", "--store", str(tmp_path / "run.db"),
@@ -84,15 +85,24 @@ def test_installing_a_new_release_of_a_plugin_judges_again(releases, tmp_path):
     assert _values(tmp_path)["i1"] == 1 and _values(tmp_path)["i7"] == 1
 
 
-def test_a_plugin_judges_identity_names_its_distribution_and_the_declared_version(releases, monkeypatch):
-    from convoscope.judges import load_judge
-
-    monkeypatch.syspath_prepend(str(releases["0.2.0"]))
-    judge = load_judge("python:acme_judges:says_thanks")
-    identity = judge.identity()
+def test_a_plugin_judges_identity_names_its_distribution_and_the_declared_version(releases, tmp_path):
+    """In a fresh interpreter: this process may hold another release's module already (the
+    identity is read from the module a judge's code comes from)."""
+    script = (
+        "import json\n"
+        "import convoscope as cs\n"
+        "from convoscope.judges import load_judge\n"
+        "judge = load_judge('python:acme_judges:says_thanks')\n"
+        "bumped = cs.make_judge(judge, version='2')\n"
+        "print(json.dumps([judge.identity(), bumped.identity()]))\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(releases["0.2.0"]), import_path()])}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=PATIENT_S)
+    assert done.returncode == 0, done.stderr[-2000:]
+    identity, bumped = json.loads(done.stdout.strip().splitlines()[-1])
     assert identity["package"] == ["acme-convoscope-plugins==0.2.0"] and identity["version"] == "1"
-    bumped = cs.make_judge(judge, version="2")  # the author's own version, beside the release's
-    assert bumped.identity()["version"] == "2" and bumped.identity()["package"] == identity["package"]
+    # The author's own version, beside the release's.
+    assert bumped["version"] == "2" and bumped["package"] == identity["package"]
 
 
 def test_a_judge_written_here_and_not_installed_keeps_the_identity_it_had():
