@@ -214,5 +214,5 @@ def test_the_shipped_model_says_where_it_comes_from_and_whom_it_fits() -> None:
     assert decision_model(None, [JudgeSpec("embedded", persona="strict")])[0] is None
     assert decision_model(None, [JudgeSpec("embedded")], thresholds_given=True)[0] is None
     assert decision_model("none", [JudgeSpec("embedded")])[0] is None
-    forced, warning = decision_model("shipped", [JudgeSpec("openai:qwen@http://127.0.0.1:1/v1")])
-    assert forced == model and "they mean little" in warning
+    with pytest.raises(ConfigError, match="fitted on the embedded judge's scores"):
+        decision_model("shipped", [JudgeSpec("openai:qwen@http://127.0.0.1:1/v1")])
