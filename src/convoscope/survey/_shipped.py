@@ -54,24 +54,17 @@ def prompt_fingerprint() -> str:
 
 def describe_shipped(model: FittedModel) -> str:
     """One line for the CLI and the report: what decided, on what evidence. The figure is the
-    cross-validated one (never the in-sample fit), beside answer length alone on the same labels,
-    and the line says so plainly when the rule is mostly length (issue 38)."""
-    evidence = ""
-    if model.auc_cv is not None:
-        evidence = (f"; cross-validated AUC {model.auc_cv:.2f}, EER {model.eer_cv:.2f} on those answers "
-                    f"(the inputs were chosen on them too: an upper bound)")
-        length = next((entry for entry in model.compared if entry.name == "length"), None)
-        if length is not None and length.auc_cv is not None:
-            evidence += f"; answer length alone {length.auc_cv:.2f}"
-            if model.auc_cv - length.auc_cv < _MOSTLY:
-                evidence += " - the rule is mostly answer length"
+    cross-validated one (never the in-sample fit) with its 95% interval, beside answer length
+    alone on the same labels with its own, and the line says plainly when the intervals show the
+    rule is mostly length (issue 38; ``_interval``)."""
+    from convoscope.survey._interval import METHOD, compare_with_length
+
+    evidence = compare_with_length(model)
+    if evidence:
+        evidence = f"; on those answers {evidence}; EER {model.eer_cv:.2f} (intervals: {METHOD})"
     return (f"decision: the model shipped with convoscope, fitted for the {model.fitted_for} on "
             f"{model.labelled} answers the project labelled ({model.source}){evidence}; inputs "
             f"{', '.join(model.dimensions)}. Fit your own on your labels with 'survey fit'.")
-
-
-# A rule whose cross-validated AUC is within this of answer length's adds little to length.
-_MOSTLY = 0.05
 
 
 def decision_model(choice: str | None, specs: Sequence[Any], *,
