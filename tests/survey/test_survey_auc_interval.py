@@ -79,3 +79,12 @@ def test_overlapping_intervals_without_length_inside_say_they_cannot_tell() -> N
     verdict = compare_with_length(_model(0.90, 0.80, 53, 87))
     assert "mostly answer length" not in verdict and "better than answer length" not in verdict
     assert "cannot tell" in verdict
+
+
+def test_the_report_of_a_run_shows_the_intervals_too() -> None:
+    from convoscope.survey import SurveyResult, render_survey_report
+
+    model = shipped_model()
+    page = render_survey_report(SurveyResult(answers=(), aggregation="sum", accept_at=model.accept_at,
+                                             reject_below=model.reject_below, fitted=model))
+    assert page.count("95% interval") == 2 and "mostly answer length" in page
