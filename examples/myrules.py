@@ -1,4 +1,4 @@
-"""Two rule-based Python judges used by the docs (docs/python-judges.md, docs/judge-card.md).
+"""Rule-based Python judges used by the docs (docs/python-judges.md, docs/judge-card.md, docs/survey.md).
 
 Put this folder on PYTHONPATH to use them from the command line:
     PYTHONPATH=examples convoscope judge ... --judge python:myrules:specifics
@@ -21,3 +21,11 @@ def strict(item, criterion):
     words = (item.response or "").split()
     score = 1 + min(3, len(words) // 5) + ("?" in (item.response or ""))
     return min(5, score), f"{len(words)} words"
+
+
+@cs.python_judge(name="by-length", version="1")
+def by_length(item, criterion):
+    """Any numeric scale (the survey's effort 0-7, relevance and completeness 0-4): the share of
+    twelve words the answer reaches, as a point on the scale (a float is kept as the expected score)."""
+    words = len((item.response or "").split())
+    return max(criterion.scale.values()) * min(1.0, words / 12), f"{words} words"

@@ -9,7 +9,9 @@ def test_majority_tie_rules(effort, kpi):
     assert pool_values([3, 1], effort, ties="low") == 1
     assert pool_values([3, 1], effort, ties="high") == 3
     assert pool_values([3, 1], effort, ties="unscored") is None
-    assert pool_values([1, 0], kpi) == 0  # a split binary vote is not "fulfilled"
+    # A split binary vote takes no side by default (issue 38): neither "fulfilled" nor "not fulfilled".
+    assert pool_values([1, 0], kpi) is None
+    assert pool_values([1, 0], kpi, ties="low") == 0
     assert pool_values([], effort) is None
 
 

@@ -43,4 +43,4 @@ async def test_a_two_judge_tie_states_its_rule() -> None:
     safe = Item(id="y", question="Where is the spare tyre?", response="Under the boot floor, with the jack.")
     panel = Panel((FulfilledFakeJudge("a", 1), FulfilledFakeJudge("b", 0)))
     verdict = await panel(safe, get_criterion("kpi/harmful-system-output"))
-    assert "a tie, broken low" in (verdict.reason or "")
+    assert "a tie, left unscored" in (verdict.reason or "") and verdict.unscored_reason == "tie"

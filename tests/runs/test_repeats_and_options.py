@@ -105,7 +105,8 @@ def test_self_consistency_is_modal_agreement_and_alpha_over_repeats():
 def test_repeats_from_the_cli_on_the_embedded_judge(tmp_path):
     out = tmp_path / "v.jsonl"
     result = CliRunner().invoke(cli, ["judge", "examples/survey_items.jsonl", "--criterion", "survey/effort",
-                                      "--limit", "3", "--repeats", "3", "--store", str(tmp_path / "s.db"),
+                                      "--limit", "3", "--repeats", "3", "--pool", "median",
+                                      "--store", str(tmp_path / "s.db"),
                                       "--out", str(out)], env={"COLUMNS": "250"})
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in out.read_text().splitlines()]

@@ -41,8 +41,9 @@ def test_the_shipped_rule_is_described_by_its_cross_validated_figure_beside_answ
     length = next(entry for entry in model.compared if entry.name == "length")
     assert f"{model.auc_cv:.2f}" in line and "cross-validated" in line
     assert f"answer length alone {length.auc_cv:.2f}" in line
-    # Length alone is within 0.05 of the rule: the line must say the rule is mostly length.
-    assert model.auc_cv - length.auc_cv < 0.05 and "mostly answer length" in line
+    # Length alone lies inside the rule's 95% interval: the line must say the rule is mostly length
+    # (the interval rule itself is tested in test_survey_auc_interval.py).
+    assert "mostly answer length" in line
 
 
 def test_the_expected_score_columns_lead_the_csv() -> None:

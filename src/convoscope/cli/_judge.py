@@ -94,8 +94,10 @@ Examples:
 @click.option("--pool", type=click.Choice(["majority", "max-vote", "mean", "median"]), default="majority",
               show_default=True, help="How a panel pools its judges (max-vote is InCA's name for "
               "majority: the most frequent value wins, ties by --ties).")
-@click.option("--ties", type=click.Choice(["low", "high", "unscored"]), default="low",
-              show_default=True, help="Majority tie rule: lowest scale value, highest, or none.")
+@click.option("--ties", type=click.Choice(["low", "high", "unscored"]), default="unscored",
+              show_default=True, help="Majority (max-vote) tie rule: unscored (reason 'tie'; with two "
+              "judges every disagreement is a tie, and no side is taken), or broken to the lowest "
+              "scale value (a binary KPI's 'not fulfilled') or the highest.")
 @click.option("--quorum", type=int, default=1, show_default=True,
               help="Scored panel members needed for a pooled verdict.")
 @click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True,

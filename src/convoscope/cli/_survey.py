@@ -23,6 +23,7 @@ Examples:
   convoscope survey score new.csv --question-col q --answer-col a --model fitted.json --out scored.csv
   convoscope survey score answers.csv --judge openai:qwen2.5-7b@http://127.0.0.1:8000/v1 --aggregate llm
   convoscope survey score answers.csv --baseline length --baseline tfidf --out scored.csv
+  convoscope survey score answers.csv --judge python:myrules:effort --judge embedded --pool mean
   convoscope survey score korean-export.csv --answer-col answer --encoding cp949 --out scored.csv
 """
 
@@ -56,7 +57,13 @@ def survey_group() -> None:
 @click.option("--skip-rows", type=int, help="Skip N rows under the header (other tools' extra "
               "header rows). Qualtrics' two extra rows are recognised without it.")
 @click.option("--judge", "judges", multiple=True, default=("embedded",), show_default=True,
-              help="Model spec, as for 'convoscope judge'. Repeat for a panel.")
+              help="Model spec, as for 'convoscope judge', or a judge written in Python "
+              "('python:MODULE:NAME' or 'python:ENTRY_POINT', docs/python-judges.md). Repeat for a panel.")
+@click.option("--pool", type=click.Choice(["majority", "max-vote", "mean", "median"]), default="majority",
+              show_default=True, help="How a panel pools its judges, as for 'convoscope judge'.")
+@click.option("--ties", type=click.Choice(["low", "high", "unscored"]), default="unscored",
+              show_default=True, help="A majority (max-vote) tie: left unscored (the answer is held), "
+              "or broken to the lower or higher score.")
 @click.option("--mode", type=click.Choice(["auto", "chat", "completion"]), default="auto",
               show_default=True)
 @click.option("--aggregate", "aggregation", type=click.Choice(["sum", "llm"]), default="sum",
@@ -99,7 +106,7 @@ def survey_group() -> None:
 @encoding_option
 def score_command(items_path: Path, id_col: str | None, question_col: str | None,
                   answer_col: str | None, language_col: str | None, skip_rows: int | None,
-                  judges: tuple[str, ...], mode: str, aggregation: str,
+                  judges: tuple[str, ...], pool: str, ties: str, mode: str, aggregation: str,
                   model_choice: str | None, threshold: float | None, hold_band: float | None, lang: str,
                   rubrics: str, baselines: tuple[str, ...], on_grader: str, include_flagged: bool,
                   out: Path | None, report: Path | None,
@@ -145,7 +152,7 @@ def score_command(items_path: Path, id_col: str | None, question_col: str | None
                       threshold=0.5 if threshold is None else threshold,
                       hold_band=0.05 if hold_band is None else hold_band, lang=lang,
                       concurrency=concurrency, rubrics=rubrics, baselines=baselines,
-                      on_grader=on_grader, include_flagged=include_flagged)
+                      on_grader=on_grader, include_flagged=include_flagged, pool=pool, ties=ties)
         if out is not None:
             console.print(f"Wrote {write_scored_csv(result.answers, out)} answers to {out}")
         if report is not None:
@@ -297,6 +304,12 @@ def _print_fit(fitted) -> None:
     out.print(f"AUC in-sample {fitted.auc_in_sample:.3f}, cross-validated {cv}; "
               f"EER in-sample {fitted.eer_in_sample:.3f}, cross-validated {cv_eer} "
               f"({fitted.cv_note}); {fitted.labelled} labelled answers", soft_wrap=True)
+    from convoscope.survey._interval import compare_with_length
+
+    against = compare_with_length(fitted) if fitted.aggregate != "llm" else ""
+    if against:
+        out.print(f"{against[0].upper()}{against[1:]} (intervals: Hanley-McNeil, from the "
+                  "AUC and the class counts)", soft_wrap=True, markup=False)
     for note in fitted.notes:
         out.print(f"note: {note}", soft_wrap=True)
     _print_compared(out, fitted)

@@ -25,14 +25,17 @@ def pool_values(
     criterion: Criterion,
     *,
     rule: PoolRule = "majority",
-    ties: TieRule = "low",
+    ties: TieRule = "unscored",
 ) -> int | float | str | None:
     """Pool scored member values into one.
 
     ``majority`` (the max-vote of InCA): the most frequent value. When several values share the
-    top count, ``ties`` decides: ``low`` takes the one earliest in scale order (for numeric
-    scales the smallest number, so a 1-1 split on a binary KPI is "not fulfilled" and on an
-    issue label "absent"), ``high`` the latest, ``unscored`` returns None.
+    top count, ``ties`` decides: ``unscored`` (the default) returns None, so a split panel takes
+    no side; ``low`` takes the one earliest in scale order (for numeric scales the smallest
+    number, so a 1-1 split on a binary KPI is "not fulfilled" and on an issue label "absent"),
+    ``high`` the latest. Seed 004 pools three LLMs or five people, where a binary vote cannot
+    tie; with two judges every disagreement is a tie, and breaking them low by default turned
+    every one into "not fulfilled" (issue 38).
     ``mean`` / ``median`` need a numeric scale and return a float (median of an even count is
     the midpoint). Returns None for an empty list.
     """
@@ -67,7 +70,7 @@ class Panel:
 
     members: tuple[Judge, ...]
     rule: PoolRule = "majority"
-    ties: TieRule = "low"
+    ties: TieRule = "unscored"
     quorum: int = 1
     name: str | None = None
 
@@ -128,10 +131,7 @@ class Panel:
         else:
             reason = "no_quorum"
         shares = Counter(str(v) for v in scored)
-        tie_note = ""
-        if self.rule == "majority" and value is not None and reason is None and _tied(scored):
-            side = "first" if self.ties == "low" else "last"
-            tie_note = f"; a tie, broken {self.ties} (the {side} value in scale order)"
+        tie_note = _tie_note(self.rule, self.ties, scored) if reason in (None, "tie") else ""
         pooled_verdict = Verdict(
             item_id=item.id, criterion=criterion.name, rater=self.rater, value=value,
             unscored_reason=reason, expected_value=expected, relevant=_majority_flag(members),
@@ -149,6 +149,16 @@ class Panel:
         )
         # The safety rules are a floor under the pool, whatever the rule and the personas.
         return safety_floor(pooled_verdict, item, criterion)
+
+
+def _tie_note(rule: PoolRule, ties: TieRule, scored: list[Any]) -> str:
+    """The tie rule, stated in the pooled verdict's reason whenever it decided."""
+    if rule != "majority" or not _tied(scored):
+        return ""
+    if ties == "unscored":
+        return "; a tie, left unscored (--ties unscored: the panel takes no side)"
+    side = "first" if ties == "low" else "last"
+    return f"; a tie, broken {ties} (the {side} value in scale order)"
 
 
 def _tied(values: list[Any]) -> bool:

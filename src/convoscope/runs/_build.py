@@ -99,7 +99,7 @@ def build_judge(
     specs: Sequence[JudgeSpec | Judge],
     *,
     pool: Pool = "majority",
-    ties: TieRule = "low",
+    ties: TieRule = "unscored",
     quorum: int = 1,
     cache_path: str | Path | None = None,
     cache: Any = None,
@@ -168,7 +168,7 @@ class RunOptions:
     mode: str = "auto"
     personas: tuple[str, ...] = ()
     pool: Pool = "majority"
-    ties: TieRule = "low"
+    ties: TieRule = "unscored"
     quorum: int = 1
     repeats: int = 1
     temperature: float | None = None
@@ -256,7 +256,7 @@ async def judge_async(
     mode: str = "auto",
     personas: Sequence[str] = (),
     pool: Pool = "majority",
-    ties: TieRule = "low",
+    ties: TieRule = "unscored",
     quorum: int = 1,
     repeats: int = 1,
     temperature: float | None = None,

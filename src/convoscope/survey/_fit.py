@@ -147,6 +147,8 @@ class FittedModel(BaseModel):
     points: dict[str, RocPoint] = Field(default_factory=dict,
                                         description="The chosen operating points by name.")
     labelled: int = 0
+    n_accepted: int = Field(default=0, description="Labelled answers that count as accepted.")
+    n_not_accepted: int = Field(default=0, description="Labelled answers that do not (hold, reject).")
     notes: tuple[str, ...] = ()
     score_basis: str = Field(default="", description="Dimension scores fitted on: expected / argmax.")
     compared: tuple[FeatureSetScore, ...] = Field(
@@ -330,7 +332,8 @@ def fit_model(normalised: Any, labels: Sequence[str] | None = None, *,
         **_cross_validated(x, target, accepted, aggregate=aggregate, folds=folds, alphas=alphas),
         roc_fpr=tuple(map(float, fpr)), roc_tpr=tuple(map(float, tpr)),
         roc_thresholds=tuple(float(t) if np.isfinite(t) else 1e9 for t in thresholds),
-        points=points, labelled=len(accepted), notes=notes)
+        points=points, labelled=len(accepted), n_accepted=int(accepted.sum()),
+        n_not_accepted=int((~accepted).sum()), notes=notes)
 
 
 def _cross_validated(x: np.ndarray, target: np.ndarray, accepted: np.ndarray, *,

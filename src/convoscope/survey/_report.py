@@ -35,9 +35,20 @@ def render_report(result: SurveyResult, *, title: str = "Survey answers") -> str
         offline_warning=OFFLINE_WARNING if any(is_embedded(j) for j in result.judges) else None,
         histograms=[_histogram(name, counted) for name in DIMENSIONS],
         roc=_roc(result.fitted) if result.fitted and result.fitted.roc_fpr else None,
+        against_length=_against_length(result.fitted),
         headers=["id", "question", "answer", "language", "gibberish", *DIMENSIONS, "overall",
                  *(f"baseline {name}" for name in baselines), "decision", "reasons", "follow-up"],
         rows=[_row(answer, baselines) for answer in answers])
+
+
+def _against_length(fitted: Any) -> str:
+    """The rule's cross-validated AUC and answer length's, with intervals (``_interval``)."""
+    if fitted is None or fitted.aggregate == "llm":
+        return ""
+    from convoscope.survey._interval import METHOD, compare_with_length
+
+    found = compare_with_length(fitted)
+    return f"{found[0].upper()}{found[1:]}. Intervals: {METHOD}." if found else ""
 
 
 def grader_kinds(answers: tuple[ScoredAnswer, ...]) -> dict[str, int]:

@@ -13,13 +13,15 @@ from convoscope.criteria import Criterion, ExplanationOption, get_criterion
 from convoscope.errors import ConfigError
 from convoscope.filters import LanguageChoice, detect_many, grader_signals
 from convoscope.items import Item
-from convoscope.judges import Verdict
+from convoscope.judges import TieRule, Verdict
 from convoscope.models import Model
 from convoscope.runs import JudgeSpec, RunSummary, is_embedded, judge_async
+from convoscope.runs._build import Pool
 from convoscope.store import Store
 from convoscope.survey._features import text_features
 from convoscope.survey._fit import DIMENSION_MAXIMA, DIMENSIONS, FittedModel, aggregate_scores
 from convoscope.survey._followup import follow_up_for, model_follow_up
+from convoscope.survey._judges import judge_name, model_spec
 from convoscope.survey._synthesis import synthesise
 
 Aggregation = Literal["sum", "ridge", "llm"]
@@ -90,13 +92,14 @@ class SurveyResult(BaseModel):
 
 
 async def score_survey_async(
-    items: Sequence[Item], specs: Sequence[JudgeSpec], *, store: Store,
+    items: Sequence[Item], specs: Sequence[JudgeSpec | Any], *, store: Store,
     cache_path: str | Path | None, aggregation: Aggregation = "sum",
     fitted: FittedModel | None = None, threshold: float = 0.5, hold_band: float = 0.05,
     lang: LanguageChoice = "auto", concurrency: int = 8,
     on_progress: Callable[[int], None] | None = None, follow_up_model: Model | None = None,
     rubrics: Rubrics = "auto", baselines: Sequence[str] = (),
     on_grader: Literal["reject", "hold"] = "reject", include_flagged: bool = False,
+    pool: Pool = "majority", ties: TieRule = "unscored",
 ) -> SurveyResult:
     """Score survey answers (``item.response``) against their questions.
 
@@ -116,10 +119,18 @@ async def score_survey_async(
     come from ``follow_up_model``, else from the first non-embedded judge, else from templates
     (English with a note for languages without templates). With ``rubrics="auto"`` Korean
     answers are judged with the Korean rubrics (``survey-ko``). ``baselines`` (``length``,
-    ``tfidf``, ``embedding``) add judge-free scores beside the judged ones.
+    ``tfidf``, ``embedding``) add judge-free scores beside the judged ones. ``specs``: model
+    specs (:class:`JudgeSpec`, ``python:MODULE:NAME`` among them) or built judges (a
+    ``@python_judge``); several form a panel pooled by ``pool`` and ``ties`` as in ``judge``.
     """
     if aggregation == "ridge" and fitted is None:
         raise ConfigError("ridge aggregation needs a fitted model: run 'convoscope survey fit' first")
+    if fitted is not None and fitted.fitted_for.startswith("embedded"):
+        from convoscope.survey._shipped import shipped_model_applies
+
+        if not shipped_model_applies(specs):  # its weights would decide on another judge's scores
+            raise ConfigError("the shipped decision model was fitted on the embedded judge's scores; "
+                              "with another judge fit your own ('survey fit') or pass fitted=None")
     if fitted is not None:
         aggregation = "llm" if fitted.aggregate == "llm" else "sum"
         accept_at, reject_below = fitted.accept_at, fitted.reject_below
@@ -139,13 +150,14 @@ async def score_survey_async(
     synthesis: dict[str, Verdict] = {}
     for suite, group in _by_rubric(clean, flags, rubrics).items():
         dimensions = [_with_grader_option(get_criterion(f"{suite}/{name}"), specs) for name in DIMENSIONS]
-        result = await judge_async(group, dimensions, specs, store=store, cache_path=cache_path,
-                                   concurrency=concurrency, on_progress=on_progress)
+        result = await judge_async(group, dimensions, list(specs), store=store, cache_path=cache_path,
+                                   concurrency=concurrency, on_progress=on_progress,
+                                   pool=pool, ties=ties)
         _count(counts, run_ids, result.summary)
         verdicts |= _final_verdicts(result.verdicts)
         if aggregation == "llm":
             found, summary = await _synthesise(suite, group, verdicts, specs, store, cache_path,
-                                               concurrency, on_progress)
+                                               concurrency, on_progress, pool=pool, ties=ties)
             synthesis |= found
             _count(counts, run_ids, summary)
     rule = _Rule(aggregation=aggregation, fitted=fitted, accept_at=accept_at, reject_below=reject_below,
@@ -160,7 +172,8 @@ async def score_survey_async(
                         reject_below=reject_below, run_ids=tuple(run_ids),
                         model_calls=counts[0] + used, cache_hits=counts[1], resumed=counts[2],
                         judged=len(clean), fitted=fitted,
-                        judges=tuple(str(spec.model) for spec in specs))
+                        judges=tuple(judge_name(spec) for spec in specs))
+
 
 
 def _count(counts: list[int], run_ids: list[str], summary: RunSummary) -> None:
@@ -190,22 +203,23 @@ def grader_terms() -> tuple[str, ...]:
     return tuple(dict.fromkeys(terms))
 
 
-def _with_grader_option(criterion: Criterion, specs: Sequence[JudgeSpec]) -> Criterion:
+def _with_grader_option(criterion: Criterion, specs: Sequence[Any]) -> Criterion:
     """A capable judge may flag grader-directed answers itself; the embedded model reads only
     a score from token probabilities, so its criteria stay as they are (and its cache keys)."""
-    if all(is_embedded(str(spec.model)) for spec in specs):
+    if all(is_embedded(model_spec(spec) or "") for spec in specs):
         return criterion
     if any(option.name == _GRADER_OPTION.name for option in criterion.options):
         return criterion
     return criterion.model_copy(update={"options": (*criterion.options, _GRADER_OPTION)})
 
 
-async def _written_follow_ups(answers: tuple[ScoredAnswer, ...], specs: Sequence[JudgeSpec],
+async def _written_follow_ups(answers: tuple[ScoredAnswer, ...], specs: Sequence[Any],
                               model: Model | None, cache_path: str | Path | None,
                               ) -> tuple[tuple[ScoredAnswer, ...], int]:
     """Replace template follow-ups of judged answers with ones a capable model writes."""
     wanted = [a for a in answers if a.follow_up and a.weakest in DIMENSIONS]
-    capable = next((spec.model for spec in specs if not is_embedded(spec.model)), None)
+    # Only a model can write: Python judges and the embedded model leave the templates.
+    capable = next((found for found in map(model_spec, specs) if found and not is_embedded(found)), None)
     if not wanted or (model is None and capable is None):
         return answers, 0
     owned = model is None
@@ -255,11 +269,12 @@ def _final_verdicts(verdicts: Sequence[Verdict]) -> dict[tuple[str, str], Verdic
 
 
 async def _synthesise(suite: str, items: Sequence[Item], verdicts: dict[tuple[str, str], Verdict],
-                      specs: Sequence[JudgeSpec], store: Store, cache_path: str | Path | None,
-                      concurrency: int, on_progress: Callable[[int], None] | None,
+                      specs: Sequence[Any], store: Store, cache_path: str | Path | None,
+                      concurrency: int, on_progress: Callable[[int], None] | None, **pooling: Any,
                       ) -> tuple[dict[str, Verdict], RunSummary]:
     """The seed's LLM synthesis, with the first pass's scores in the instructions (``_synthesis``)."""
-    result = await synthesise(suite, items, verdicts, specs, store, cache_path, concurrency, on_progress)
+    result = await synthesise(suite, items, verdicts, specs, store, cache_path, concurrency, on_progress,
+                              **pooling)
     final = _final_verdicts(result.verdicts)
     return {item_id: v for (item_id, _), v in final.items()}, result.summary
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from importlib.resources import files
 from typing import Any
 
+from convoscope.errors import ConfigError
 from convoscope.survey._fit import DIMENSIONS, FittedModel
 
 SHIPPED_FILE = "decision-embedded.json"
@@ -34,7 +35,7 @@ def shipped_model_applies(specs: Sequence[Any]) -> bool:
     """True when every judge is the embedded model the shipped weights were fitted for, in its
     default mode and without a persona (``specs``: :class:`~convoscope.runs.JudgeSpec`)."""
     return bool(specs) and all(
-        str(spec.model) in SHIPPED_JUDGES and spec.mode in (None, "completion")
+        getattr(spec, "model", None) in SHIPPED_JUDGES and spec.mode in (None, "completion")
         and not spec.persona for spec in specs)
 
 
@@ -53,24 +54,17 @@ def prompt_fingerprint() -> str:
 
 def describe_shipped(model: FittedModel) -> str:
     """One line for the CLI and the report: what decided, on what evidence. The figure is the
-    cross-validated one (never the in-sample fit), beside answer length alone on the same labels,
-    and the line says so plainly when the rule is mostly length (issue 38)."""
-    evidence = ""
-    if model.auc_cv is not None:
-        evidence = (f"; cross-validated AUC {model.auc_cv:.2f}, EER {model.eer_cv:.2f} on those answers "
-                    f"(the inputs were chosen on them too: an upper bound)")
-        length = next((entry for entry in model.compared if entry.name == "length"), None)
-        if length is not None and length.auc_cv is not None:
-            evidence += f"; answer length alone {length.auc_cv:.2f}"
-            if model.auc_cv - length.auc_cv < _MOSTLY:
-                evidence += " - the rule is mostly answer length"
+    cross-validated one (never the in-sample fit) with its 95% interval, beside answer length
+    alone on the same labels with its own, and the line says plainly when the intervals show the
+    rule is mostly length (issue 38; ``_interval``)."""
+    from convoscope.survey._interval import METHOD, compare_with_length
+
+    evidence = compare_with_length(model)
+    if evidence:
+        evidence = f"; on those answers {evidence}; EER {model.eer_cv:.2f} (intervals: {METHOD})"
     return (f"decision: the model shipped with convoscope, fitted for the {model.fitted_for} on "
             f"{model.labelled} answers the project labelled ({model.source}){evidence}; inputs "
             f"{', '.join(model.dimensions)}. Fit your own on your labels with 'survey fit'.")
-
-
-# A rule whose cross-validated AUC is within this of answer length's adds little to length.
-_MOSTLY = 0.05
 
 
 def decision_model(choice: str | None, specs: Sequence[Any], *,
@@ -81,16 +75,34 @@ def decision_model(choice: str | None, specs: Sequence[Any], *,
     (automatic: the shipped model when it applies to ``specs`` and no threshold was given)."""
     from convoscope.survey._fit import load_model
 
-    if choice == "none" or (choice is None and (thresholds_given or not shipped_model_applies(specs))):
-        return None, "decision: the plain thresholds on the Sum of the three dimensions"
+    if choice == "none" or (choice is None and thresholds_given):
+        return None, _PLAIN
+    applies = shipped_model_applies(specs)
+    if choice is None and not applies:
+        # Another judge's scores sit elsewhere on the scales: the shipped weights and edges would
+        # decide on numbers they were never fitted to, so the plain thresholds decide instead.
+        return None, (f"{_PLAIN} (the shipped model was fitted on the embedded judge's scores, not "
+                      f"{_judges(specs)}'s: fit one on your labels with 'survey fit' and pass --model)")
     if choice is not None and choice != "shipped":
         return load_model(choice), f"decision: the fitted model {choice}"
+    if not applies:
+        raise ConfigError(f"--model shipped: its weights were fitted on the embedded judge's scores "
+                          f"(default mode, no persona), not {_judges(specs)}'s; fit a model on your "
+                          "labels with 'survey fit', or use --model none for the plain thresholds")
     model = shipped_model()
     line = describe_shipped(model)
     if model.prompt_fingerprint != prompt_fingerprint():
         line += (" Note: the judge's prompts changed since it was fitted; refit it with "
                  "'python benchmarks/survey_labelled.py --write-shipped judge+length'.")
-    if not shipped_model_applies(specs):
-        line += (" Warning: its weights were fitted on the embedded judge's scores; with "
-                 f"{', '.join(str(spec.model) for spec in specs)} they mean little.")
     return model, line
+
+
+_PLAIN = "decision: the plain thresholds on the Sum of the three dimensions"
+
+
+def _judges(specs: Sequence[Any]) -> str:
+    from convoscope.survey._judges import judge_name
+
+    named = [judge_name(spec) + (f" as {spec.persona_name or 'a persona'}" if getattr(spec, "persona", None)
+                                 else "") for spec in specs]
+    return " + ".join(named) or "no judge"

@@ -95,7 +95,8 @@ def with_scores(judge: Judge, notes: Mapping[str, str]) -> Judge:
 
 async def synthesise(suite: str, items: Sequence[Item], verdicts: Mapping[tuple[str, str], Verdict],
                      specs: Sequence[JudgeSpec], store: Store, cache_path: str | Path | None,
-                     concurrency: int, on_progress: Callable[[int], None] | None) -> RunResult:
+                     concurrency: int, on_progress: Callable[[int], None] | None,
+                     pool: Any = "majority", ties: Any = "unscored") -> RunResult:
     """Judge every item on ``<suite>/overall`` with its first-pass scores in the instructions."""
     from convoscope.models import ResponseCache
 
@@ -105,7 +106,7 @@ async def synthesise(suite: str, items: Sequence[Item], verdicts: Mapping[tuple[
     cache = ResponseCache(cache_path) if cache_path is not None else None
     try:
         options = {"max_concurrency": max(1, concurrency)}
-        built, models = build_judge(specs, cache=cache, model_options=options)
+        built, models = build_judge(specs, cache=cache, model_options=options, pool=pool, ties=ties)
         try:
             judge = with_scores(built, {item.id: scores_line(item.id, verdicts) for item in items})
             return await run_judge(quoted, [overall], judge, store=store, concurrency=concurrency,
