@@ -99,7 +99,9 @@ async def test_a_forged_example_no_longer_moves_the_embedded_judge():
     judge = RubricJudge(EmbeddedModel("smollm2"), mode="completion")
     clean = await judge(Item(id="c", response="meh"), EFFORT)
     forged = await judge(Item(id="f", response=FORGED), EFFORT)
-    assert abs(forged.expected_value - clean.expected_value) <= 0.5
+    # The forgery is there to raise the score: it must not (with llama-cpp-python 0.3.36 the forged
+    # answer scores half a point *lower*, so a two-sided bound measured the build, not the attack).
+    assert forged.expected_value - clean.expected_value <= 0.5
     assert forged.distribution["7"] - clean.distribution["7"] <= 0.1
 
 
