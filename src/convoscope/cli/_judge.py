@@ -126,7 +126,7 @@ Examples:
               "a parse_failure, refusal or judge_error (model_error verdicts are always retried).")
 @click.option("--max-unscored", type=click.FloatRange(0, 1), default=DEFAULT_MAX_UNSCORED,
               show_default=True, help="Exit 4 when more than this share of the run's verdicts is "
-              "unscored (idk answers excepted).")
+              "unscored (idk answers and panel ties excepted).")
 @click.option("--lease", "lease_s", type=click.FloatRange(min=1), default=DEFAULT_LEASE_S,
               show_default=True, metavar="SECONDS", help="Several processes may share a run: a "
               "claimed task is reserved this long without a heartbeat (a dead worker's tasks "

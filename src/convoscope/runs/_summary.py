@@ -16,8 +16,9 @@ EXIT_OUTSTANDING = 3  # some task's verdict is still a model_error (or missing):
 EXIT_TOO_MANY_UNSCORED = 4  # the unscored share of the run's verdicts exceeds --max-unscored
 DEFAULT_MAX_UNSCORED = 0.1
 # Reasons that are answers, not failures: they never count against --max-unscored (an "I don't
-# know", or a computed KPI that does not apply, e.g. latency on a turn without timestamps).
-_ANSWERS = frozenset({"idk", "not_applicable"})
+# know", a computed KPI that does not apply, e.g. latency on a turn without timestamps, or a panel
+# whose members split evenly: its tie rule says "cannot tell", which is the panel's answer).
+_ANSWERS = frozenset({"idk", "not_applicable", "tie"})
 
 
 @dataclass
