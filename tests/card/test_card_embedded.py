@@ -27,7 +27,8 @@ def test_the_embedded_judges_card_from_the_store(tmp_path):
     assert report.rater.startswith("panel:") and report.cost.new_calls > 0
     # Judging only what is missing: the same run again asks the model nothing, and its verdicts
     # are the ones the card read.
-    again = cs.judge(items, [OVERALL], "embedded", store=store, repeats=2, cache_path=None)
+    # (the card pools a judge's repeats by their median: two repeats that differ are not a tie)
+    again = cs.judge(items, [OVERALL], "embedded", store=store, repeats=2, pool="median", cache_path=None)
     assert again.summary.model_calls == 0
     assert list(report.consistency) == cs.runs.self_consistency(again.member_verdicts)
     assert report.consistency[0].repeats == 2
@@ -40,7 +41,7 @@ def test_the_embedded_judges_card_from_the_store(tmp_path):
     assert criterion == "overall" and [flips] == position_bias_rates(pairs.verdicts) and flips.pairs == 1
     assert report.manipulation is None or report.manipulation.pairs == 1
     assert report.agreement[0].judge.n_items == 2
-    assert "Too few rated items on overall to say (2, fewer than 30)" in report.verdict
+    assert "Cannot tell: too few rated items on overall to say (2, fewer than 30)" in report.verdict
     second = cs.judge_card(["embedded"], items, humans, **options)
     assert second.judges[0].cost.new_calls == 0
     assert second.judges[0].agreement == report.agreement

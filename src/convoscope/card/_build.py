@@ -84,8 +84,10 @@ async def judge_card_async(
     item_list, humans, names = _inputs(items, human, criteria, languages, judges, repeats, pairs)
     options = dict(n_resamples=n_resamples, confidence=confidence, seed=seed, alpha=alpha,
                    alt_epsilon=alt_epsilon, score=score, repeats=repeats)
+    # Repeats of one judge are pooled by their median: with two repeats a majority ties whenever
+    # they differ, and a tie is left unscored (docs/kpi-and-options.md), which would drop the item.
     run_options: dict[str, Any] = dict(store=store, mode=mode, concurrency=concurrency, repeats=repeats,
-                                       cache_path=cache_path)
+                                       cache_path=cache_path, **({"pool": "median"} if repeats > 1 else {}))
     chosen = tuple(card_probes()) if probes is True else tuple(probes or ())
     judged = [await _judge_one(judge, item_list, list(criteria), chosen, pairs, run_options)
               for judge in judges]

@@ -45,7 +45,7 @@ from convoscope.models._capabilities import (
 )
 from convoscope.models._keys import redact_url
 from convoscope.models._limits import AdaptiveLimit, RateBudget, estimated_tokens
-from convoscope.models._retry import RetryPolicy, TransientError, call_with_retries
+from convoscope.models._retry import DeadlineClock, RetryPolicy, TransientError, call_with_retries
 from convoscope.models._wire import (
     completion_top_logprobs,
     fold_past_whitespace,
@@ -154,10 +154,11 @@ class LiteLLMModel:
         size = len(str(kwargs.get("messages") or kwargs.get("prompt") or "").encode())
         started = time.perf_counter()
 
-        async def attempt(start_clock: Any) -> Any:
+        async def attempt(clock: DeadlineClock) -> Any:
+            clock.stop()  # queueing behind our own limits is not the endpoint's time (retries too)
             await self._budget.spend(estimated_tokens(size, request.max_tokens))
             async with self._limit.slot() as sent_at:
-                start_clock()  # queueing behind our own limits is not the endpoint's time
+                clock.start()
                 return await self._attempt(kwargs, sent_at)
 
         data = (await self._call(attempt)).model_dump()
@@ -173,9 +174,10 @@ class LiteLLMModel:
         """One small chat call for the capability probe: LiteLLM's errors as Refused / Unavailable."""
         kwargs = {**self._base_kwargs(8, 0.0), "messages": list(PROBE_MESSAGES), **extra}
 
-        async def attempt(start_clock: Any) -> Any:
+        async def attempt(clock: DeadlineClock) -> Any:
+            clock.stop()
             async with self._limit.slot() as sent_at:
-                start_clock()
+                clock.start()
                 return await self._attempt(kwargs, sent_at, probing=True)
 
         try:

@@ -253,7 +253,7 @@ def run_block(block: Block, folder: Path, base_url: str | None) -> subprocess.Co
         output = output.decode(errors="replace") if isinstance(output, bytes) else output
         return subprocess.CompletedProcess(command, -1, output,
                                            f"still running after {BLOCK_TIMEOUT_S} s (a server? see "
-                                           "'docs-test: server' in tests/test_docs.py)")
+                                           "'docs-test: server' in tests/test_documented_blocks.py)")
 
 
 @pytest.fixture(scope="module")
