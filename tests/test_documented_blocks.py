@@ -82,6 +82,10 @@ SMALLER: list[tuple[str, str, str, str]] = [  # applied in this order
      "one English context shows the Python loop runs; five in two languages take many minutes"),
     ("docs/synth.md", "SynthSettings(max_turns=6)", "SynthSettings(max_turns=2)",
      "two turns show the Python loop runs"),
+    ("docs/reports.md", "--suite dialogue-issues --one-call",
+     "--criterion dialogue-issues:repetitive --criterion dialogue-issues:irrelevant --one-call",
+     "the test server's context is 2,048 tokens (tests/models pin that figure) and nine rubrics in one "
+     "prompt need more; two rubrics in one call show the one-call path runs"),
     ("docs/runs.md", "--suite survey --repeats 5", "--criterion survey:effort --repeats 2",
      "four criteria asked five times is 160 calls of the embedded model; one criterion twice shows "
      "the same self-consistency table"),
@@ -187,9 +191,18 @@ class Page:
     ran: list[int] = field(default_factory=list)
 
 
+def free_port() -> int:
+    """A port free now on 127.0.0.1 (not imported from a conftest: several test folders have one, and
+    which module is ``conftest`` depends on what ran before)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def on_a_free_port(text: str) -> str:
     """Each serving command with ``--port`` set to a free port (a fixed one may be taken here)."""
-    from conftest import free_port
 
     def with_port(match: re.Match[str]) -> str:
         command = re.sub(r"\s--port[ =]\d+", "", match["command"].rstrip())
