@@ -82,6 +82,12 @@ SMALLER: list[tuple[str, str, str, str]] = [  # applied in this order
      "one English context shows the Python loop runs; five in two languages take many minutes"),
     ("docs/synth.md", "SynthSettings(max_turns=6)", "SynthSettings(max_turns=2)",
      "two turns show the Python loop runs"),
+    ("README.md", "convoscope judge examples/response_candidates.jsonl --suite response-candidates",
+     "convoscope judge examples/response_candidates.jsonl --limit 2 --suite response-candidates",
+     "four rubrics on every candidate take minutes on the embedded model; two candidates show it runs"),
+    ("README.md", "examples/survey_answers.csv --response-col answer --criterion survey/effort",
+     "examples/survey_answers.csv --limit 3 --response-col answer --criterion survey/effort",
+     "the endpoint blocks show the options reach a server; three answers do that as well as ten"),
     ("docs/reports.md", "--suite dialogue-issues --one-call",
      "--criterion dialogue-issues:repetitive --criterion dialogue-issues:irrelevant --one-call",
      "the test server's context is 2,048 tokens (tests/models pin that figure) and nine rubrics in one "
