@@ -39,3 +39,17 @@ def test_no_number_is_split_at_eighty_columns(tmp_path):
     assert wide.exit_code == 0 and narrow.exit_code == 0, narrow.output
     broken = _numbers(narrow.output) - _numbers(wide.output)
     assert not broken, sorted(broken)
+
+
+def test_a_table_without_rows_prints_its_headers():
+    """Found by the docs test: with no row, the narrowest-layout sum took max() of one number."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from convoscope.cli._metaeval_render import FittedTable
+
+    table = FittedTable("criterion", "outliers")
+    console = Console(file=StringIO(), width=80)
+    console.print(table)
+    assert "criterion" in console.file.getvalue()

@@ -25,7 +25,7 @@ class FittedTable(Table):
     def __rich_console__(self, console: Any, options: Any) -> Any:
         # Narrowest layout without splitting a word: each column at its longest word, plus the
         # padding and rule between columns (3 characters, counted generously).
-        narrowest = sum(max(widest_word(column.header), *(widest_word(c) for c in column._cells))
+        narrowest = sum(max([widest_word(column.header), *(widest_word(c) for c in column._cells)])
                         for column in self.columns) + 3 * max(len(self.columns) - 1, 0)
         if narrowest <= options.max_width or not self.row_count:
             yield from super().__rich_console__(console, options)
