@@ -197,13 +197,13 @@ def legend(alpha: float = 0.05, correction: Correction = "holm") -> str:
 LEGEND = legend()
 
 
-def to_csv(records: Sequence[dict[str, Any]]) -> str:
+def to_csv(records: Sequence[dict[str, Any]], *, columns: Sequence[str] = COLUMNS) -> str:
     """Every column in full precision, one row per record; formula-like text cells are quoted."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(COLUMNS), lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=list(columns), lineterminator="\n")
     writer.writeheader()
     for record in records:
-        writer.writerow({key: _safe_cell(record.get(key)) for key in COLUMNS})
+        writer.writerow({key: _safe_cell(record.get(key)) for key in columns})
     return buffer.getvalue()
 
 

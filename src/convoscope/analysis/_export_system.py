@@ -6,12 +6,10 @@ best judge at system level (raw), the outlier systems and r without the most inf
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 from typing import Any
 
-from convoscope.analysis._export import _safe_cell, latex_escape
+from convoscope.analysis._export import latex_escape, to_csv
 
 SYSTEM_COLUMNS = ("criterion", "judge", "n_systems", "pearson", "pearson_low", "pearson_high", "spearman",
                   "spearman_low", "spearman_high", "pairwise_accuracy", "williams_p_vs_best", "versus",
@@ -45,12 +43,7 @@ def system_records(study: Any) -> list[dict[str, Any]]:
 
 
 def systems_csv(records: Sequence[dict[str, Any]]) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(SYSTEM_COLUMNS), lineterminator="\n")
-    writer.writeheader()
-    for record in records:
-        writer.writerow({key: _safe_cell(record.get(key)) for key in SYSTEM_COLUMNS})
-    return buffer.getvalue()
+    return to_csv(records, columns=SYSTEM_COLUMNS)
 
 
 def _cells(record: dict[str, Any]) -> list[str]:

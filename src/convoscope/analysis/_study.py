@@ -7,7 +7,7 @@ The CLI parses its flags, calls this, and renders the result.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -37,7 +37,7 @@ from convoscope.errors import ConfigError
 
 View = Literal["turn", "dialogue"]
 HumanSets = Literal["pooled", "each"]
-TABLE_WRITERS = {".csv": to_csv, ".md": to_markdown, ".tex": to_latex}
+TABLE_WRITERS: dict[str, Callable[..., str]] = {".csv": to_csv, ".md": to_markdown, ".tex": to_latex}
 PARTS = ("rows", "comparisons", "systems", "system_comparisons", "rankings", "per_set",
          "self_consistency")
 
