@@ -26,4 +26,4 @@ echo "test.sh: installed in $(( $(date +%s) - started )) s; running the suite" >
 # --durations: the slowest tests are named at the end of every run (the suite must stay under 20 min).
 # The tests import the installed wheel (tests/test_installed_package.py checks that it is the wheel).
 if [ "${CONVOSCOPE_EDITABLE:-0}" != 1 ]; then export CONVOSCOPE_TEST_WHEEL=1; fi
-python3 -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=30 "$@"
+python3 -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=60 "$@"

@@ -85,6 +85,13 @@ SMALLER: list[tuple[str, str, str, str]] = [  # applied in this order
     ("README.md", "convoscope judge examples/response_candidates.jsonl --suite response-candidates",
      "convoscope judge examples/response_candidates.jsonl --limit 2 --suite response-candidates",
      "four rubrics on every candidate take minutes on the embedded model; two candidates show it runs"),
+    ("README.md", "judge examples/dialogues.jsonl --suite dialogue-issues \\\n",
+     "judge examples/dialogues.jsonl --limit 1 --suite dialogue-issues \\\n",
+     "three dialogues x nine rubrics x two judges is 54 calls (over three minutes on two cores); one "
+     "dialogue shows the panel and its pooling run"),
+    ("README.md", "examples/survey_answers.csv --id-col id --response-col answer --criterion survey/effort",
+     "examples/survey_answers.csv --limit 3 --id-col id --response-col answer --criterion survey/effort",
+     "three answers show the column options work as well as ten"),
     ("README.md", "examples/survey_answers.csv --response-col answer --criterion survey/effort",
      "examples/survey_answers.csv --limit 3 --response-col answer --criterion survey/effort",
      "the endpoint blocks show the options reach a server; three answers do that as well as ten"),
