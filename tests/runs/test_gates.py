@@ -92,3 +92,61 @@ def test_judge_exits_5_below_a_gate_and_0_above_it(tmp_path):
     passing = CliRunner().invoke(cli, [*args, "--fail-under", "relevance=0"], env={"COLUMNS": "200"})
     assert passing.exit_code == 0, passing.output
     assert "pass" in passing.output
+
+
+# The library has what the CLI has (DESIGN "Layers that only point down": sampling and gates live in
+# runs/, so `cs.judge(sample=..., gates=...)` works from Python). Before: TypeError, no such keyword.
+def _long_answers_judge():
+    import convoscope as cs
+
+    @cs.python_judge(name="long-answers", version="1")
+    def long_answers(item, criterion):
+        return min(5, 1 + len((item.response or "").split()) // 3)
+
+    return long_answers
+
+
+def _detail_items():
+    import convoscope as cs
+
+    return [cs.Item(id=f"i{n}", response=" ".join(["word"] * n), language="en" if n % 2 else "ko")
+            for n in range(1, 21)]
+
+
+def test_judge_in_python_draws_the_same_sample_as_the_cli(tmp_path):
+    import convoscope as cs
+    from convoscope.items import sample_items
+
+    detail = cs.Criterion(name="detail", question="How detailed?", definition="Detail.",
+                          scale=cs.Scale(kind="range", minimum=1, maximum=5))
+    items = _detail_items()
+    result = cs.judge(items, [detail], _long_answers_judge(), store=tmp_path / "run.db", cache_path=None,
+                      sample=6, stratify_by="language", seed=3)
+    expected = {item.id for item in sample_items(items, 6, stratify_by="language", seed=3)}
+    assert {verdict.item_id for verdict in result.verdicts} == expected and len(expected) == 6
+
+
+@pytest.mark.parametrize(("threshold", "code"), [(1.5, 0), (4.5, 5)])
+def test_judge_in_python_checks_its_gates_and_exits_5_below_one(tmp_path, threshold, code):
+    import convoscope as cs
+
+    detail = cs.Criterion(name="detail", question="How detailed?", definition="Detail.",
+                          scale=cs.Scale(kind="range", minimum=1, maximum=5))
+    items = _detail_items()
+    result = cs.judge(items, [detail], _long_answers_judge(), store=tmp_path / "run.db", cache_path=None,
+                      gates=[f"detail={threshold}"])
+    (gate,) = result.gates
+    values = [min(5, 1 + n // 3) for n in range(1, 21)]
+    assert gate.observed == pytest.approx(sum(values) / len(values)) and gate.n == 20
+    assert result.exit_code() == code
+
+
+def test_a_gate_on_a_criterion_not_judged_fails_before_any_call(tmp_path):
+    import convoscope as cs
+
+    detail = cs.Criterion(name="detail", question="How detailed?", definition="Detail.",
+                          scale=cs.Scale(kind="range", minimum=1, maximum=5))
+    with pytest.raises(ConfigError, match="names a criterion that is not judged"):
+        cs.judge(_detail_items(), [detail], _long_answers_judge(), store=tmp_path / "run.db",
+                 cache_path=None, gates=["overall=3"])
+    assert not (tmp_path / "run.db").exists()

@@ -21,7 +21,6 @@ from convoscope.items import (
     RecordStream,
     check_output,
     read_items,
-    sample_items,
     with_reference_candidates,
 )
 from convoscope.judges import Verdict
@@ -32,15 +31,15 @@ from convoscope.runs import (
     EXIT_BELOW_GATE,
     EXIT_OUTSTANDING,
     OFFLINE_WARNING,
-    GateTally,
+    GateRule,
     RunOptions,
     RunResult,
+    gate_rules,
     is_embedded,
     judge_async,
     judge_specs,
-    parse_gate,
-    resolve_gates,
     run_sync,
+    sampled_stream,
 )
 from convoscope.runs._stop import Terminated, until_terminated
 from convoscope.store import DEFAULT_STORE, Store
@@ -237,7 +236,7 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
         criteria = select_criteria(suites=suites, names=criteria_refs, files=criteria_files, only=kpis)
         if domain:
             criteria = [criterion.model_copy(update={"domain": domain}) for criterion in criteria]
-        rules = resolve_gates([parse_gate(text) for text in gates], criteria)
+        rules = gate_rules(gates, criteria)
         _check_first_chunk(stream, criteria)
         specs = judge_specs(judges, mode=options.mode, personas=options.personas)
         for path in (out, summary_json):  # checked first, created last: a store that fails leaves no file
@@ -249,9 +248,8 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
                       f"store: [bold]{escape(store.location)}[/bold]")
         if any(is_embedded(spec.model) for spec in specs):
             console.print(f"[yellow]{OFFLINE_WARNING}[/yellow]")
-        tally = GateTally(rules)
         with naming_encoding_flag():
-            result = _run(console, stream, criteria, specs, store, writer, tally, progress_every, options,
+            result = _run(console, stream, criteria, specs, store, writer, rules, progress_every, options,
                           summary_json)
         if writer is not None:
             console.print(f"Wrote {writer.count} verdicts to {escape(str(out))}")
@@ -260,14 +258,12 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
             cost = result.summary.cost
             console.print(f"Batch answers are billed at half the list price: {cost:.4f} "
                           f"instead of {2 * cost:.4f}.")
-        gate_results = tally.results()
+        gate_results = result.gates
     for gate in gate_results:
         observed = "nothing scored" if gate.observed is None else f"{gate.observed:.3f}"
         mark = "[green]pass[/green]" if gate.passed else "[red]FAIL[/red]"
         console.print(f"gate {escape(str(gate.rule))}: {observed} over {gate.n} verdicts — {mark}")
     code = result.exit_code(max_unscored)
-    if not code and not all(gate.passed for gate in gate_results):
-        code = EXIT_BELOW_GATE
     if summary_json is not None:
         _write_summary(summary_json, code, result.summary.as_dict(), gate_results)
     if code == EXIT_BELOW_GATE:
@@ -279,12 +275,11 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
 
 
 def _run(console: Console, stream: ItemStream, criteria: list[Criterion], specs: list[Any], store: Store,
-         writer: RecordStream | None, tally: GateTally, every: float, options: RunOptions,
+         writer: RecordStream | None, rules: list[GateRule], every: float, options: RunOptions,
          summary_json: Path | None) -> RunResult:
     """The run, streaming: verdicts go to --out and the gates as they are committed."""
     with RunProgress(console, every=every, count_total=_total(stream, criteria)) as progress:
         def on_verdicts(finals: list[Verdict], members: list[Verdict]) -> None:
-            tally.add(finals)
             progress.unscored.update(v.unscored_reason for v in finals if v.unscored_reason)
             if writer is not None:
                 writer.write([*members, *finals])
@@ -294,7 +289,7 @@ def _run(console: Console, stream: ItemStream, criteria: list[Criterion], specs:
                         if name not in ("mode", "personas")}  # already in the specs
             return run_sync(until_terminated(judge_async(
                 stream, criteria, specs, store=store, on_progress=progress.advance,
-                on_verdicts=on_verdicts, collect=False, **settings)))
+                on_verdicts=on_verdicts, collect=False, gates=rules, **settings)))
         except Terminated:
             if summary_json is not None:
                 _write_summary(summary_json, EXIT_OUTSTANDING, {"stopped": "SIGTERM"}, [])
@@ -343,10 +338,10 @@ def _check_first_chunk(stream: ItemStream, criteria: list[Criterion]) -> None:
 
 def _sampled(console: Console, stream: ItemStream, size: int, stratify_by: str | None,
              seed: int) -> ItemStream:
-    chosen = sample_items(stream, size, stratify_by=stratify_by, seed=seed)
+    chosen = sampled_stream(stream, size, stratify_by=stratify_by, seed=seed)
     how = f", stratified by {stratify_by}" if stratify_by else ""
-    console.print(f"Sample: {len(chosen)} items{how}, seed {seed}.", markup=False, highlight=False)
-    return ItemStream(chosen, chunk_size=stream.chunk_size)
+    console.print(f"Sample: {chosen.count()} items{how}, seed {seed}.", markup=False, highlight=False)
+    return chosen
 
 
 def _verdict_stream(out: Path | None, criteria: list[Criterion]) -> RecordStream | None:

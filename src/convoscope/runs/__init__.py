@@ -22,6 +22,7 @@ from convoscope.runs._build import (
     judge_async,
     judge_specs,
     run_sync,
+    sampled_stream,
 )
 from convoscope.runs._gate import (
     EXIT_BELOW_GATE,
@@ -29,6 +30,7 @@ from convoscope.runs._gate import (
     GateRule,
     GateTally,
     check_gates,
+    gate_rules,
     parse_gate,
     resolve_gates,
 )
@@ -80,6 +82,7 @@ __all__ = [
     "check_gates",
     "connect",
     "default_cache_path",
+    "gate_rules",
     "is_embedded",
     "items_dataset",
     "judge",
@@ -93,6 +96,7 @@ __all__ = [
     "run_id_for",
     "run_judge",
     "run_sync",
+    "sampled_stream",
     "self_consistency",
     "verdict_schema",
     "verdicts_dataset",

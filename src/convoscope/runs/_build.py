@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import functools
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass
@@ -13,9 +14,11 @@ from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 from convoscope.criteria import Criterion
 from convoscope.errors import ConfigError
 from convoscope.items import Item, ItemStream
+from convoscope.items._stream import DEFAULT_CHUNK
 from convoscope.judges import Judge, JudgeMode, Panel, PoolRule, RubricJudge, TieRule
 from convoscope.models import Model, capability_notes, route_notes, run_span
 from convoscope.runs._engine import Progress, Sink
+from convoscope.runs._gate import GateRule, GateTally, gate_rules, watching
 from convoscope.runs._repeats import DEFAULT_REPEAT_TEMPERATURE
 from convoscope.runs._result import RunResult
 from convoscope.runs._run import DEFAULT_LEASE_S, run_judge
@@ -285,6 +288,10 @@ async def judge_async(
     on_verdicts: Sink | None = None,
     collect: bool = True,
     model_options: dict[str, Any] | None = None,
+    sample: int | None = None,
+    stratify_by: str | None = None,
+    seed: int = 0,
+    gates: Sequence[str | GateRule] = (),
 ) -> RunResult:
     """Judge ``items`` on ``criteria`` and return the run's :class:`RunResult` (the one async core).
 
@@ -309,6 +316,10 @@ async def judge_async(
     ``otel``; ``workers`` (processes sharing the run on this machine, default 1) and
     ``engine="ray"`` (the run on a Ray cluster at ``ray_address``; ``items`` may then be a Ray
     Dataset; see docs/runs.md). ``model_options`` add backend settings beyond those.
+    ``sample``: judge a reproducible random sample of that many items (``stratify_by`` a field,
+    ``seed``; :func:`~convoscope.items.sample_items`). ``gates``: release gates (``"overall=3.5"``,
+    ``"follow-up:yes=0.9"``), checked against the criteria before any call; the result's ``gates``
+    hold what each observed, and ``exit_code()`` is 5 when the run is below one.
     ``on_verdicts(finals, members)`` sees verdicts as they are committed; ``collect=False`` keeps
     them out of the result (the summary still counts them)."""
     options = RunOptions(
@@ -319,8 +330,23 @@ async def judge_async(
         allow_insecure_key=allow_insecure_key, context_length=context_length, batch=batch,
         batch_max_requests=batch_max_requests, batch_max_bytes=batch_max_bytes, otel=otel,
         workers=workers, engine=engine, ray_address=ray_address)
-    return await _judge(items, criteria, judge, store, options, model_options,
-                        on_progress=on_progress, on_verdicts=on_verdicts, collect=collect)
+    tally = GateTally(gate_rules(gates, criteria)) if gates else None
+    if sample is not None:
+        items = sampled_stream(_as_stream(items), sample, stratify_by=stratify_by, seed=seed)
+    result = await _judge(items, criteria, judge, store, options, model_options, on_progress=on_progress,
+                          on_verdicts=watching(tally, on_verdicts) if tally else on_verdicts,
+                          collect=collect)
+    return dataclasses.replace(result, gates=tuple(tally.results())) if tally else result
+
+
+def sampled_stream(items: Iterable[Item] | ItemStream, size: int, *, stratify_by: str | None = None,
+                   seed: int = 0) -> ItemStream:
+    """A reproducible random sample of ``size`` items as a stream (one pass over the input; at most
+    ``size`` items held per stratum)."""
+    from convoscope.items import sample_items
+
+    chosen = sample_items(items, size, stratify_by=stratify_by, seed=seed)
+    return ItemStream(chosen, chunk_size=items.chunk_size if isinstance(items, ItemStream) else DEFAULT_CHUNK)
 
 
 async def _judge(items: Any, criteria: Sequence[Criterion], judge: Any, store: Store | str | Path | None,

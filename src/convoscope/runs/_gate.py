@@ -142,6 +142,22 @@ class GateTally:
         return results
 
 
+def gate_rules(gates: Sequence[str | GateRule], criteria: Sequence[Criterion]) -> list[GateRule]:
+    """Rules written as text (``overall=3.5``) or as :class:`GateRule`, checked against the
+    criteria before any model call (:func:`resolve_gates`)."""
+    return resolve_gates([parse_gate(gate) if isinstance(gate, str) else gate for gate in gates], criteria)
+
+
+def watching(tally: GateTally, sink: Any) -> Any:
+    """An ``on_verdicts`` hook that feeds the tally the final verdicts, then calls ``sink``."""
+    def on_verdicts(finals: list[Any], members: list[Any]) -> None:
+        tally.add(finals)
+        if sink is not None:
+            sink(finals, members)
+
+    return on_verdicts
+
+
 def check_gates(verdicts: Iterable[Any], rules: Sequence[GateRule]) -> list[GateResult]:
     """The observed mean or share for every rule (rules from :func:`resolve_gates`)."""
     tally = GateTally(rules)

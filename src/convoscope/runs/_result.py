@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from convoscope.judges import Verdict
+from convoscope.runs._gate import EXIT_BELOW_GATE, GateResult
 from convoscope.runs._summary import DEFAULT_MAX_UNSCORED, RunSummary
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ class RunResult:
     or the panel's pooled one), as they stand in the store when the run ends (tasks judged
     before a resume included). ``member_verdicts``: each panel member's own verdicts (empty for
     a single judge). ``summary``: counts of what this invocation did (:class:`RunSummary`).
+    ``gates``: each release gate the run was given (``gates=``), with what it observed.
     """
 
     run_id: str
@@ -29,6 +31,7 @@ class RunResult:
     summary: RunSummary
     member_verdicts: tuple[Verdict, ...] = ()
     store: str = ""
+    gates: tuple[GateResult, ...] = ()
 
     @property
     def raters(self) -> tuple[str, ...]:
@@ -37,8 +40,12 @@ class RunResult:
         return tuple(dict.fromkeys(names))
 
     def exit_code(self, max_unscored: float = DEFAULT_MAX_UNSCORED) -> int:
-        """See :meth:`RunSummary.exit_code` (0 done, 3 work outstanding, 4 too many unscored)."""
-        return self.summary.exit_code(max_unscored)
+        """See :meth:`RunSummary.exit_code` (0 done, 3 work outstanding, 4 too many unscored);
+        5 when the run is otherwise done but below one of its ``gates``."""
+        code = self.summary.exit_code(max_unscored)
+        if not code and not all(gate.passed for gate in self.gates):
+            return EXIT_BELOW_GATE
+        return code
 
     def to_pandas(self, *, members: bool = False) -> pd.DataFrame:
         """One row per verdict (the final ones; ``members=True`` adds the panel members')."""
