@@ -21,8 +21,7 @@ from convoscope.cli import cli
 from convoscope.cli._app import _register
 from convoscope.criteria import Criterion, Scale
 from convoscope.judges._judge import sample_value
-from convoscope.runs import RunOptions, judge, judge_async, self_consistency
-from convoscope.runs._build import build_judge
+from convoscope.runs import RunOptions, build_judge, judge, judge_async, self_consistency
 from convoscope.runs._repeats import base_rater
 
 _register()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -301,7 +302,7 @@ def _run(console: Console, stream: ItemStream, criteria: list[Criterion], specs:
                 writer.close()
 
 
-def _write_summary(path: Path, code: int, summary: dict[str, Any], gates: list[Any]) -> None:
+def _write_summary(path: Path, code: int, summary: dict[str, Any], gates: Sequence[Any]) -> None:
     """The summary as JSON, replaced whole (a reader never sees half a file)."""
     import json
     import os

@@ -8,22 +8,7 @@ async core. The same run spreads over a Ray cluster (``judge_dataset``, the per-
 """
 
 from convoscope.runs._batchfn import BatchSettings, JudgeBatch, batch_settings, verdict_schema
-from convoscope.runs._build import (
-    BESIDE_STORE,
-    EMBEDDED_DEFAULT,
-    OFFLINE_WARNING,
-    JudgeSpec,
-    RunOptions,
-    as_specs,
-    build_judge,
-    default_cache_path,
-    is_embedded,
-    judge,
-    judge_async,
-    judge_specs,
-    run_sync,
-    sampled_stream,
-)
+from convoscope.runs._build import judge, judge_async, sampled_stream
 from convoscope.runs._gate import (
     EXIT_BELOW_GATE,
     GateResult,
@@ -33,6 +18,17 @@ from convoscope.runs._gate import (
     gate_rules,
     parse_gate,
     resolve_gates,
+)
+from convoscope.runs._here import build_judge, default_cache_path, run_sync
+from convoscope.runs._options import (
+    BESIDE_STORE,
+    EMBEDDED_DEFAULT,
+    OFFLINE_WARNING,
+    JudgeSpec,
+    RunOptions,
+    as_specs,
+    is_embedded,
+    judge_specs,
 )
 from convoscope.runs._ray import connect, items_dataset, judge_dataset, verdicts_dataset
 from convoscope.runs._repeats import SelfConsistency, self_consistency

@@ -34,16 +34,9 @@ from convoscope.criteria import Criterion
 from convoscope.errors import ConfigError
 from convoscope.items import ColumnMap, Item, ItemError, validate_record
 from convoscope.judges import RETRYABLE_ON_REQUEST, TRANSIENT, Judge, Verdict
-from convoscope.runs._build import (
-    BESIDE_STORE,
-    EMBEDDED_DEFAULT,
-    JudgeSpec,
-    RunOptions,
-    default_cache_path,
-    run_judge_of,
-    run_sync,
-)
 from convoscope.runs._engine import judge_task
+from convoscope.runs._here import default_cache_path, run_judge_of, run_sync
+from convoscope.runs._options import BESIDE_STORE, EMBEDDED_DEFAULT, JudgeSpec, RunOptions
 from convoscope.runs._plan import Task, applies, plan_tasks, run_id_for
 from convoscope.store import Store, VerdictWriter
 

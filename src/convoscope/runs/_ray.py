@@ -25,8 +25,8 @@ from convoscope.errors import ConvoscopeError, missing_extra
 from convoscope.items import ColumnMap, ItemError
 from convoscope.judges import Verdict
 from convoscope.runs._batchfn import BatchSettings, JudgeBatch, Rows, batch_settings, verdicts_from_table
-from convoscope.runs._build import EMBEDDED_DEFAULT, RunOptions
 from convoscope.runs._engine import Progress, Sink
+from convoscope.runs._options import EMBEDDED_DEFAULT, RunOptions
 from convoscope.runs._repeats import ConsistencyTally
 from convoscope.runs._result import RunResult
 from convoscope.runs._summary import RunSummary

@@ -26,8 +26,9 @@ from typing import Any
 
 from convoscope.criteria import Criterion
 from convoscope.errors import ConfigError
-from convoscope.runs._build import RunOptions, judge_here, run_sync
 from convoscope.runs._engine import STOP_GRACE_S
+from convoscope.runs._here import judge_here, run_sync
+from convoscope.runs._options import RunOptions
 from convoscope.runs._result import RunResult
 from convoscope.runs._stop import Terminated, until_terminated
 from convoscope.runs._summary import RunSummary

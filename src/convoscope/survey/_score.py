@@ -16,7 +16,7 @@ from convoscope.items import Item
 from convoscope.judges import TieRule, Verdict
 from convoscope.models import Model
 from convoscope.runs import JudgeSpec, RunSummary, is_embedded, judge_async
-from convoscope.runs._build import Pool
+from convoscope.runs._options import Pool
 from convoscope.store import Store
 from convoscope.survey._features import text_features
 from convoscope.survey._fit import DIMENSION_MAXIMA, DIMENSIONS, FittedModel, aggregate_scores
