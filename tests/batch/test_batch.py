@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from convoscope.models import GenerateRequest, Message, ModelError, ResponseCache, cache_key, open_model
+from convoscope.batch import open_model
+from convoscope.models import GenerateRequest, Message, ModelError, ResponseCache, cache_key
 from convoscope.store._batches import BatchLedger
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -17,7 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from convoscope.models import GenerateRequest, ModelError, ResponseCache, cache_key, open_model
+from convoscope.batch import open_model
+from convoscope.models import GenerateRequest, ModelError, ResponseCache, cache_key
 from convoscope.store._batches import BatchLedger
 from convoscope.store._schema import batch_jobs
 

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from convoscope.models import GenerateRequest, Message, ModelError, ResponseCache, open_model
-from convoscope.models._batch import BatchLimits
+from convoscope.batch import open_model
+from convoscope.batch._model import BatchLimits
+from convoscope.models import GenerateRequest, Message, ModelError, ResponseCache
 
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[1]))
@@ -48,7 +49,7 @@ async def test_openai_batches_are_cut_by_bytes_too(server, store, tmp_path, monk
     requests = _prompts(7, words=40)
     one_line = 400  # each request's JSONL line is a little over 300 bytes: three fit in 1,000 bytes
     server.max_bytes = 1000
-    monkeypatch.setattr("convoscope.models._batch.LIMITS", {"openai": BatchLimits(50_000, 1000)})
+    monkeypatch.setattr("convoscope.batch._model.LIMITS", {"openai": BatchLimits(50_000, 1000)})
     await _defer_all(server, store, tmp_path, requests)
     sizes = [len(server.files[batch["input_file_id"]]) for batch in server.batches.values()]
     assert len(sizes) >= 3 and all(one_line < size <= 1000 for size in sizes[:-1]), sizes
@@ -62,7 +63,7 @@ async def test_anthropic_batches_are_cut_at_its_request_limit(server, store, tmp
     requests = [GenerateRequest(messages=(Message(role="user", content=f"Say {i}."),), max_tokens=2)
                 for i in range(5)]
     server.max_requests = 2
-    monkeypatch.setattr("convoscope.models._batch.LIMITS", {"anthropic": BatchLimits(2, 256_000_000)})
+    monkeypatch.setattr("convoscope.batch._model.LIMITS", {"anthropic": BatchLimits(2, 256_000_000)})
     await _defer_all(server, store, tmp_path, requests, provider="anthropic")
     assert [(endpoint, len(ids)) for _, endpoint, ids in server.submitted] == [("/v1/messages", 2)] * 2 + [
         ("/v1/messages", 1)]
@@ -72,7 +73,7 @@ async def test_anthropic_batches_are_cut_at_its_request_limit(server, store, tmp
 
 
 async def test_a_request_larger_than_a_whole_batch_is_its_own_error(server, store, tmp_path, monkeypatch):
-    monkeypatch.setattr("convoscope.models._batch.LIMITS", {"openai": BatchLimits(50_000, 1000)})
+    monkeypatch.setattr("convoscope.batch._model.LIMITS", {"openai": BatchLimits(50_000, 1000)})
     (problem,) = await _defer_all(server, store, tmp_path, _prompts(1, words=300))
     assert "larger than a whole batch may be (1000 bytes)" in problem
     assert server.submitted == []

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from convoscope.batch import open_model
 from convoscope.cli import cli
 from convoscope.cli._app import _register
 from convoscope.judges import Verdict
-from convoscope.models import GenerateRequest, ModelError, ResponseCache, open_model
+from convoscope.models import GenerateRequest, ModelError, ResponseCache
 from convoscope.runs._summary import RunSummary
 
 sys.path.insert(0, str(Path(__file__).parent))

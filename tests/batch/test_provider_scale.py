@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from convoscope.batch._model import BatchLimits
 from convoscope.cli import cli
 from convoscope.cli._app import _register
-from convoscope.models._batch import BatchLimits
 from convoscope.store import Store
 from convoscope.store._batches import BatchLedger
 
@@ -51,7 +51,7 @@ def test_a_run_larger_than_the_provider_limit_is_split_into_batches(batch_server
     # The server enforces the documented rule at a small scale: 1 request per batch file.
     batch_server.max_requests = 1
     limits = {"openai": BatchLimits(1, 200_000_000)}
-    monkeypatch.setattr("convoscope.models._batch.LIMITS", limits, raising=False)
+    monkeypatch.setattr("convoscope.batch._model.LIMITS", limits, raising=False)
     first, _ = judge(batch_server, llama_server[1], tmp_path)
     assert first.exit_code == 3, first.output
     assert [len(ids) for _, _, ids in batch_server.submitted] == [1, 1]

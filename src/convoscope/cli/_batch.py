@@ -58,7 +58,7 @@ def status_command(store_target: str, include_collected: bool, no_refresh: bool,
     Example:
       convoscope batch status --store run.db --api-key-env api.openai.com=OPENAI_API_KEY
     """
-    from convoscope.models._batch_admin import batch_status
+    from convoscope.batch._admin import batch_status
 
     console = Console()
     with fail_on(console), _ledger(store_target) as ledger:
@@ -85,7 +85,7 @@ def cancel_command(job_ids: tuple[str, ...], cancel_all: bool, store_target: str
       convoscope batch cancel cb-4f2a9c --store run.db
       convoscope batch cancel --all --store run.db
     """
-    from convoscope.models._batch_admin import cancel_batches
+    from convoscope.batch._admin import cancel_batches
 
     console = Console()
     with fail_on(console):
@@ -111,7 +111,7 @@ def cleanup_command(store_target: str, older_than_days: float | None, api_key_en
     Example:
       convoscope batch cleanup --store run.db --older-than 30
     """
-    from convoscope.models._batch_admin import clean_up_batches
+    from convoscope.batch._admin import clean_up_batches
 
     console = Console()
     with fail_on(console), _ledger(store_target) as ledger:
@@ -142,7 +142,7 @@ Example:
 
 
 def _export(to: Path, response_format: str, **options: Any) -> None:
-    from convoscope.models._batch import BatchFiles
+    from convoscope.batch._model import BatchFiles
 
     started = time.time()
     code: Any = 0
@@ -163,8 +163,8 @@ def _export(to: Path, response_format: str, **options: Any) -> None:
 
 
 def _import(results: tuple[str, ...], **options: Any) -> None:
-    from convoscope.models._batch import BatchFiles
-    from convoscope.models._batch_admin import import_models, import_results
+    from convoscope.batch._admin import import_models, import_results
+    from convoscope.batch._model import BatchFiles
 
     console = Console(stderr=True)
     with fail_on(console), _ledger(options["store_target"]) as ledger:
@@ -237,8 +237,8 @@ class _ledger:  # noqa: N801 (a context manager used like a function)
 
 
 def _keys(api_key_env: tuple[str, ...], allow_insecure: bool) -> Any:
+    from convoscope.batch._admin import KeyOptions
     from convoscope.models import endpoint_options
-    from convoscope.models._batch_admin import KeyOptions
 
     options = endpoint_options(api_key_env=api_key_env)
     return KeyOptions(api_key_env=options.get("api_key_env"), allow_insecure=allow_insecure)

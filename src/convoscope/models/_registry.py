@@ -91,26 +91,23 @@ register_backend("gemini", _gemini)
 register_backend("litellm", _litellm)
 
 
-def open_model(spec: str, *, cache: Any = None, batch: Any = None, ledger: Any = None, trace: Any = False,
-               batch_max_requests: int | None = None, batch_max_bytes: int | None = None,
-               **options: Any) -> Model:
+def open_model(spec: str, *, cache: Any = None, trace: Any = False,
+               wrap_live: Callable[[Model], Model] | None = None, **options: Any) -> Model:
     """The one way to build a model: ``spec`` as for :func:`model_from_spec`, wrapped in a
     response cache when ``cache`` is given (a :class:`ResponseCache` or a path to one).
 
     ``cache=None`` means no cache; an empty cache is still a cache (``is not None``, never truth).
-    ``batch="openai"`` or ``"anthropic"`` sends what no answer covers through that provider's
-    batch API at the spec's base URL, a :class:`~._batch.BatchFiles` writes batch files instead
-    (see :mod:`._batch`; needs an ``openai:`` spec and ``ledger``, the verdict store that keeps
-    the batches; ``batch_max_requests`` and ``batch_max_bytes`` replace the provider's limits
-    per batch). ``trace=True`` puts every call in an OpenTelemetry span (:mod:`._otel`), cache
-    hits included; ``trace=<TracerProvider>`` sends them to that provider instead of the global one."""
+    ``wrap_live`` replaces the live model before the cache wraps it (what answers a cache miss:
+    :func:`convoscope.batch.open_model` sends misses through a provider's batch API that way).
+    ``trace=True`` puts every call in an OpenTelemetry span (:mod:`._otel`), cache hits included;
+    ``trace=<TracerProvider>`` sends them to that provider instead of the global one."""
     from pathlib import Path
 
     from convoscope.models._cache import CachedModel, ResponseCache
 
     model = model_from_spec(spec, **options)
-    if batch:
-        model = _batched(model, cache, batch, ledger, options, (batch_max_requests, batch_max_bytes))
+    if wrap_live is not None:
+        model = wrap_live(model)
     if cache is None:
         return _traced(model, trace) if trace else model
     if isinstance(cache, str | Path):
@@ -123,23 +120,6 @@ def _traced(model: Model, trace: Any) -> Model:
     from convoscope.models._otel import TracedModel
 
     return TracedModel(model, tracer_provider=None if trace is True else trace)
-
-
-def _batched(live: Model, cache: Any, batch: Any, ledger: Any, options: dict[str, Any],
-             limits: tuple[int | None, int | None]) -> Model:
-    from convoscope.models._batch import batch_model
-    from convoscope.models._keys import resolve_api_key
-    from convoscope.models._openai import OpenAIModel
-
-    if not isinstance(live, OpenAIModel):
-        raise ModelError(f"batch mode needs an openai:MODEL@BASE_URL judge, not {live.name}")
-    if live.provider == "anthropic" and batch != "anthropic":
-        raise ModelError(f"{live.name} speaks Anthropic's Messages API: its batches are --batch anthropic")
-    key = resolve_api_key(live.base_url, api_key=options.get("api_key"),
-                          api_key_env=options.get("api_key_env"),
-                          allow_insecure=bool(options.get("allow_insecure")))
-    return batch_model(live, batch, ledger=ledger, api_key=key, cache=cache, max_requests=limits[0],
-                       max_bytes=limits[1])
 
 
 def model_from_spec(spec: str, **options: Any) -> Model:

@@ -28,7 +28,7 @@ from convoscope.runs._run import DEFAULT_LEASE_S
 from convoscope.store import Store
 
 if TYPE_CHECKING:
-    from convoscope.models._batch import BatchFiles
+    from convoscope.batch._model import BatchFiles
 
 async def judge_async(
     items: Iterable[Item] | ItemStream | str | Path | Any,
@@ -91,7 +91,7 @@ async def judge_async(
     cache; default beside the store, None: none), ``lease_s``, the endpoint's ``timeout``,
     ``deadline``, ``max_retries``, ``rpm``, ``tpm``, ``api_key_env``, ``allow_insecure_key``,
     ``context_length``, ``batch`` (``openai`` or ``anthropic``; a
-    :class:`~convoscope.models._batch.BatchFiles` writes batch files instead: docs/batch.md),
+    :class:`~convoscope.batch._model.BatchFiles` writes batch files instead: docs/batch.md),
     ``batch_max_requests`` and ``batch_max_bytes`` (a batch service's caps, below the provider's),
     ``otel``; ``workers`` (processes sharing the run on this machine, default 1) and
     ``engine="ray"`` (the run on a Ray cluster at ``ray_address``; ``items`` may then be a Ray

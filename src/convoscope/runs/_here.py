@@ -57,8 +57,11 @@ def build_judge(
     decoding would give the same answer every time)."""
     from convoscope.judges import JointJudge
     from convoscope.judges._python import is_python_spec, python_judge_for
-    from convoscope.models import open_model
 
+    if (model_options or {}).get("batch"):  # only a batch run loads the batch package
+        from convoscope.batch import open_model
+    else:
+        from convoscope.models import open_model
     if not specs:
         raise ConfigError("at least one judge is needed")
     if repeats < 1:

@@ -14,7 +14,7 @@ from convoscope.judges import Judge, JudgeMode, PoolRule, TieRule
 from convoscope.runs._run import DEFAULT_LEASE_S
 
 if TYPE_CHECKING:
-    from convoscope.models._batch import BatchFiles
+    from convoscope.batch._model import BatchFiles
 
 EMBEDDED_DEFAULT = "embedded"
 BESIDE_STORE = "beside-store"  # the default response cache: <store>.cache.db next to a SQLite store

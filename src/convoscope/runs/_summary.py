@@ -126,6 +126,6 @@ class RunSummary:
 
 
 def _deferred(verdict: Verdict) -> bool:
-    from convoscope.models._batch import DEFERRED  # only on a failed call: batch runs are rare
+    from convoscope.batch._model import DEFERRED  # only on a failed call: batch runs are rare
 
     return DEFERRED in (verdict.raw or "")

@@ -296,7 +296,7 @@ class BatchLedger:
     def adopt(self, *, provider: str, base_url: str, model: str, endpoint: str, remote_id: str,
               requests: dict[str, str], submitted_at: float) -> None:
         """Record a batch submitted before the ledger lived in the store (see
-        :func:`convoscope.models._batch.adopt_json_ledger`)."""
+        :func:`convoscope.batch._model.adopt_json_ledger`)."""
         now = time.time()
         job_id = f"cb-{uuid.uuid4().hex[:20]}"
         with self.engine.begin() as connection:

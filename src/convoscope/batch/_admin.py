@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from convoscope.errors import LocatedError
-from convoscope.models._base import ModelError
-from convoscope.models._batch import (
+from convoscope.batch._api import BatchService, FileBatches, Outcome, batch_service, openai_outcome
+from convoscope.batch._model import (
     LEASE_S,
     BatchFiles,
     BatchModel,
@@ -26,7 +25,8 @@ from convoscope.models._batch import (
     holding,
     refresh,
 )
-from convoscope.models._batch_api import BatchService, FileBatches, Outcome, batch_service, openai_outcome
+from convoscope.errors import LocatedError
+from convoscope.models._base import ModelError
 from convoscope.models._keys import resolve_api_key
 from convoscope.store._batches import OPEN_STATES, BatchJob, BatchLedger
 

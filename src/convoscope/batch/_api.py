@@ -1,4 +1,4 @@
-"""The batch services a :class:`~convoscope.models._batch.BatchModel` sends to, one class each.
+"""The batch services a :class:`~convoscope.batch._model.BatchModel` sends to, one class each.
 
 * :class:`OpenAIBatches` — the OpenAI Batch API: upload a JSONL file (``POST /files``, purpose
   ``batch``), create the batch (``POST /batches``, one endpoint, ``metadata`` naming the ledger's

@@ -30,8 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
-from convoscope.models._base import GenerateRequest, Generation, ModelError
-from convoscope.models._batch_api import (
+from convoscope.batch._api import (
     CHAT,
     COMPLETIONS,
     BatchService,
@@ -40,7 +39,8 @@ from convoscope.models._batch_api import (
     batch_service,
     completion_body,
 )
-from convoscope.models._batch_gather import RECORD_EVERY, Gathering
+from convoscope.batch._gather import RECORD_EVERY, Gathering
+from convoscope.models._base import GenerateRequest, Generation, ModelError
 from convoscope.models._cache import cache_key
 from convoscope.models._capabilities import Capabilities
 from convoscope.models._keys import redact_url
