@@ -174,9 +174,11 @@ def compare(
     b: Any,
     *,
     store: str | Path | None = None,
+    store_b: str | Path | None = None,
     human: Any = None,
     levels: Mapping[str, Level] | None = None,
     criteria: Sequence[Any] = (),
+    criteria_b: Sequence[Any] | None = None,
     correction: str = "holm",
     confidence: float = 0.95,
     max_flips: int = 50,
@@ -186,8 +188,9 @@ def compare(
     items: Any = None,
     prompts: bool = True,
 ) -> Comparison:
-    """Compare run ``a`` with run ``b`` (verdict files, run ids in ``store``, RunResults or lists
-    of verdicts): items are matched by ``item_id`` and criterion; the change is B − A.
+    """Compare run ``a`` with run ``b`` (verdict files, run archives, run ids in ``store`` — B's in
+    ``store_b`` when given —, RunResults or lists of verdicts): items are matched by ``item_id``
+    and criterion; the change is B − A.
 
     Per criterion: the mean change with its paired t interval, the paired test that fits the scale
     (Wilcoxon signed-rank for scores, McNemar for 0/1, Stuart–Maxwell for labels; p-values adjusted
@@ -204,7 +207,9 @@ def compare(
     go, so memory does not grow with the number of verdicts (see docs/compare.md). For each kept
     flip, with ``prompts``, the rendered prompts of the two runs are compared: from an archive
     exported with ``--prompts``, or rendered again from ``items`` (a file or list; an archive's own
-    items otherwise) and ``criteria`` when the run's judge can be rebuilt from its spec."""
+    items otherwise) and ``criteria`` (B's from ``criteria_b`` when the runs worded them
+    differently) when the run's judge can be rebuilt from its spec and the prompt hashes to the
+    verdict's task key."""
     from convoscope.analysis import CORRECTIONS, adjust_pvalues
 
     if correction not in CORRECTIONS:
@@ -212,17 +217,18 @@ def compare(
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie between 0 and 1, not {confidence}")
     criteria = list(criteria)
-    levels = {**{c.name: level_of_scale(c.scale) for c in criteria}, **(levels or {})}
+    criteria_b = criteria if criteria_b is None else list(criteria_b)
+    levels = {**{c.name: level_of_scale(c.scale) for c in [*criteria_b, *criteria]}, **(levels or {})}
     people = _human_means(human) if human is not None else {}
     with ExitStack() as stack:
         first = open_source(a, store=store, rater=rater_a)
         stack.callback(first.close)
-        second = open_source(b, store=store, rater=rater_b)
+        second = open_source(b, store=store_b if store_b is not None else store, rater=rater_b)
         stack.callback(second.close)
         tallies = _tally(first, second, people, max_flips)
         rows, notes = _rows(first, second, tallies, levels, confidence, method)
         if prompts:
-            rows = with_prompts(rows, first, second, items=items, criteria=criteria)
+            rows = with_prompts(rows, first, second, items=items, criteria_a=criteria, criteria_b=criteria_b)
     adjusted = adjust_pvalues([row.pvalue for row in rows], method=correction)  # type: ignore[arg-type]
     rows = [_with_adjusted(row, float(p)) for row, p in zip(rows, adjusted, strict=True)]
     return Comparison(

@@ -56,41 +56,53 @@ def prompt_diff(text_a: str, text_b: str) -> tuple[str, ...]:
 
 
 class _Book:
-    """Where one side's prompts come from: its archive's prompts, or items and criteria to render."""
+    """Where one side's prompts come from: its archive's prompts, or items and criteria to render
+    them again (every criterion of that name is tried: the one that hashes to the key is it)."""
 
-    def __init__(self, source: Source, items: Mapping[str, Any], criteria: Mapping[str, Any], keys: set[str]):
+    def __init__(self, source: Source, items: Mapping[str, Any], criteria: Iterable[Any], keys: set[str]):
         self.spec = source.spec
         self.archived: dict[str, str] = {}
+        self.criteria: dict[str, list[Any]] = {}
         archive = source.archive
-        if archive is not None and hasattr(archive, "prompts"):
+        own: list[Any] = []
+        if archive is not None:
             self.archived = archive.prompts(keys)
             items = items or {item.id: item for item in (archive.items() or [])}
-            criteria = criteria or _archived_criteria(archive)
-        self.items, self.criteria = items, criteria
+            own = _archived_criteria(archive)
+        for criterion in [*criteria, *own]:
+            self.criteria.setdefault(criterion.name, []).append(criterion)
+        self.items = items
 
     def text(self, key: str | None, item_id: str, criterion: str) -> str | None:
         if key is None:
             return None
         if key in self.archived:
             return self.archived[key]
-        if item_id not in self.items or criterion not in self.criteria:
+        if item_id not in self.items:
             return None
-        rendered = render(self.spec, self.items[item_id], self.criteria[criterion])
-        return rendered[0] if rendered is not None and rendered[1] == key else None
+        for candidate in self.criteria.get(criterion, []):
+            rendered = render(self.spec, self.items[item_id], candidate)
+            if rendered is not None and rendered[1] == key:
+                return rendered[0]
+        return None
 
 
 def with_prompts(
-    rows: Sequence[CriterionChange], first: Source, second: Source, *, items: Any, criteria: Iterable[Any]
+    rows: Sequence[CriterionChange],
+    first: Source,
+    second: Source,
+    *,
+    items: Any,
+    criteria_a: Iterable[Any],
+    criteria_b: Iterable[Any],
 ) -> list[CriterionChange]:
     """Each kept flip with the difference of the two runs' prompts, or a note of what is known."""
     flips = [flip for row in rows for flip in row.flips]
     keys = {key for flip in flips for key in (flip.task_key_a, flip.task_key_b) if key}
     if not keys:
         return list(rows)
-    wanted = {flip.item_id for flip in flips}
-    by_id = _items(items, wanted)
-    by_name = {criterion.name: criterion for criterion in criteria}
-    books = (_Book(first, by_id, by_name, keys), _Book(second, by_id, by_name, keys))
+    by_id = _items(items, {flip.item_id for flip in flips})
+    books = (_Book(first, by_id, criteria_a, keys), _Book(second, by_id, criteria_b, keys))
     return [replace(row, flips=tuple(_one(flip, *books) for flip in row.flips)) for row in rows]
 
 
@@ -124,10 +136,10 @@ def _items(items: Any, wanted: set[str]) -> dict[str, Any]:
     return {item.id: item for item in items if item.id in wanted}
 
 
-def _archived_criteria(archive: Any) -> dict[str, Any]:
+def _archived_criteria(archive: Any) -> list[Any]:
     text = archive.criteria_text()
     if text is None:
-        return {}
+        return []
     from convoscope.criteria._load import _parse_suite
 
-    return {criterion.name: criterion for criterion in _parse_suite(text, Path(archive.path)).criteria}
+    return list(_parse_suite(text, Path(archive.path)).criteria)

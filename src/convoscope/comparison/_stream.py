@@ -17,6 +17,8 @@ from typing import Any, NamedTuple
 
 from convoscope.errors import ConfigError
 
+BATCH = 1000  # rows fetched from the database at a time, per side
+
 
 class Row(NamedTuple):
     """What a comparison needs of one verdict (the rest of it stays in the store)."""
@@ -186,7 +188,7 @@ def _stored_rows(opened: Any, run_id: str, rater: str | None) -> Iterator[Row]:
     if rater is not None:
         query = query.where(union.c.rater == rater)
     with opened.engine.connect() as connection:
-        result = connection.execution_options(yield_per=2000).execute(query)
+        result = connection.execution_options(yield_per=BATCH).execute(query)
         for row in result:
             if sqlite:
                 yield Row(row.criterion, row.item_id, row.value, row.reason, row.system, row.language,
