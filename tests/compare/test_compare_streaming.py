@@ -237,3 +237,25 @@ def test_a_stored_run_is_read_in_groups_not_whole(tmp_path):
         finally:
             tracemalloc.stop()
     assert peaks[1] < peaks[0] * 1.5, peaks  # four times the verdicts, about the same peak
+
+
+def test_two_runs_in_two_stores_are_compared_from_the_command_line(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from convoscope.cli._app import cli
+
+    first, second = mixed_runs(n=60, seed=12)
+    stored_run(tmp_path / "a.db", "run-a", first)
+    stored_run(tmp_path / "b.db", "run-b", second)
+    out = tmp_path / "a-b.json"
+    result = CliRunner().invoke(cli, ["compare", "run-a", "run-b", "--store", str(tmp_path / "a.db"),
+                                      "--store-b", str(tmp_path / "b.db"), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    document = json.loads(out.read_text(encoding="utf-8"))
+    expected = cs.compare(first, second)
+    assert [row["criterion"] for row in document["criteria"]] == expected.names
+    for row, reference in zip(document["criteria"], expected.criteria, strict=True):
+        assert (row["n_items"], row["changed"]) == (reference.n_items, reference.changed)
+        assert row["pvalue"] == pytest.approx(reference.pvalue, rel=1e-12)
