@@ -259,3 +259,29 @@ def test_two_runs_in_two_stores_are_compared_from_the_command_line(tmp_path):
     for row, reference in zip(document["criteria"], expected.criteria, strict=True):
         assert (row["n_items"], row["changed"]) == (reference.n_items, reference.changed)
         assert row["pvalue"] == pytest.approx(reference.pvalue, rel=1e-12)
+
+
+def test_a_large_archive_is_streamed_through_a_scratch_store_with_the_same_figures(tmp_path, monkeypatch):
+    from convoscope.archive import export_run
+    from convoscope.comparison import _stream
+
+    first, second = mixed_runs(n=80, seed=13)
+    store = tmp_path / "runs.db"
+    stored_run(store, "run-a", first)
+    stored_run(store, "run-b", second)
+    archives = [export_run(run, store, tmp_path / f"{run}.cvs.zip") and tmp_path / f"{run}.cvs.zip"
+                for run in ("run-a", "run-b")]
+    held = cs.compare(*map(str, archives))
+    import tempfile
+
+    made = []
+    real = _stream._scratch_store
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # the scratch stores stay in this test's folder
+    monkeypatch.setattr(_stream, "ARCHIVE_HELD_UP_TO", 10)  # every archive counts as large
+    monkeypatch.setattr(_stream, "_scratch_store", lambda *a: made.append(1) or real(*a))
+    streamed = cs.compare(*map(str, archives))
+    assert len(made) == 2
+    assert_close(figures(streamed), figures(held))
+    assert list(scratch.iterdir()) == []  # removed once compared

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from convoscope.errors import ConfigError
 
 BATCH = 1000  # rows fetched from the database at a time, per side
+ARCHIVE_HELD_UP_TO = 200_000  # final verdicts; a larger archive goes into a scratch store to be streamed
 
 
 class Row(NamedTuple):
@@ -79,8 +80,10 @@ def open_source(reference: Any, *, store: str | Path | None, rater: str | None) 
     path = Path(str(reference))
     from convoscope.archive import is_archive, read_run_archive
 
-    if is_archive(path):  # held in memory while compared (see docs/compare.md)
+    if is_archive(path):
         archive = read_run_archive(path)
+        if int(archive.manifest.get("counts", {}).get("final", 0)) > ARCHIVE_HELD_UP_TO:
+            return _scratch_store(archive, rater)
         rows = [row for row in archive.iter_rows() if row.final]
         return from_verdicts(archive.run_id, [row.verdict for row in rows], archive.spec, rater=rater,
                              keys=[row.task_key for row in rows], archive=archive)
@@ -109,6 +112,32 @@ def from_store(run_id: str, store: str | Path, rater: str | None) -> Source:
         raise
     spec = opened.run_spec(run) or {}
     return Source(run, spec, lambda: _stored_rows(opened, run, rater), opened.close, opened, run)
+
+
+def _scratch_store(archive: Any, rater: str | None) -> Source:
+    """A large archive imported into a store in a temporary folder (removed when the comparison
+    closes the side), then streamed from there like any stored run."""
+    import shutil
+    import tempfile
+
+    from convoscope.archive import import_run
+
+    folder = tempfile.mkdtemp(prefix="convoscope-compare-")
+    try:
+        store = Path(folder) / "archive.db"
+        import_run(archive.path, store)
+        source = from_store(archive.run_id, store, rater)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    close = source.close
+
+    def close_and_remove() -> None:
+        close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+    source.spec, source.archive, source.close = archive.spec, archive, close_and_remove
+    return source
 
 
 def _one_run(opened: Any, run_id: str) -> str:
