@@ -51,6 +51,17 @@ def test_wilcoxon_from_counts_of_differences_is_scipys_normal_approximation(seed
     assert ours.pvalue == pytest.approx(reference.pvalue, rel=1e-9, abs=1e-300)
 
 
+def test_the_mean_change_interval_from_counts_is_scipys_paired_t():
+    from convoscope.comparison._tables import change_interval, means
+
+    a, b = paired(5, 3000, 0.1, scale=(0, 7))
+    reference = stats.ttest_rel(b, a).confidence_interval(0.9)
+    assert change_interval(differences(joint_of(a, b)), confidence=0.9) == pytest.approx(
+        (reference.low, reference.high), rel=1e-12
+    )
+    assert means(joint_of(a, b)) == pytest.approx((np.mean(a), np.mean(b)), rel=1e-15)
+
+
 def test_wilcoxon_on_few_pairs_is_scipys_own_exact_or_permutation_p_value():
     a, b = [3, 1, 4, 1, 5, 2, 2, 5], [4, 1, 2, 3, 5, 4, 3, 2]
     ours = wilcoxon_counts(differences(joint_of(a, b)))
