@@ -19,6 +19,7 @@ from convoscope.archive._format import (
     FORMAT,
     ITEMS,
     MANIFEST,
+    PROMPTS,
     SCHEMA_VERSION,
     SPEC,
     SUFFIX,
@@ -38,18 +39,26 @@ class _Counts:
     items: set[str] = field(default_factory=set)
     criteria: set[str] = field(default_factory=set)
     raters: set[str] = field(default_factory=set)
+    prompts: list[int] = field(default_factory=list)  # with --prompts: [written, not matching]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"verdicts": self.verdicts, "final": self.final, "members": self.members,
-                "unscored": self.unscored, "items": len(self.items), "criteria": sorted(self.criteria),
-                "raters": sorted(self.raters)}
+        found = {"verdicts": self.verdicts, "final": self.final, "members": self.members,
+                 "unscored": self.unscored, "items": len(self.items), "criteria": sorted(self.criteria),
+                 "raters": sorted(self.raters)}
+        if self.prompts:
+            found |= {"prompts": self.prompts[0], "prompts_unmatched": self.prompts[1]}
+        return found
 
 
 def export_run(run: str, store: str | Path, out: str | Path, *, items: str | Path | None = None,
-               criteria_file: str | Path | None = None) -> dict[str, Any]:
+               criteria_file: str | Path | None = None, prompts: bool = False) -> dict[str, Any]:
     """Write run ``run`` (its id or first characters) of ``store`` to ``out`` (``.cvs.zip``) and
     return the manifest. ``items`` / ``criteria_file``: the files the run read, carried along.
+    ``prompts``: also the rendered prompt of each final verdict (``prompts.jsonl``), rendered
+    again from the items and criteria and kept only where it hashes to the verdict's task key.
     The archive is written beside ``out`` and moved into place when complete."""
+    if prompts and (items is None or criteria_file is None):
+        raise ConfigError("--prompts renders the run's prompts again: give --items and --criteria-file too")
     from convoscope.store import Store
 
     out = Path(out)
@@ -60,7 +69,8 @@ def export_run(run: str, store: str | Path, out: str | Path, *, items: str | Pat
         run_id = find_run(opened, run)
         partial = out.with_name(out.name + ".part")
         try:
-            manifest = _write(opened, run_id, partial, items=items, criteria_file=criteria_file)
+            manifest = _write(opened, run_id, partial, items=items, criteria_file=criteria_file,
+                              prompts=prompts)
             os.replace(partial, out)
         finally:
             partial.unlink(missing_ok=True)
@@ -81,7 +91,7 @@ def find_run(store: Any, run: str) -> str:
 
 
 def _write(store: Any, run_id: str, target: Path, *, items: str | Path | None,
-           criteria_file: str | Path | None) -> dict[str, Any]:
+           criteria_file: str | Path | None, prompts: bool = False) -> dict[str, Any]:
     from convoscope import __version__
     from convoscope.store._schema import runs
 
@@ -98,6 +108,12 @@ def _write(store: Any, run_id: str, target: Path, *, items: str | Path | None,
             _put(archive, members, ITEMS, _item_lines(Path(items), counts.items))
         if criteria_file is not None:
             _put(archive, members, CRITERIA, [_criteria_text(Path(criteria_file))])
+        if prompts and items is not None and criteria_file is not None:
+            from convoscope.archive._prompts import prompt_lines
+
+            spec = json.loads(row["spec"])
+            _put(archive, members, PROMPTS, prompt_lines(store, run_id, spec, Path(items),
+                                                         Path(criteria_file), counts.prompts))
         manifest = {
             "format": FORMAT, "schema_version": SCHEMA_VERSION, "convoscope_version": __version__,
             "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),

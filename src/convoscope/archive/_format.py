@@ -26,6 +26,7 @@ SUMMARY = "summary.json"
 VERDICTS = "verdicts.jsonl"
 ITEMS = "items.jsonl"
 CRITERIA = "criteria.yaml"
+PROMPTS = "prompts.jsonl"  # optional (export-run --prompts); readers that do not know it skip it
 _BLOCK = 1 << 20
 
 

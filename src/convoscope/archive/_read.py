@@ -5,14 +5,14 @@ from __future__ import annotations
 import io
 import json
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from convoscope.archive._format import CRITERIA, ITEMS, SPEC, SUMMARY, VERDICTS, open_checked
+from convoscope.archive._format import CRITERIA, ITEMS, PROMPTS, SPEC, SUMMARY, VERDICTS, open_checked
 from convoscope.errors import LocatedError
 from convoscope.judges import Verdict
 
@@ -80,6 +80,27 @@ class RunArchive:
     def criteria_text(self) -> str | None:
         """The criteria file the run read (YAML), when the archive carries it."""
         return self._text(CRITERIA)
+
+    def prompts(self, keys: Iterable[str] | None = None) -> dict[str, str]:
+        """The rendered prompts the archive carries (``export-run --prompts``) by task key: those
+        of ``keys`` only (read in one pass, so a large archive is not held), or every one."""
+        if PROMPTS not in self.manifest["members"]:
+            return {}
+        wanted = None if keys is None else set(keys)
+        found: dict[str, str] = {}
+        where = f"{self.path}:{PROMPTS}"
+        with zipfile.ZipFile(self.path) as archive, archive.open(PROMPTS) as raw:
+            for number, line in enumerate(io.TextIOWrapper(raw, encoding="utf-8"), start=1):
+                if not line.strip():
+                    continue
+                try:
+                    data = json.loads(line)
+                    key, prompt = str(data["task_key"]), str(data["prompt"])
+                except (ValueError, KeyError, TypeError) as error:
+                    raise LocatedError(where, f"not a prompt line ({error})", line=number) from None
+                if wanted is None or key in wanted:
+                    found[key] = prompt
+        return found
 
     def _text(self, name: str) -> str | None:
         if name not in self.manifest["members"]:

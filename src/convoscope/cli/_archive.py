@@ -20,8 +20,11 @@ from convoscope.cli._common import fail_on
 @click.option("--criteria-file", "criteria_file", default=None,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="The criteria file the run read (YAML): carried as criteria.yaml.")
+@click.option("--prompts", is_flag=True, default=False,
+              help="Also carry each verdict's rendered prompt (prompts.jsonl), rendered again from "
+              "--items and --criteria-file and kept where it hashes to what the run asked.")
 def export_run_command(run: str, store: str, out: Path | None, items: Path | None,
-                       criteria_file: Path | None) -> None:
+                       criteria_file: Path | None, prompts: bool) -> None:
     """Write RUN (its id or first characters) of --store to one run archive: its spec, summary,
     every verdict (final and panel members') and, when given, its items and criteria.
 
@@ -43,8 +46,12 @@ def export_run_command(run: str, store: str, out: Path | None, items: Path | Non
                 out = Path(find_run(opened, run)[:12] + SUFFIX)
             finally:
                 opened.close()
-        manifest = export_run(run, store, out, items=items, criteria_file=criteria_file)
+        manifest = export_run(run, store, out, items=items, criteria_file=criteria_file, prompts=prompts)
     counts = manifest["counts"]
+    if prompts:
+        console.print(f"{counts['prompts']} rendered prompts carried; {counts['prompts_unmatched']} "
+                      "verdicts' prompts could not be rendered to match what the run asked",
+                      markup=False, highlight=False, soft_wrap=True)
     console.print(f"Wrote {out}: run {manifest['run']['run_id']}, {counts['final']} final verdicts "
                   f"({counts['members']} panel members'), {counts['items']} items",
                   markup=False, highlight=False, soft_wrap=True)

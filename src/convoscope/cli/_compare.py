@@ -25,6 +25,19 @@ FORMATS = {".md": "markdown", ".json": "json", ".html": "html"}
     help="The store that holds runs named by id (default convoscope.db when it exists).",
 )
 @click.option(
+    "--store-b",
+    default=None,
+    help="The store that holds RUN_B when it is not --store's (two teams' stores, say).",
+)
+@click.option(
+    "--items",
+    "items_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="The items the runs judged: the flips' prompts are rendered again from them (with "
+    "--criteria-file) and shown as a diff when they hash to what each run asked.",
+)
+@click.option(
     "--human",
     "human_path",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -36,6 +49,13 @@ FORMATS = {".md": "markdown", ".json": "json", ".html": "html"}
     multiple=True,
     metavar="FILE",
     help="The criteria the runs judged (YAML): their scales pick each criterion's test. Repeatable.",
+)
+@click.option(
+    "--criteria-file-b",
+    "criteria_files_b",
+    multiple=True,
+    metavar="FILE",
+    help="RUN_B's criteria when it worded them differently (default: --criteria-file's).",
 )
 @click.option(
     "--level",
@@ -88,8 +108,11 @@ def compare_command(
     run_a: str,
     run_b: str,
     store: str | None,
+    store_b: str | None,
+    items_path: Path | None,
     human_path: Path | None,
     criteria_files: tuple[str, ...],
+    criteria_files_b: tuple[str, ...],
     level_entries: tuple[str, ...],
     rater_a: str | None,
     rater_b: str | None,
@@ -120,6 +143,7 @@ def compare_command(
         gates = [Condition.parse(text) for text in conditions]
         levels = _levels(level_entries)
         criteria = select_criteria(files=list(criteria_files), names=[]) if criteria_files else []
+        criteria_b = select_criteria(files=list(criteria_files_b), names=[]) if criteria_files_b else None
         for out in outs:
             if out.suffix.lower() not in FORMATS:
                 raise ConfigError(f"--out {out}: a comparison is written as {', '.join(FORMATS)}")
@@ -129,9 +153,12 @@ def compare_command(
             run_a,
             run_b,
             store=store,
+            store_b=store_b,
+            items=items_path,
             human=human_path,
             levels=levels,
             criteria=criteria,
+            criteria_b=criteria_b,
             correction=correction,
             confidence=confidence,
             max_flips=max(max_flips, 50),

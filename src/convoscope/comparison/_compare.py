@@ -5,21 +5,17 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from convoscope.comparison._load import RunSide, load_side
-from convoscope.comparison._stats import (
-    Level,
-    agreement,
-    infer_level,
-    level_of_scale,
-    mean_change_interval,
-    paired_test,
-)
+from convoscope.comparison._prompts import with_prompts
+from convoscope.comparison._stats import Level, level_of_scale
+from convoscope.comparison._stream import Source, last_of_each, merge, open_source
+from convoscope.comparison._tally import Tally
 from convoscope.errors import ConfigError
 from convoscope.judges import Verdict
 
@@ -37,6 +33,13 @@ class Flip:
     reason_b: str | None
     system: str | None
     language: str | None
+    # Added for the prompts' difference (kept last, so positional construction still works):
+    # each run's task key (the hash of what it asked), the unified diff of the rendered prompts
+    # (A → B) when they could be rendered, and a note saying what is known otherwise.
+    task_key_a: str | None = None
+    task_key_b: str | None = None
+    prompt_diff: tuple[str, ...] = ()
+    prompt_note: str = ""
 
 
 @dataclass(frozen=True)
@@ -171,18 +174,23 @@ def compare(
     b: Any,
     *,
     store: str | Path | None = None,
+    store_b: str | Path | None = None,
     human: Any = None,
     levels: Mapping[str, Level] | None = None,
     criteria: Sequence[Any] = (),
+    criteria_b: Sequence[Any] | None = None,
     correction: str = "holm",
     confidence: float = 0.95,
     max_flips: int = 50,
     rater_a: str | None = None,
     rater_b: str | None = None,
     method: str = "spearman",
+    items: Any = None,
+    prompts: bool = True,
 ) -> Comparison:
-    """Compare run ``a`` with run ``b`` (verdict files, run ids in ``store``, RunResults or lists
-    of verdicts): items are matched by ``item_id`` and criterion; the change is B − A.
+    """Compare run ``a`` with run ``b`` (verdict files, run archives, run ids in ``store`` — B's in
+    ``store_b`` when given —, RunResults or lists of verdicts): items are matched by ``item_id``
+    and criterion; the change is B − A.
 
     Per criterion: the mean change with its paired t interval, the paired test that fits the scale
     (Wilcoxon signed-rank for scores, McNemar for 0/1, Stuart–Maxwell for labels; p-values adjusted
@@ -193,169 +201,108 @@ def compare(
     The level of each criterion (binary, ordinal, nominal) picks its test. It comes from ``levels``
     by name, else from the scale of a matching criterion in ``criteria``, else from the values seen
     (0/1 only: binary; other integers: ordinal; text: nominal) — give the criteria when a run may
-    not have used every value of its scale."""
+    not have used every value of its scale.
+
+    Runs in a store are streamed from it in (criterion, item) order and reduced to counts as they
+    go, so memory does not grow with the number of verdicts (see docs/compare.md). For each kept
+    flip, with ``prompts``, the rendered prompts of the two runs are compared: from an archive
+    exported with ``--prompts``, or rendered again from ``items`` (a file or list; an archive's own
+    items otherwise) and ``criteria`` (B's from ``criteria_b`` when the runs worded them
+    differently) when the run's judge can be rebuilt from its spec and the prompt hashes to the
+    verdict's task key."""
     from convoscope.analysis import CORRECTIONS, adjust_pvalues
 
     if correction not in CORRECTIONS:
         raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, not {correction!r}")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie between 0 and 1, not {confidence}")
-    side_a, side_b = load_side(a, store=store, rater=rater_a), load_side(b, store=store, rater=rater_b)
-    keyed_a, notes = _keyed(side_a, [])
-    keyed_b, notes = _keyed(side_b, notes)
+    criteria = list(criteria)
+    criteria_b = criteria if criteria_b is None else list(criteria_b)
+    levels = {**{c.name: level_of_scale(c.scale) for c in [*criteria_b, *criteria]}, **(levels or {})}
     people = _human_means(human) if human is not None else {}
-    levels = {**{c.name: level_of_scale(c.scale) for c in criteria}, **(levels or {})}
-    shared = sorted(set(keyed_a) & set(keyed_b))
-    if not shared:
-        raise ConfigError(f"{side_a.label} and {side_b.label} judged no criterion in common")
-    rows = [
-        _criterion(
-            name,
-            keyed_a[name],
-            keyed_b[name],
-            (levels or {}).get(name),
-            confidence,
-            max_flips,
-            people.get(name),
-            method,
-        )
-        for name in shared
-    ]
-    for name in sorted(set(keyed_a) ^ set(keyed_b)):
-        notes.append(f"criterion {name} was judged in {'A' if name in keyed_a else 'B'} only")
+    with ExitStack() as stack:
+        first = open_source(a, store=store, rater=rater_a)
+        stack.callback(first.close)
+        second = open_source(b, store=store_b if store_b is not None else store, rater=rater_b)
+        stack.callback(second.close)
+        tallies = _tally(first, second, people, max_flips)
+        rows, notes = _rows(first, second, tallies, levels, confidence, method)
+        if prompts:
+            rows = with_prompts(rows, first, second, items=items, criteria_a=criteria, criteria_b=criteria_b)
     adjusted = adjust_pvalues([row.pvalue for row in rows], method=correction)  # type: ignore[arg-type]
     rows = [_with_adjusted(row, float(p)) for row, p in zip(rows, adjusted, strict=True)]
     return Comparison(
-        side_a.label,
-        side_b.label,
-        tuple(rows),
-        correction,
-        confidence,
-        side_a.spec,
-        side_b.spec,
-        tuple(notes),
+        first.label, second.label, tuple(rows), correction, confidence, first.spec, second.spec, tuple(notes)
     )
 
 
-def _keyed(side: RunSide, notes: list[str]) -> tuple[dict[str, dict[str, Verdict]], list[str]]:
-    keyed: dict[str, dict[str, Verdict]] = defaultdict(dict)
-    repeated = 0
-    for verdict in side.verdicts:
-        if verdict.item_id in keyed[verdict.criterion]:
-            repeated += 1
-        keyed[verdict.criterion][verdict.item_id] = verdict
-    if repeated:
-        notes.append(f"{side.label}: {repeated} repeated verdicts for one item and criterion; the last kept")
-    return dict(keyed), notes
+def _tally(
+    first: Source, second: Source, people: dict[str, dict[str, float]], max_flips: int
+) -> dict[str, tuple[Tally, bool, bool]]:
+    """One pass over both runs in (criterion, item) order; per criterion its tally and whether
+    each run judged it."""
+    found: dict[str, tuple[Tally, bool, bool]] = {}
+    stream_a = last_of_each(first.open_rows(), first.label, first.repeated)
+    stream_b = last_of_each(second.open_rows(), second.label, second.repeated)
+    for row_a, row_b in merge(stream_a, stream_b):
+        name = (row_a or row_b).criterion  # type: ignore[union-attr]
+        if name not in found:
+            found[name] = (Tally(name, max_flips, people.get(name)), False, False)
+        tally, in_a, in_b = found[name]
+        if (row_a is not None and not in_a) or (row_b is not None and not in_b):
+            found[name] = (tally, in_a or row_a is not None, in_b or row_b is not None)
+        tally.add(row_a, row_b)
+    return found
 
 
-def _criterion(
-    name: str,
-    a: dict[str, Verdict],
-    b: dict[str, Verdict],
-    level: Level | None,
+def _rows(
+    first: Source,
+    second: Source,
+    tallies: dict[str, tuple[Tally, bool, bool]],
+    levels: Mapping[str, Level],
     confidence: float,
-    max_flips: int,
-    people: dict[str, float] | None,
     method: str,
-) -> CriterionChange:
-    both = [item for item in a if item in b and a[item].scored and b[item].scored]
-    values_a = [_given(a[item]) for item in both]
-    values_b = [_given(b[item]) for item in both]
-    if not both:
-        raise ConfigError(f"criterion {name}: no item was scored in both runs")
-    level = level or infer_level(values_a + values_b)
-    test = paired_test(level, values_a, values_b)
-    agreement_name, agreeing = agreement(level, values_a, values_b)
+) -> tuple[list[CriterionChange], list[str]]:
+    notes = [
+        f"{side.label}: {side.repeated[0]} repeated verdicts for one item and criterion; the last kept"
+        for side in (first, second)
+        if side.repeated[0]
+    ]
+    shared = sorted(name for name, (_, in_a, in_b) in tallies.items() if in_a and in_b)
+    if not shared:
+        raise ConfigError(f"{first.label} and {second.label} judged no criterion in common")
+    rows = [_criterion(tallies[name][0], levels.get(name), confidence, method) for name in shared]
+    for name in sorted(name for name, (_, in_a, in_b) in tallies.items() if not (in_a and in_b)):
+        notes.append(f"criterion {name} was judged in {'A' if tallies[name][1] else 'B'} only")
+    return rows, notes
+
+
+def _criterion(tally: Tally, level: Level | None, confidence: float, method: str) -> CriterionChange:
+    level = tally.level(level)
     numeric = level != "nominal"
-    mean_a = mean_b = change = low = high = None
-    if numeric:
-        first, second = np.asarray(values_a, dtype=float), np.asarray(values_b, dtype=float)
-        mean_a, mean_b = float(first.mean()), float(second.mean())
-        change = mean_b - mean_a
-        low, high = mean_change_interval(first, second, confidence=confidence)
-    flips = _flips(name, both, a, b, numeric)
-    return CriterionChange(
-        criterion=name,
-        level=level,
-        n_items=len(both),
-        only_a=sum(1 for item in a if item not in b),
-        only_b=sum(1 for item in b if item not in a),
-        unscored_a=sum(1 for item in a if not a[item].scored),
-        unscored_b=sum(1 for item in b if not b[item].scored),
-        mean_a=mean_a,
-        mean_b=mean_b,
-        change=change,
-        change_low=low,
-        change_high=high,
-        test=test.name,
-        statistic=test.statistic,
-        pvalue=test.pvalue,
-        pvalue_adjusted=test.pvalue,
-        test_note=test.note,
-        agreement_name=agreement_name,
-        agreement=agreeing,
-        changed=len(flips),
-        flips=tuple(flips[:max_flips]),
-        by_system=_groups(both, a, b, numeric, "system"),
-        by_language=_groups(both, a, b, numeric, "language"),
-        human=_human(both, a, b, people, method) if people else None,
+    flips = tuple(
+        Flip(a.item_id, tally.name, a.value, b.value, size, a.reason, b.reason,  # type: ignore[arg-type]
+             a.system or b.system, a.language or b.language, task_key_a=a.task_key, task_key_b=b.task_key)
+        for size, a, b in tally.flip_pairs(level)
     )
-
-
-def _flips(
-    name: str, both: Sequence[str], a: dict[str, Verdict], b: dict[str, Verdict], numeric: bool
-) -> list[Flip]:
-    flips = []
-    for item in both:
-        first, second = a[item], b[item]
-        if first.value == second.value:
-            continue
-        size = abs(_score(second) - _score(first)) if numeric else 1.0
-        flips.append(
-            Flip(
-                item,
-                name,
-                _given(first),
-                _given(second),
-                size,
-                first.reason,
-                second.reason,
-                first.system or second.system,
-                first.language or second.language,
-            )
-        )
-    flips.sort(key=lambda flip: (-flip.size, flip.item_id))
-    return flips
-
-
-def _groups(
-    both: Sequence[str], a: dict[str, Verdict], b: dict[str, Verdict], numeric: bool, attribute: str
-) -> tuple[GroupChange, ...]:
-    grouped: dict[str, list[str]] = defaultdict(list)
-    for item in both:
-        key = getattr(a[item], attribute) or getattr(b[item], attribute)
-        if key:
-            grouped[key].append(item)
-    if len(grouped) < 2:
-        return ()
-    rows = []
-    for key in sorted(grouped):
-        items = grouped[key]
-        changed = sum(1 for item in items if a[item].value != b[item].value) / len(items)
-        if numeric:
-            rows.append(
-                GroupChange(
-                    key,
-                    len(items),
-                    float(np.mean([_score(a[i]) for i in items])),
-                    float(np.mean([_score(b[i]) for i in items])),
-                    changed,
-                )
-            )
-        else:
-            rows.append(GroupChange(key, len(items), None, None, changed))
-    return tuple(rows)
+    groups = {
+        attribute: tuple(GroupChange(*line) for line in tally.group_lines(attribute, numeric))
+        for attribute in ("system", "language")
+    }
+    return CriterionChange(
+        criterion=tally.name,
+        level=level,
+        only_a=tally.only_a,
+        only_b=tally.only_b,
+        unscored_a=tally.unscored_a,
+        unscored_b=tally.unscored_b,
+        changed=tally.changed,
+        flips=flips,
+        by_system=groups["system"],
+        by_language=groups["language"],
+        human=_human(tally, method) if tally.people else None,
+        **tally.figures(level, confidence),
+    )
 
 
 def _human_means(human: Any) -> dict[str, dict[str, float]]:
@@ -374,24 +321,17 @@ def _human_means(human: Any) -> dict[str, dict[str, float]]:
     }
 
 
-def _human(
-    both: Sequence[str], a: dict[str, Verdict], b: dict[str, Verdict], people: dict[str, float], method: str
-) -> HumanCheck | None:
+def _human(tally: Tally, method: str) -> HumanCheck:
     from convoscope.analysis import williams_test
 
-    rated = [item for item in both if item in people and not isinstance(a[item].value, str)]
+    people, first, second = tally.human_values()
     nan = float("nan")
-    if len(rated) < 4:
-        return HumanCheck(method, len(rated), nan, nan, nan, nan, nan, "fewer than 4 items rated by people")
+    if len(people) < 4:
+        return HumanCheck(method, len(people), nan, nan, nan, nan, nan, "fewer than 4 items rated by people")
     try:
-        result = williams_test(
-            [people[i] for i in rated],
-            [_score(a[i]) for i in rated],
-            [_score(b[i]) for i in rated],
-            method="pearson" if method == "pearson" else "spearman",
-        )
+        result = williams_test(people, first, second, method="pearson" if method == "pearson" else "spearman")
     except ValueError as error:  # a run (or the people) gave one value only: no correlation
-        return HumanCheck(method, len(rated), nan, nan, nan, nan, nan, str(error))
+        return HumanCheck(method, len(people), nan, nan, nan, nan, nan, str(error))
     return HumanCheck(method, result.n, result.r_a, result.r_b, result.r_ab, result.statistic, result.pvalue)
 
 

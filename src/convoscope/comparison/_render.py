@@ -120,11 +120,38 @@ def to_markdown(comparison: Comparison, *, flips: int = 10) -> str:
                 f"| {_cell(f.reason_b)} |"
                 for f in row.flips[:flips]
             ]
+            lines += _prompt_lines(row, flips)
     difference = spec_difference(comparison)
     if difference:
         lines += ["", "**What the runs asked differently**", "", "```diff", *difference, "```"]
     lines += ["", *[f"- {note}" for note in comparison.notes]] if comparison.notes else []
     return "\n".join(lines) + "\n"
+
+
+def _prompt_lines(row: CriterionChange, flips: int) -> list[str]:
+    """Per shown flip, how the prompts the two runs sent differ (a diff), or what is known."""
+    shown = [f for f in row.flips[:flips] if f.prompt_diff or f.prompt_note]
+    if not shown:
+        return []
+    lines = ["", f"**{row.criterion}: the prompts each run sent, per item (A → B)**"]
+    for flip in shown:
+        head = f"{_cell(flip.item_id)} ({flip.value_a} → {flip.value_b}):"
+        lines += ["", f"{head} {_cell(flip.prompt_note, 400)}" if flip.prompt_note else head]
+        if flip.prompt_diff:
+            fence = "`" * max(3, 1 + _longest_backticks(flip.prompt_diff))
+            lines += ["", fence + "diff", *flip.prompt_diff, fence]
+    return lines
+
+
+def _longest_backticks(lines: tuple[str, ...]) -> int:
+    """The longest run of backticks in ``lines``: the fence around them must be longer."""
+    longest = 0
+    for line in lines:
+        run = 0
+        for character in line:
+            run = run + 1 if character == "`" else 0
+            longest = max(longest, run)
+    return longest
 
 
 def _cell(text: str | None, width: int = 120) -> str:
