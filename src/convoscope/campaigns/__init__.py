@@ -24,7 +24,13 @@ from convoscope.campaigns._answers import (
 )
 from convoscope.campaigns._campaign import BatchFull, Campaign, Work
 from convoscope.campaigns._events import Event, EventLog
-from convoscope.campaigns._export import export_questionnaires, export_verdicts, spreadsheet_safe
+from convoscope.campaigns._export import (
+    decision_rows,
+    export_decisions,
+    export_questionnaires,
+    export_verdicts,
+    spreadsheet_safe,
+)
 from convoscope.campaigns._import import ImportSummary, VerdictImportError, import_verdicts
 from convoscope.campaigns._ledger import (
     LedgerRow,
@@ -97,6 +103,8 @@ __all__ = [
     "Questionnaires",
     "check_answers",
     "exit_for",
+    "decision_rows",
+    "export_decisions",
     "export_questionnaires",
     "load_questions",
     "participant_limit",

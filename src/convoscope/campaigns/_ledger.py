@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from convoscope.campaigns._export import spreadsheet_safe
 from convoscope.campaigns._lifecycle import Exit, State, exit_for
-from convoscope.campaigns._secure import private_file
+from convoscope.campaigns._secure import private_file, spreadsheet_safe
 from convoscope.errors import ConfigError
 
 if TYPE_CHECKING:
