@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 from campaign_helpers import answer_all, write_campaign
 from click.testing import CliRunner
+from scipy.stats import binom
 from sklearn.metrics import cohen_kappa_score
 
-from convoscope.campaigns import Campaign, export_decisions, invite, open_campaign
+from convoscope.campaigns import Campaign, decision_rows, export_decisions, invite, open_campaign
 from convoscope.cli._campaign import campaign_group
 
 
@@ -97,3 +98,12 @@ def test_every_decision_is_exported_with_the_per_reference_figures(tmp_path: Pat
         assert lines[person]["references_kappa"] == pytest.approx(own)
     decided = {role: rows[who[role]]["outcome"] for role in ("good", "constant", "random", "adversarial")}
     assert decided["good"] == "qualified" and decided["adversarial"] == decided["constant"] == "not_qualified"
+
+
+def test_each_decision_says_how_likely_a_random_answerer_was_to_do_as_well(tmp_path: Path) -> None:
+    campaign, who = _study(tmp_path)
+    rows = {row["annotator"]: row for row in decision_rows(campaign)}
+    good = rows[who["good"]]
+    hits = round(good["accuracy"] * good["majority_cells"])
+    assert good["chance_pass"] == pytest.approx(binom.sf(hits - 1, good["majority_cells"], 0.5))
+    assert good["max_chance_pass"] == 0.05

@@ -70,7 +70,7 @@ from convoscope.campaigns._plan import (
     make_batches,
     pair_contexts,
 )
-from convoscope.campaigns._qualify import majority_accuracy, references_agreement
+from convoscope.campaigns._qualify import chance_of_hits, majority_accuracy, references_agreement
 from convoscope.campaigns._questionnaire import Question, check_answers, load_questions
 from convoscope.campaigns._report import render_report as render_campaign_report
 from convoscope.campaigns._report import status_tables
@@ -101,6 +101,7 @@ __all__ = [
     "Exit",
     "Question",
     "Questionnaires",
+    "chance_of_hits",
     "check_answers",
     "exit_for",
     "decision_rows",

@@ -67,8 +67,8 @@ def export_questionnaires(campaign: Campaign, out: str | Path) -> int:
 # The decision's figures, in the order a reader compares them; one ``kappa_with_<reference>``
 # column per reference annotator follows (CSV) or a ``kappas`` object (JSONL).
 DECISION_COLUMNS = ("annotator", "outcome", "qualified", "kappa", "threshold", "accuracy", "min_accuracy",
-                    "cells", "majority_cells", "references_kappa", "references_note", "weights", "note",
-                    "rule", "decided_at")
+                    "cells", "majority_cells", "chance_pass", "max_chance_pass", "references_kappa",
+                    "references_note", "weights", "note", "rule", "decided_at")
 
 
 def decision_rows(campaign: Campaign) -> list[dict[str, Any]]:

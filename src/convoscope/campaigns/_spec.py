@@ -44,6 +44,13 @@ class Qualification(BaseModel):
     min_accuracy: float = Field(
         default=0.6, ge=0.0, le=1.0,
         description="Share of the candidate's answers that must equal the references' majority answer.")
+    max_chance_pass: float = Field(
+        default=0.05, ge=0.0, le=1.0,
+        description="The most a random answerer may have of matching the references' majority as often as "
+                    "the candidate did (one-sided binomial); 1 turns the check off.")
+    when_cannot_tell: Literal["refuse", "admit"] = Field(
+        default="refuse", description="A candidate who meets the minimums on too few answers to tell "
+                                      "from chance: refused (paid for the answers) or let through.")
     references_in_main: bool = Field(
         default=False, description="Let reference annotators also take places in main batches.")
 
