@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from campaign_helpers import write_campaign
+from campaign_helpers import answer_all, write_campaign
 from click.testing import CliRunner
+from leavers import right
 
 from convoscope.campaigns import (
     Campaign,
@@ -17,6 +18,7 @@ from convoscope.campaigns import (
     invite,
     ledger_rows,
     open_campaign,
+    prolific_bonus_lines,
     render_campaign_report,
     system_results,
 )
@@ -94,3 +96,35 @@ def test_a_person_marked_by_hand_leaves_the_results_and_can_be_brought_back(tmp_
     assert back.exit_code == 0, back.output
     again = open_campaign(campaign.directory)
     assert f"human:{leaver}" in _raters(again.verdicts())
+
+
+PROLIFIC = """\
+platform:
+  kind: prolific
+  completion_code: C0MPL3
+  screen_out_code: SCR33N
+  partial_code: PART1AL
+  pay_per_task: 0.05
+"""
+
+
+def test_a_participant_who_timed_out_after_working_stays_in_the_ledger_for_review(tmp_path: Path) -> None:
+    """Their answers leave the results, not the books: the ledger says how many and what they are
+    worth, for the researcher to decide (never a bulk bonus line before that)."""
+    directory = write_campaign(tmp_path / "study", references=["a001"])
+    spec = directory / "campaign.yaml"
+    spec.write_text(spec.read_text() + PROLIFIC, encoding="utf-8")
+    [reference] = invite(directory, 1)
+    campaign = open_campaign(directory)
+    answer_all(campaign, reference.id, right)
+    person = campaign.join("5f00aa010000000000000000", {}).annotator.id
+    for _ in range(8):  # the qualification batch (6 answers, all right), then 2 main tasks
+        work = campaign.work(person)
+        campaign.submit(person, work.task, Submission(answer=right(work.task)))
+    assert campaign.decision(person).qualified
+    campaign.mark_returned(person, "TIMED-OUT")
+    row = next(r for r in ledger_rows(campaign) if r.annotator == person)
+    assert (row.outcome, row.state, row.tasks, row.action) == ("return", "returned", 8, "review")
+    assert row.bonus == pytest.approx(0.40) and row.code_shown == ""
+    assert prolific_bonus_lines([row]) == ""  # reviewed first
+    assert f"human:{person}" not in _raters(campaign.verdicts())
