@@ -7,12 +7,21 @@ import random
 from pathlib import Path
 
 import pytest
-from campaign_helpers import write_campaign
+from campaign_helpers import answer_all, write_campaign
+from leavers import right
 from scipy.stats import binom
 from sklearn.metrics import cohen_kappa_score
 
 from convoscope.analysis import fleiss_kappa
-from convoscope.campaigns import CampaignError, chance_of_hits, load_campaign, qualify
+from convoscope.campaigns import (
+    CampaignError,
+    Submission,
+    chance_of_hits,
+    invite,
+    load_campaign,
+    open_campaign,
+    qualify,
+)
 from convoscope.judges import Verdict
 
 # The observed batch: two references agreeing on 24 cells, 18 positive and 6 negative.
@@ -201,3 +210,28 @@ def test_a_campaign_spec_takes_the_chance_settings(tmp_path: Path) -> None:
     spec.write_text(spec.read_text().replace("when_cannot_tell: admit", "when_cannot_tell: maybe"))
     with pytest.raises(CampaignError, match="qualification.when_cannot_tell"):
         load_campaign(directory)
+
+
+@pytest.mark.parametrize("when", ["refuse", "admit"])
+def test_in_a_campaign_five_of_six_right_cannot_be_told_from_chance(tmp_path: Path, when: str) -> None:
+    """The tiny test study's qualification batch has 6 answers; a candidate who misses one meets
+    kappa and accuracy (0.667, 0.833) but a coin-flipper does as well 7 times in 64."""
+    directory = write_campaign(tmp_path / "study", references=["a001"])
+    spec = directory / "campaign.yaml"
+    spec.write_text(spec.read_text() + f"  when_cannot_tell: {when}\n", encoding="utf-8")
+    reference, candidate = (person.id for person in invite(directory, 2))
+    campaign = open_campaign(directory)
+    answer_all(campaign, reference, right)
+    missed = False
+    while (work := campaign.work(candidate)).task is not None and work.batch.kind == "qualification":
+        answer = right(work.task)
+        if not missed and answer == "1":
+            answer, missed = "0", True
+        campaign.submit(candidate, work.task, Submission(answer=answer))
+    decision = campaign.decision(candidate)
+    assert decision.outcome == "cannot_tell" and decision.chance_pass == pytest.approx(7 / 64)
+    assert decision.kappa == pytest.approx(2 / 3) and decision.accuracy == pytest.approx(5 / 6)
+    assert campaign.work(candidate).state == ("not_qualified" if when == "refuse" else "task")
+    person = next(a for a in campaign.status().annotators if a.annotator == candidate)
+    word = "no" if when == "refuse" else "yes"
+    assert person.qualified_text().startswith(f"{word}, cannot tell from chance")
