@@ -28,6 +28,7 @@ consent: consent.md
 qualification:
   contexts: 1
   reference_annotators: [a001]
+  max_chance_pass: 1  # three answers cannot tell anyone from chance: this test is about the exits
 platform:
   kind: prolific
   completion_code: C0MPL3

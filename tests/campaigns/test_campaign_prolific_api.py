@@ -99,17 +99,19 @@ def _ready(tmp_path: Path) -> Campaign:
 def test_returned_and_timed_out_submissions_free_their_place(tmp_path: Path, stand_in: StandIn) -> None:
     """Observed: returned or timed-out submissions were never read; the place stayed held."""
     campaign = _ready(tmp_path)
-    people = [campaign.join(pid(n), {}).annotator.id for n in range(3)]
+    people = [campaign.join(pid(n), {}).annotator.id for n in range(4)]
     for person in people:
         assert campaign.work(person).task is not None  # each holds a place
-    assert campaign.open_places() == campaign.main_places() - 3
+    assert campaign.open_places() == campaign.main_places() - 4
     stand_in.submissions = [{"id": "s0", "participant_id": pid(0), "status": "RETURNED"},
                             {"id": "s1", "participant_id": pid(1), "status": "TIMED-OUT"},
-                            {"id": "s2", "participant_id": pid(2), "status": "ACTIVE"}]
+                            {"id": "s2", "participant_id": pid(2), "status": "ACTIVE"},
+                            {"id": "s3", "participant_id": pid(3), "status": "REJECTED"}]
     freed = sync_submissions(campaign, Prolific("t0ken", base_url=stand_in.url), "study-1")
-    assert freed == people[:2]
+    assert freed == [people[0], people[1], people[3]]
     assert campaign.open_places() == campaign.main_places() - 1
-    assert [campaign.work(p).state for p in people] == ["returned", "returned", "task"]
+    assert [campaign.work(p).state for p in people] == ["returned", "returned", "task", "returned"]
+    assert campaign.status().annotators[-1].standing == "left: submission rejected"
     leave = campaign.exit(people[0], "returned")
     assert (leave.outcome, leave.code) == ("return", None)  # they returned it: no code to use
     assert stand_in.requests[0][:2] == ("GET", "/api/v1/studies/study-1/submissions/")

@@ -4,12 +4,24 @@ workers whose right answer is known: careless, constant, random, adversarial and
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
+from campaign_helpers import answer_all, write_campaign
+from leavers import right
+from scipy.stats import binom
 from sklearn.metrics import cohen_kappa_score
 
 from convoscope.analysis import fleiss_kappa
-from convoscope.campaigns import qualify
+from convoscope.campaigns import (
+    CampaignError,
+    Submission,
+    chance_of_hits,
+    invite,
+    load_campaign,
+    open_campaign,
+    qualify,
+)
 from convoscope.judges import Verdict
 
 # The observed batch: two references agreeing on 24 cells, 18 positive and 6 negative.
@@ -139,3 +151,87 @@ def test_cannot_tell_when_the_references_never_agree() -> None:
 
 def test_with_no_reference_everyone_qualifies() -> None:
     assert qualify("anyone", [], [], threshold=0.21).outcome == "qualified"
+
+
+def _small(candidate: list[int], reference: list[int], **kw: object) -> object:
+    votes = [*_votes("ref1", reference), *_votes("ref2", reference), *_votes("cand", candidate)]
+    return qualify("cand", votes, ["ref1", "ref2"], threshold=0.21, min_accuracy=0.6,  # type: ignore[arg-type]
+                   chance=0.5, **kw)
+
+
+def test_a_lucky_coin_flipper_on_a_small_batch_is_not_qualified() -> None:
+    """Observed: with 6 answers a third of coin-flippers passed (benchmarks/qualification_rates.py).
+    Five of six right is kappa .667 and accuracy .833, over both minimums, yet a coin-flipper does
+    as well 7 times in 64: the batch cannot tell them from chance."""
+    reference, lucky = [1, 1, 1, 0, 0, 0], [1, 1, 0, 0, 0, 0]
+    old = qualify("cand", [*_votes("ref1", reference), *_votes("ref2", reference), *_votes("cand", lucky)],
+                  ["ref1", "ref2"], threshold=0.21, min_accuracy=0.6)
+    assert old.qualified  # the rule without the chance check lets them through
+    decision = _small(lucky, reference)
+    assert (decision.qualified, decision.outcome) == (False, "cannot_tell")
+    assert decision.chance_pass == pytest.approx(binom.sf(5 - 1, 6, 0.5)) == pytest.approx(7 / 64)
+    assert decision.note.startswith("cannot tell from chance: 5 of 6 answers")
+    admitted = _small(lucky, reference, admit_cannot_tell=True)
+    assert (admitted.qualified, admitted.outcome) == (True, "cannot_tell")
+    perfect = _small(reference, reference)  # six of six: 1 in 64
+    assert perfect.qualified and perfect.chance_pass == pytest.approx(1 / 64)
+
+
+@pytest.mark.parametrize("size", [6, 12, 24])
+def test_with_the_chance_check_few_coin_flippers_pass_at_any_batch_size(size: int) -> None:
+    """300 coin-flippers per size: at most 5 % pass whatever the size (the check's level bounds it;
+    a little more is allowed for the draw). Good workers (one slip in ten) lose out on small batches
+    only: the docs' table says how large a batch keeps them."""
+    rng = random.Random(size)
+    flippers_passed = good_passed = 0
+    for _ in range(300):
+        reference = [rng.randint(0, 1) for _ in range(size)]
+        flippers_passed += _small([rng.randint(0, 1) for _ in range(size)], reference).qualified
+        good_passed += _small([v if rng.random() > 0.1 else 1 - v for v in reference], reference).qualified
+    assert flippers_passed / 300 <= 0.06
+    if size >= 24:
+        assert good_passed / 300 >= 0.97
+
+
+def test_the_chance_of_as_many_hits_is_scipys_binomial_tail() -> None:
+    for hits, cells, chance in ((5, 6, 0.5), (17, 24, 0.5), (0, 10, 0.2), (10, 10, 1 / 3)):
+        assert chance_of_hits(hits, cells, chance) == pytest.approx(binom.sf(hits - 1, cells, chance))
+    with pytest.raises(ValueError, match="0 <= hits <= cells"):
+        chance_of_hits(7, 6, 0.5)
+
+
+def test_a_campaign_spec_takes_the_chance_settings(tmp_path: Path) -> None:
+    directory = write_campaign(tmp_path / "study")
+    spec = directory / "campaign.yaml"
+    spec.write_text(spec.read_text() + "  max_chance_pass: 0.01\n  when_cannot_tell: admit\n",
+                    encoding="utf-8")
+    settings = load_campaign(directory).qualification
+    assert (settings.max_chance_pass, settings.when_cannot_tell) == (0.01, "admit")
+    spec.write_text(spec.read_text().replace("when_cannot_tell: admit", "when_cannot_tell: maybe"))
+    with pytest.raises(CampaignError, match="qualification.when_cannot_tell"):
+        load_campaign(directory)
+
+
+@pytest.mark.parametrize("when", ["refuse", "admit"])
+def test_in_a_campaign_five_of_six_right_cannot_be_told_from_chance(tmp_path: Path, when: str) -> None:
+    """The tiny test study's qualification batch has 6 answers; a candidate who misses one meets
+    kappa and accuracy (0.667, 0.833) but a coin-flipper does as well 7 times in 64."""
+    directory = write_campaign(tmp_path / "study", references=["a001"])
+    spec = directory / "campaign.yaml"
+    spec.write_text(spec.read_text() + f"  when_cannot_tell: {when}\n", encoding="utf-8")
+    reference, candidate = (person.id for person in invite(directory, 2))
+    campaign = open_campaign(directory)
+    answer_all(campaign, reference, right)
+    missed = False
+    while (work := campaign.work(candidate)).task is not None and work.batch.kind == "qualification":
+        answer = right(work.task)
+        if not missed and answer == "1":
+            answer, missed = "0", True
+        campaign.submit(candidate, work.task, Submission(answer=answer))
+    decision = campaign.decision(candidate)
+    assert decision.outcome == "cannot_tell" and decision.chance_pass == pytest.approx(7 / 64)
+    assert decision.kappa == pytest.approx(2 / 3) and decision.accuracy == pytest.approx(5 / 6)
+    assert campaign.work(candidate).state == ("not_qualified" if when == "refuse" else "task")
+    person = next(a for a in campaign.status().annotators if a.annotator == candidate)
+    word = "no" if when == "refuse" else "yes"
+    assert person.qualified_text().startswith(f"{word}, cannot tell from chance")

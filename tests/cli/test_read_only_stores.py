@@ -44,11 +44,13 @@ def _commands(folder, missing):
         "campaign export": ["campaign", "export", study, "--items", items, "--db", missing,
                             "--out", str(folder / "export.jsonl")],
         "campaign block": ["campaign", "block", study, "someone", "--items", items, "--db", missing],
+        "campaign withdraw": ["campaign", "withdraw", study, "someone", "--items", items, "--db", missing],
     }
 
 
 READERS = ["batch status", "batch status --no-refresh", "batch cancel", "batch cleanup", "batch import",
-           "view", "campaign status", "campaign report", "campaign export", "campaign block"]
+           "view", "campaign status", "campaign report", "campaign export", "campaign block",
+           "campaign withdraw"]
 
 
 @pytest.mark.parametrize("name", READERS)

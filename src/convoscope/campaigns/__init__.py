@@ -24,7 +24,13 @@ from convoscope.campaigns._answers import (
 )
 from convoscope.campaigns._campaign import BatchFull, Campaign, Work
 from convoscope.campaigns._events import Event, EventLog
-from convoscope.campaigns._export import export_questionnaires, export_verdicts, spreadsheet_safe
+from convoscope.campaigns._export import (
+    decision_rows,
+    export_decisions,
+    export_questionnaires,
+    export_verdicts,
+    spreadsheet_safe,
+)
 from convoscope.campaigns._import import ImportSummary, VerdictImportError, import_verdicts
 from convoscope.campaigns._ledger import (
     LedgerRow,
@@ -64,7 +70,7 @@ from convoscope.campaigns._plan import (
     make_batches,
     pair_contexts,
 )
-from convoscope.campaigns._qualify import majority_accuracy, references_agreement
+from convoscope.campaigns._qualify import chance_of_hits, majority_accuracy, references_agreement
 from convoscope.campaigns._questionnaire import Question, check_answers, load_questions
 from convoscope.campaigns._report import render_report as render_campaign_report
 from convoscope.campaigns._report import status_tables
@@ -95,8 +101,11 @@ __all__ = [
     "Exit",
     "Question",
     "Questionnaires",
+    "chance_of_hits",
     "check_answers",
     "exit_for",
+    "decision_rows",
+    "export_decisions",
     "export_questionnaires",
     "load_questions",
     "participant_limit",

@@ -1,7 +1,15 @@
-"""Whose answers count: invitation, qualification decisions, blocks, reference annotators, gold checks.
+"""Whose answers count: invitation, leaving, qualification decisions, blocks, reference annotators,
+gold checks.
 
 Pure functions over Verdicts and the campaign's stored events. Answers that do not count stay in
-the store; they leave agreement, votes, results and exports (unless a caller asks for everything).
+the store (and in the ledger: work done is paid); they leave agreement, votes, results and exports
+(unless a caller asks for everything).
+
+A person has *left* when the platform reports their submission returned, timed out or rejected
+(``campaign prolific --sync``), when the researcher records the same by hand (``campaign
+withdraw``: a return seen on the platform's page, a time-out, a withdrawal of consent), or when
+they declined the consent text. Their place goes to someone else, so their answers must not count
+beside the answers of the person who takes it: a half-done batch would outvote a whole one.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ class Standing(BaseModel):
 
     invited: frozenset[str]
     blocked: dict[str, str]  # annotator -> reason
+    left: dict[str, str] = {}  # annotator -> why they left (returned, timed out, ...)
     decisions: dict[str, QualificationResult]
     references: frozenset[str]
 
@@ -41,6 +50,31 @@ def blocked_from(events: Iterable[Event]) -> dict[str, str]:
     return {person: reason for person, reason in state.items() if reason is not None}
 
 
+# Why a person left, in words, by the status the platform (or the researcher) gave.
+LEFT_BECAUSE = {"RETURNED": "returned the submission", "TIMED-OUT": "timed out",
+                "REJECTED": "submission rejected", "WITHDRAWN": "withdrew consent"}
+
+
+def left_from(events: Iterable[Event]) -> dict[str, str]:
+    """The annotators who left (see the module text), with why: the latest ``returned`` /
+    ``rejoined`` event decides; a consent declined and never given afterwards counts too."""
+    state: dict[str, str | None] = {}
+    declined: set[str] = set()
+    consented: set[str] = set()
+    for event in events:
+        if event.kind == "returned":
+            status = str(event.data.get("status") or "RETURNED")
+            state[event.annotator] = LEFT_BECAUSE.get(status, status.lower())
+        elif event.kind == "rejoined":
+            state[event.annotator] = None
+        elif event.kind == "declined":
+            declined.add(event.annotator)
+        elif event.kind == "consent":
+            consented.add(event.annotator)
+    gone = {person: why for person, why in state.items() if why is not None}
+    return {**{person: "declined consent" for person in declined - consented}, **gone}
+
+
 def excluded_reason(annotator: str, batch: Batch | None, spec: CampaignSpec,
                     standing: Standing) -> str | None:
     """Why this annotator's answer in ``batch`` does not count, or None when it counts."""
@@ -48,6 +82,8 @@ def excluded_reason(annotator: str, batch: Batch | None, spec: CampaignSpec,
         return "not invited"
     if annotator in standing.blocked:
         return f"blocked: {standing.blocked[annotator]}"
+    if annotator in standing.left:
+        return f"left: {standing.left[annotator]}"
     if batch is None or batch.kind != "main" or not spec.qualification.enabled:
         return None
     if annotator in standing.references:

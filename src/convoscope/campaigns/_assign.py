@@ -114,7 +114,9 @@ class Assignment:
         trial = [v for v in self.answers() if self.owner.get(v.item_id) is batch]
         settings = self.spec.qualification
         result = qualify(annotator, trial, references, threshold=settings.min_kappa,
-                         min_accuracy=settings.min_accuracy, ordinal_labels=self._ordinal_labels())
+                         min_accuracy=settings.min_accuracy, ordinal_labels=self._ordinal_labels(),
+                         chance=self._chance_level(), max_chance_pass=settings.max_chance_pass,
+                         admit_cannot_tell=settings.when_cannot_tell == "admit")
         self._add_event("decision", annotator, "qualification", result.model_dump(mode="json"))
         return self.standing().decisions[annotator]  # the first decision written wins, ever
 
@@ -125,6 +127,14 @@ class Assignment:
         if self.spec.pairwise or any(c.scale.kind != "range" for c in criteria) or len(scales) != 1:
             return None
         return [str(value) for value in next(iter(scales))]
+
+    def _chance_level(self) -> float:
+        """The chance that a random answer equals the references' majority: one over the fewest
+        answers a criterion offers (the largest chance, so the check errs toward caution; "I don't
+        know" is not counted as an answer, which errs the same way)."""
+        if self.spec.pairwise:
+            return 0.5  # a coin flip between the two responses (a tie is rarely the majority)
+        return 1 / max(2, min((len(c.scale.values()) for c in self.criteria.values()), default=2))
 
     def decide_pending(self) -> None:
         """Make every decision that is due (the status and report call this)."""

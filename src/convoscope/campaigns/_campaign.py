@@ -256,9 +256,11 @@ class Campaign(Assignment, People):
                                failures, self.chosen, checks=checks, left=self._left_why(standing))
 
     def _left_why(self, standing: Standing) -> dict[str, str]:
-        """People an eligibility question screened out (blocks and decisions say the rest)."""
-        return {person: f"screened out (eligibility question {question!r})" for person in standing.invited
-                if (question := self.screened_by_questions(person)) is not None}
+        """People who left (returned, timed out, ...) or whom an eligibility question screened out
+        (blocks and decisions say the rest)."""
+        screened = {person: f"screened out (eligibility question {question!r})" for person in standing.invited
+                    if (question := self.screened_by_questions(person)) is not None}
+        return {**screened, **standing.left}
 
     def results(self, *, everything: bool = False) -> tuple[list[SystemResult], list[OptionCount]]:
         """Per system and criterion: majority and all-votes percentages; negative answers' options.

@@ -7,23 +7,13 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from convoscope.campaigns._secure import private_file
+from convoscope.campaigns._qualify import QualificationResult
+from convoscope.campaigns._secure import private_file, spreadsheet_safe
 from convoscope.errors import ConfigError
 from convoscope.judges import RaterKind
 
 if TYPE_CHECKING:
     from convoscope.campaigns._campaign import Campaign
-
-# A spreadsheet reads a cell starting with one of these as a formula (CSV injection).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_safe(cell: Any) -> Any:
-    """Text that a spreadsheet would run as a formula, prefixed with ``'`` so it shows as text."""
-    if isinstance(cell, str) and cell.startswith(FORMULA_STARTS):
-        return "'" + cell
-    return cell
-
 
 def export_verdicts(campaign: Campaign, out: str | Path, *, qualification: bool = False,
                     everything: bool = False, exclude_side_biased: bool | None = None) -> int:
@@ -72,3 +62,50 @@ def export_questionnaires(campaign: Campaign, out: str | Path) -> int:
     if path.suffix.lower() not in {".csv", ".jsonl", ".json"}:
         raise ConfigError(f"{path}: write questionnaire answers to a .jsonl or a .csv file")
     return write_answers(campaign.questionnaire_rows(), path)
+
+
+# The decision's figures, in the order a reader compares them; one ``kappa_with_<reference>``
+# column per reference annotator follows (CSV) or a ``kappas`` object (JSONL).
+DECISION_COLUMNS = ("annotator", "outcome", "qualified", "kappa", "threshold", "accuracy", "min_accuracy",
+                    "cells", "majority_cells", "chance_pass", "max_chance_pass", "references_kappa",
+                    "references_note", "weights", "note", "rule", "decided_at")
+
+
+def decision_rows(campaign: Campaign) -> list[dict[str, Any]]:
+    """Every stored qualification decision, in the order made: the lowest kappa, Cohen's kappa with
+    each reference, accuracy against the references' majority and the references' own agreement.
+    People who left or were blocked later keep their row (a decision is never taken back)."""
+    campaign.decide_pending()  # a decision due but not yet asked for is made now, as the status does
+    references = list(campaign.spec.qualification.reference_annotators)
+    rows = []
+    for event in campaign.events.all("decision"):  # one per person: the store refuses a second
+        decision = QualificationResult.model_validate(event.data)
+        row: dict[str, Any] = {**decision.model_dump(mode="json", include=set(DECISION_COLUMNS)),
+                               "decided_at": round(event.created_at, 3)}
+        row["outcome"] = decision.outcome or ("qualified" if decision.qualified else "not_qualified")
+        row["kappas"] = {name: decision.kappas.get(name) for name in references if name != decision.annotator}
+        rows.append(row)
+    return rows
+
+
+def export_decisions(campaign: Campaign, out: str | Path) -> int:
+    """Write every qualification decision (:func:`decision_rows`) to ``out``: ``.csv`` with one
+    ``kappa_with_<reference>`` column per reference (empty: undefined), else JSONL; readable by its
+    owner only. Returns the number of decisions written."""
+    path = Path(out)
+    if path.suffix.lower() not in {".csv", ".jsonl", ".json"}:
+        raise ConfigError(f"{path}: write qualification decisions to a .jsonl or a .csv file")
+    rows = decision_rows(campaign)
+    with private_file(path) as handle:
+        if path.suffix.lower() != ".csv":
+            handle.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+            return len(rows)
+        references = list(campaign.spec.qualification.reference_annotators)
+        columns = [*DECISION_COLUMNS, *(f"kappa_with_{name}" for name in references)]
+        writer = csv.DictWriter(handle, fieldnames=columns)
+        writer.writeheader()
+        for row in rows:
+            flat = {**{k: v for k, v in row.items() if k != "kappas"},
+                    **{f"kappa_with_{name}": value for name, value in row["kappas"].items()}}
+            writer.writerow({k: spreadsheet_safe("" if v is None else v) for k, v in flat.items()})
+    return len(rows)

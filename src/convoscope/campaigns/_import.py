@@ -27,9 +27,9 @@ from convoscope.campaigns._answers import (
     task_key,
     to_verdict,
 )
-from convoscope.campaigns._export import FORMULA_STARTS
 from convoscope.campaigns._people import read_annotators
 from convoscope.campaigns._plan import Task
+from convoscope.campaigns._secure import FORMULA_STARTS
 from convoscope.errors import ConvoscopeError
 from convoscope.judges import RaterKind, Verdict
 

@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from convoscope.campaigns._export import spreadsheet_safe
 from convoscope.campaigns._lifecycle import Exit, State, exit_for
-from convoscope.campaigns._secure import private_file
+from convoscope.campaigns._secure import private_file, spreadsheet_safe
 from convoscope.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -61,6 +60,8 @@ def _action(leave: Exit | None, paid: bool) -> Action:
         return "approve"
     if leave.outcome == "partial":  # work done before leaving early: paid, after review when blocked
         return "review" if leave.state == "blocked" else "approve + bonus"
+    if leave.state == "returned" and leave.tasks:  # left part-way after working: the researcher decides
+        return "review"
     return "none"  # a screen-out is paid by the platform's own rule; a return is not a submission
 
 
@@ -74,7 +75,9 @@ def ledger_rows(campaign: Campaign) -> list[LedgerRow]:
     for person in campaign.people():
         paid = campaign.paid(person.id)
         leave = shown.get(person.id)
-        if leave is None and paid:  # screened out without loading the page since: what it would show
+        if paid and person.id in standing.left:  # left on the platform: the page may never be seen again
+            leave = _left(campaign.tasks_done(person.id), platform.pay_per_task)
+        elif leave is None and paid:  # screened out without loading the page since: what it would show
             decision = standing.decisions.get(person.id)
             state: State | None = (
                 "blocked" if person.id in standing.blocked
@@ -84,6 +87,13 @@ def ledger_rows(campaign: Campaign) -> list[LedgerRow]:
         rows.append(_row(person.id, person.external_id, person.platform or platform.kind, leave,
                          status.get(person.id), paid, shown=person.id in shown, currency=platform.currency))
     return rows
+
+
+def _left(tasks: int, pay_per_task: float | None) -> Exit:
+    """A person who left part-way (returned, timed out, ...): no code, their answers kept out of the
+    results but not unpaid; what they would earn as a bonus, for the researcher to decide."""
+    bonus = round(tasks * pay_per_task, 2) if tasks and pay_per_task is not None else None
+    return Exit(outcome="return", state="returned", tasks=tasks, bonus=bonus)
 
 
 def _row(annotator: str, external: str | None, platform: str, leave: Exit | None,

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from convoscope.campaigns._access import Standing, blocked_from
+from convoscope.campaigns._access import LEFT_BECAUSE, Standing, blocked_from, left_from
 from convoscope.campaigns._events import Event, EventLog
 from convoscope.campaigns._lifecycle import Admission, Exit, State, exit_for
 from convoscope.campaigns._monitor import QualificationResult
@@ -49,7 +49,6 @@ class People:
     _events_refreshing: bool
     _standing: tuple[list[Event], tuple[int, int, int] | None, Standing] | None
     _questions: dict[str, list[Question]]
-    _returned_memo: tuple[list[Event], frozenset[str]]
 
     def _load_people(self) -> None:
         self._people_key, self._people, self._standing = None, [], None
@@ -154,8 +153,7 @@ class People:
 
     def block(self, annotator: str, reason: str, *, unblock: bool = False) -> None:
         """Block an annotator (their answers leave the results, kept in the store), or lift it."""
-        if annotator not in {person.id for person in read_annotators(self.directory)}:
-            raise CampaignError(self.directory / ANNOTATORS_FILE, f"no annotator {annotator!r}")
+        self._known(annotator)
         self._add_event("unblock" if unblock else "block", annotator, str(time.time_ns()),
                         {"reason": reason})
 
@@ -166,19 +164,29 @@ class People:
     def has(self, annotator: str, kind: str) -> bool:
         return any(e.kind == kind and e.annotator == annotator for e in self._new_events())
 
-    def mark_returned(self, annotator: str, status: str) -> None:
-        """The platform says the submission was returned or timed out: the place is free."""
-        self._add_event("returned", annotator, status, {"status": status})
+    def mark_returned(self, annotator: str, status: str, *, by_hand: bool = False) -> None:
+        """The person left (``status``: ``RETURNED``, ``TIMED-OUT``, ``REJECTED`` as the platform
+        says, or ``WITHDRAWN``): the place is free and their answers stop counting (kept in the
+        store). The platform's report is stored once per status; a researcher's note each time."""
+        if status not in LEFT_BECAUSE:
+            raise ConfigError(f"unknown way of leaving {status!r}: one of {', '.join(LEFT_BECAUSE)}")
+        self._known(annotator)
+        key = f"{status}:{time.time_ns()}" if by_hand else status
+        self._add_event("returned", annotator, key, {"status": status})
+
+    def mark_rejoined(self, annotator: str) -> None:
+        """Undo :meth:`mark_returned` (recorded by mistake): the answers count again."""
+        self._known(annotator)
+        self._add_event("rejoined", annotator, str(time.time_ns()), {})
+
+    def _known(self, annotator: str) -> None:
+        if annotator not in {person.id for person in read_annotators(self.directory)}:
+            raise CampaignError(self.directory / ANNOTATORS_FILE, f"no annotator {annotator!r}")
 
     def returned(self) -> frozenset[str]:
-        """Everyone whose submission the platform reports returned or timed out (computed again
-        only when the events were read again: every request asks)."""
-        events = self._new_events()
-        memo = getattr(self, "_returned_memo", None)
-        if memo is None or memo[0] is not events:
-            gone = frozenset(e.annotator for e in events if e.kind == "returned")
-            memo = self._returned_memo = (events, gone)
-        return memo[1]
+        """Everyone who left: returned, timed out, rejected, withdrew or declined consent (see
+        :func:`~convoscope.campaigns._access.left_from`)."""
+        return frozenset(self.standing().left)
 
     def declined(self, annotator: str) -> bool:
         """The person refused the consent text (and never accepted it): their place is free."""
@@ -195,7 +203,7 @@ class People:
         decisions = {e.annotator: QualificationResult.model_validate(e.data)
                      for e in events if e.kind == "decision"}
         standing = Standing(invited=frozenset(p.id for p in people), blocked=blocked_from(events),
-                            decisions=decisions,
+                            left=left_from(events), decisions=decisions,
                             references=frozenset(self.spec.qualification.reference_annotators))
         with self._lock:
             self._standing = (events, key, standing)

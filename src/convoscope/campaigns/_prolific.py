@@ -19,8 +19,9 @@ if TYPE_CHECKING:
     from convoscope.campaigns._campaign import Campaign
 
 PROLIFIC_API = "https://api.prolific.com"
-# A submission in one of these states will not come back: its place goes to someone else.
-GONE = frozenset({"RETURNED", "TIMED-OUT"})
+# A submission in one of these states will not come back: its place goes to someone else, and its
+# answers stop counting (a rejected one was judged unusable by the researcher on Prolific).
+GONE = frozenset({"RETURNED", "TIMED-OUT", "REJECTED"})
 
 
 class ProlificError(ConvoscopeError, RuntimeError):
@@ -79,7 +80,8 @@ class Prolific:
 
 
 def sync_submissions(campaign: Campaign, client: Prolific, study: str) -> list[str]:
-    """Free the place of everyone whose submission was returned or timed out; their ids."""
+    """Free the place of everyone whose submission was returned, timed out or rejected, and take
+    their answers out of the results (kept in the store and the ledger); their ids."""
     by_pid = {p.external_id: p.id for p in campaign.people() if p.platform == "prolific"}
     freed = []
     for submission in client.submissions(study):

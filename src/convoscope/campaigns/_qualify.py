@@ -15,6 +15,13 @@ candidate alone:
   correct answers.
 - The references' own agreement (mean pairwise Cohen's kappa) is reported beside every decision:
   a candidate cannot be expected to agree with references who do not agree with each other.
+- Enough answers to tell the candidate from chance: on a small batch a coin-flipper meets both
+  minimums by luck (a third of them with 6 answers). So the candidate's hits against the
+  majority must also be unlikely for someone answering at random: the chance of at least as many
+  hits from Binomial(cells, 1 / number of answers on the scale) must not exceed ``max_chance_pass``
+  (default 0.05). A candidate who meets the minimums but not this gets ``cannot_tell``: refused by
+  default (``when_cannot_tell: refuse``), let through with ``admit``. Whatever the candidate
+  does, a coin-flipper then passes at most that often.
 
 The decision is a value: the rule, the numbers used, the outcome, and why when it cannot tell.
 """
@@ -63,6 +70,8 @@ class QualificationResult(BaseModel):
     weights: str | None = None
     references_kappa: float | None = None
     references_note: str | None = None
+    chance_pass: float | None = None  # P(a random answerer gets as many majority hits), one-sided
+    max_chance_pass: float | None = None
 
 
 def _cells(verdicts: Sequence[Verdict], *, drop_idk: bool) -> dict[str, dict[tuple[str, str], str]]:
@@ -107,6 +116,15 @@ def majority_accuracy(candidate: dict[tuple[str, str], str],
     return (hits / counted if counted else None), counted
 
 
+def chance_of_hits(hits: int, cells: int, chance: float) -> float:
+    """P(X >= hits) for X ~ Binomial(cells, chance): how often someone answering at random, right
+    with probability ``chance`` on each cell, matches the majority at least ``hits`` times."""
+    if not 0 <= hits <= cells or not 0 < chance <= 1:
+        raise ValueError(f"need 0 <= hits <= cells and 0 < chance <= 1, got {hits}, {cells}, {chance}")
+    return min(1.0, sum(math.comb(cells, k) * chance ** k * (1 - chance) ** (cells - k)
+                        for k in range(hits, cells + 1)))
+
+
 def references_agreement(tables: Sequence[dict[tuple[str, str], str]],
                          labels: Sequence[str] | None) -> tuple[float | None, str | None]:
     """Mean pairwise Cohen's kappa among the references, or None with the reason."""
@@ -121,13 +139,17 @@ def references_agreement(tables: Sequence[dict[tuple[str, str], str]],
 
 def qualify(annotator: str, verdicts: Sequence[Verdict], references: Sequence[str], *,
             threshold: float, min_accuracy: float = 0.0,
-            ordinal_labels: Sequence[str] | None = None) -> QualificationResult:
+            ordinal_labels: Sequence[str] | None = None, chance: float | None = None,
+            max_chance_pass: float = 0.05, admit_cannot_tell: bool = False) -> QualificationResult:
     """Decide whether ``annotator`` qualifies against each of ``references`` (see the module text).
 
     ``threshold``: the minimum Cohen's kappa with each reference; ``min_accuracy``: the minimum
     share of answers equal to the references' majority; ``ordinal_labels``: the scale in order
-    (weighted kappa; "I don't know" answers are then left out). With no reference annotators,
-    everyone qualifies.
+    (weighted kappa; "I don't know" answers are then left out); ``chance``: the probability that
+    a random answer equals the majority (1 / answers on the scale; None: not checked), and
+    ``max_chance_pass`` the most a random answerer may have of doing as well as the candidate;
+    ``admit_cannot_tell``: let a candidate through whom the batch cannot tell from chance. With
+    no reference annotators, everyone qualifies.
     """
     rule = RULE.format(min_kappa=threshold, min_accuracy=min_accuracy)
     base: dict[str, object] = {"annotator": annotator, "threshold": threshold, "min_accuracy": min_accuracy,
@@ -144,11 +166,21 @@ def qualify(annotator: str, verdicts: Sequence[Verdict], references: Sequence[st
     accuracy, counted = majority_accuracy(mine, theirs)
     own, own_note = references_agreement(theirs, ordinal_labels)
     defined = [value for value in kappas.values() if value is not None]
+    luck = (chance_of_hits(round(accuracy * counted), counted, chance)
+            if chance is not None and accuracy is not None else None)
     base |= {"kappas": kappas, "accuracy": accuracy, "cells": len(mine), "majority_cells": counted,
              "references_kappa": own, "references_note": own_note,
-             "kappa": min(defined) if defined else None}
-    return QualificationResult.model_validate({**base, **_outcome(defined, accuracy, threshold, min_accuracy,
-                                                                  kappas)})
+             "kappa": min(defined) if defined else None, "chance_pass": luck,
+             "max_chance_pass": max_chance_pass if chance is not None else None}
+    decided = _outcome(defined, accuracy, threshold, min_accuracy, kappas)
+    if decided["outcome"] == "qualified" and luck is not None and luck > max_chance_pass:
+        hits = round((accuracy or 0.0) * counted)
+        decided = {"qualified": admit_cannot_tell, "outcome": "cannot_tell",
+                   "note": f"cannot tell from chance: {hits} of {counted} answers equal the references' "
+                           f"majority, which someone answering at random reaches with probability "
+                           f"{luck:.3f} (more than {max_chance_pass}); the qualification batch is too "
+                           "small for this rule, " + ("let through" if admit_cannot_tell else "refused")}
+    return QualificationResult.model_validate({**base, **decided})
 
 
 def _outcome(defined: list[float], accuracy: float | None, threshold: float, min_accuracy: float,

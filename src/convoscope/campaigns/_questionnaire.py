@@ -28,8 +28,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from convoscope.campaigns._secure import private_file
-from convoscope.campaigns._spec import CampaignError, _line, _named
+from convoscope.campaigns._located import CampaignError, named_error, yaml_line
+from convoscope.campaigns._secure import private_file, spreadsheet_safe
 
 Part = Literal["before", "after"]
 PARTS: tuple[Part, ...] = ("before", "after")
@@ -95,14 +95,14 @@ def load_questions(path: Path) -> list[Question]:
         try:
             questions.append(Question.model_validate(entry))
         except ValidationError as error:
-            named = _named(error, node.value[index] if node is not None else None, path)
+            named = named_error(error, node.value[index] if node is not None else None, path)
             raise CampaignError(path, named.problem, line=named.line,
                                 field=f"{index}.{named.field}" if named.field else str(index)) from None
     seen: set[str] = set()
     for index, question in enumerate(questions):
         if question.id in seen:
             raise CampaignError(path, f"question id {question.id!r} is used twice",
-                                line=_line(node, (index, "id")), field=f"{index}.id")
+                                line=yaml_line(node, (index, "id")), field=f"{index}.id")
         seen.add(question.id)
     return questions
 
@@ -157,8 +157,6 @@ def screened_by(questions: Sequence[Question], answers: Mapping[str, Any]) -> st
 
 def write_answers(rows: Iterable[dict[str, Any]], out: Path) -> int:
     """Questionnaire rows to a .jsonl or .csv file readable by its owner only; returns the count."""
-    from convoscope.campaigns._export import spreadsheet_safe
-
     listed = list(rows)
     with private_file(out) as handle:
         if out.suffix.lower() == ".csv":

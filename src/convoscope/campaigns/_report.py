@@ -196,7 +196,8 @@ def _excluded_text(status: CampaignStatus) -> str:
     if not out:
         return "none"
     return "; ".join(f"{a.annotator}: {a.not_counted} answers not counted ("
-                     + (f"blocked: {a.blocked}" if a.blocked else "not invited" if not a.invited
+                     + (f"blocked: {a.blocked}" if a.blocked else f"left: {a.left}" if a.left
+                        else "not invited" if not a.invited
                         else "not qualified" if a.qualification is not None and not a.qualification.qualified
                         else "no qualification decision") + ")" for a in out)
 

@@ -9,11 +9,21 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from convoscope.errors import ConfigError
 
 PRIVATE = 0o600
+
+# A spreadsheet reads a cell starting with one of these as a formula (CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(cell: Any) -> Any:
+    """Text that a spreadsheet would run as a formula, prefixed with ``'`` so it shows as text."""
+    if isinstance(cell, str) and cell.startswith(FORMULA_STARTS):
+        return "'" + cell
+    return cell
 
 
 @contextlib.contextmanager

@@ -17,21 +17,14 @@ from pydantic import (
     model_validator,
 )
 
+from convoscope.campaigns._located import CampaignError, named_error, yaml_line
+from convoscope.campaigns._questionnaire import load_questions
 from convoscope.criteria import Criterion, get_criterion
-from convoscope.errors import LocatedError
 
 SPEC_FILE = "campaign.yaml"
 PAIRWISE_PREFIX = "pairwise:"  # as convoscope.pairwise names its verdicts
 GUIDELINES_FILE = "guidelines.md"
 CODE = r"^[A-Za-z0-9_\-]{0,64}$"  # a platform code: letters, digits, '_' and '-'
-
-
-class CampaignError(LocatedError):
-    """A campaign file that cannot be used; the message names file, line and field."""
-
-    def describe(self) -> str:  # the form campaign users know: ``path:line: problem (field 'f')``
-        where = f"{self.path}:{self.line}" if self.line else str(self.path)
-        return f"{where}: {self.problem}" + (f" (field {self.field!r})" if self.field else "")
 
 
 class Qualification(BaseModel):
@@ -51,6 +44,13 @@ class Qualification(BaseModel):
     min_accuracy: float = Field(
         default=0.6, ge=0.0, le=1.0,
         description="Share of the candidate's answers that must equal the references' majority answer.")
+    max_chance_pass: float = Field(
+        default=0.05, ge=0.0, le=1.0,
+        description="The most a random answerer may have of matching the references' majority as often as "
+                    "the candidate did (one-sided binomial); 1 turns the check off.")
+    when_cannot_tell: Literal["refuse", "admit"] = Field(
+        default="refuse", description="A candidate who meets the minimums on too few answers to tell "
+                                      "from chance: refused (paid for the answers) or let through.")
     references_in_main: bool = Field(
         default=False, description="Let reference annotators also take places in main batches.")
 
@@ -262,42 +262,29 @@ def load_campaign(directory: str | Path) -> CampaignSpec:
     try:
         spec = CampaignSpec.model_validate(data)
     except ValidationError as error:
-        raise _named(error, node, path) from None
+        raise named_error(error, node, path) from None
     _check_criteria(spec, node, path)
     _check_questionnaires(spec, node, path)
     return spec
 
 
 def _check_questionnaires(spec: CampaignSpec, node: Any, path: Path) -> None:
-    from convoscope.campaigns._questionnaire import load_questions
-
     for part, name in spec.questionnaires.model_dump().items():
         if name is None:
             continue
         if not (path.parent / name).is_file():
             raise CampaignError(path, f"questionnaire file {name!r} not found next to campaign.yaml",
-                                line=_line(node, ("questionnaires", part)), field=f"questionnaires.{part}")
+                                line=yaml_line(node, ("questionnaires", part)),
+                                field=f"questionnaires.{part}")
         load_questions(path.parent / name)
 
 
 def field_line(directory: str | Path, loc: tuple[Any, ...]) -> int | None:
     """The line of a field of ``<directory>/campaign.yaml`` (for errors found after loading)."""
     try:
-        return _line(yaml.compose((Path(directory) / SPEC_FILE).read_text(encoding="utf-8")), loc)
+        return yaml_line(yaml.compose((Path(directory) / SPEC_FILE).read_text(encoding="utf-8")), loc)
     except (OSError, yaml.YAMLError):
         return None
-
-
-def _named(error: ValidationError, node: Any, path: Path) -> CampaignError:
-    first = sorted(error.errors(), key=lambda e: e["type"] != "extra_forbidden")[0]
-    loc = tuple(first["loc"])
-    field = ".".join(str(part) for part in loc) or None
-    problem = first["msg"].removeprefix("Value error, ")
-    if first["type"] == "extra_forbidden":
-        problem = "unknown field"
-    elif first["type"] == "missing":
-        problem = "missing field"
-    return CampaignError(path, problem, line=_line(node, loc), field=field)
 
 
 def _check_criteria(spec: CampaignSpec, node: Any, path: Path) -> None:
@@ -306,9 +293,10 @@ def _check_criteria(spec: CampaignSpec, node: Any, path: Path) -> None:
     for index, name in enumerate(spec.criteria_files):
         if not files[index].is_file():
             raise CampaignError(path, f"criteria file {name!r} not found next to campaign.yaml",
-                                line=_line(node, ("criteria_files", index)), field=f"criteria_files.{index}")
+                                line=yaml_line(node, ("criteria_files", index)),
+                                field=f"criteria_files.{index}")
     for index, ref in enumerate(spec.criteria):
-        line, field = _line(node, ("criteria", index)), f"criteria.{index}"
+        line, field = yaml_line(node, ("criteria", index)), f"criteria.{index}"
         try:
             criterion = get_criterion(ref, extra_paths=files)
         except ValueError as error:
@@ -316,18 +304,3 @@ def _check_criteria(spec: CampaignSpec, node: Any, path: Path) -> None:
         if criterion.granularity != wanted:
             raise CampaignError(path, f"criterion {ref!r} judges a {criterion.granularity}, but this "
                                 f"campaign's granularity is {spec.granularity!r}", line=line, field=field)
-
-
-def _line(node: Any, loc: tuple[Any, ...]) -> int | None:
-    """The 1-based line of the deepest YAML node along ``loc``."""
-    found = node
-    for key in loc:
-        child = None
-        if isinstance(found, yaml.MappingNode):
-            child = next((value for name, value in found.value if name.value == key), None)
-        elif isinstance(found, yaml.SequenceNode) and isinstance(key, int) and key < len(found.value):
-            child = found.value[key]
-        if child is None:
-            break
-        found = child
-    return found.start_mark.line + 1 if found is not None else None

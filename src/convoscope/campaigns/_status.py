@@ -90,6 +90,8 @@ class AnnotatorStatus(BaseModel):
         if q is None:
             return "not reached" if self.left or self.blocked else "not decided"
         word = "yes" if q.qualified else "no"
+        if q.outcome == "cannot_tell" and q.chance_pass is not None:
+            word += ", cannot tell from chance"  # too few answers (see ``_qualify``)
         return f"{word} (κ {q.kappa:.3f})" if q.kappa is not None else f"{word} ({q.note or 'no kappa'})"
 
     @property

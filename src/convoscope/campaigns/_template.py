@@ -39,6 +39,8 @@ qualification:
   reference_annotators: []   # ids of the internal annotators whose answers are the reference
   min_kappa: 0.21            # Cohen's kappa needed with EACH reference annotator
   min_accuracy: 0.6          # share of answers equal to the references' majority answer
+  max_chance_pass: 0.05      # refuse to qualify on answers a random answerer matches this often
+  when_cannot_tell: refuse   # too few answers to tell from chance: refuse (paid) or admit
   references_in_main: false  # reference annotators also take places in main batches
 # platform:                  # a crowdsourcing platform: `serve` prints the study link to give it
 #   kind: prolific           # prolific or mturk

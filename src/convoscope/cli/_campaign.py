@@ -240,12 +240,15 @@ def report_command(directory: str, out: str, all_answers: bool, exclude_side_bia
               "not qualified (left out by default).")
 @click.option("--questionnaires", "questionnaires", type=click.Path(dir_okay=False),
               help="Also write every questionnaire answer (before / after the task) to this .jsonl or .csv.")
+@click.option("--decisions", "decisions", type=click.Path(dir_okay=False),
+              help="Also write every qualification decision (kappa with each reference, accuracy against "
+              "their majority, their own agreement) to this .jsonl or .csv.")
 @_SIDE
 @_ITEMS
 @_DB
 def export_command(directory: str, out: str, qualification: bool, all_answers: bool,
-                   questionnaires: str | None, exclude_side_biased: bool | None, items: str | None,
-                   db: str | None) -> None:
+                   questionnaires: str | None, decisions: str | None, exclude_side_biased: bool | None,
+                   items: str | None, db: str | None) -> None:
     """Write the human verdicts as JSONL or CSV, ready for `convoscope metaeval --human`.
 
     Files are readable by their owner only, like the store.
@@ -254,9 +257,10 @@ def export_command(directory: str, out: str, qualification: bool, all_answers: b
     Example:
       convoscope campaign export my-study/ --out human.jsonl
       convoscope campaign export my-study/ --out human.csv --questionnaires people.csv
+      convoscope campaign export my-study/ --out human.csv --decisions qualification.csv
       convoscope metaeval verdicts.jsonl --human human.jsonl
     """
-    from convoscope.campaigns import export_questionnaires, export_verdicts, open_campaign
+    from convoscope.campaigns import export_decisions, export_questionnaires, export_verdicts, open_campaign
 
     console = Console()
     with fail_on(console):
@@ -267,6 +271,10 @@ def export_command(directory: str, out: str, qualification: bool, all_answers: b
         if questionnaires:
             rows = export_questionnaires(campaign, questionnaires)
             console.print(f"wrote {rows} questionnaire answers to {questionnaires}", soft_wrap=True,
+                          markup=False)
+        if decisions:
+            made = export_decisions(campaign, decisions)
+            console.print(f"wrote {made} qualification decisions to {decisions}", soft_wrap=True,
                           markup=False)
 
 

@@ -98,3 +98,39 @@ def prolific_command(directory: str, study: str, sync: bool, approve: bool, pay_
         if transition:
             client.transition(study, transition)  # type: ignore[arg-type]
             console.print("study paused" if transition == "PAUSE" else "study resumed", markup=False)
+
+
+WAYS_OUT = {"returned": "RETURNED", "timed-out": "TIMED-OUT", "rejected": "REJECTED", "withdrew": "WITHDRAWN"}
+
+
+@campaign_group.command("withdraw")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.argument("annotator")
+@click.option("--why", type=click.Choice(list(WAYS_OUT)), default="returned", show_default=True,
+              help="How the person left: returned or timed out on the platform, rejected, or withdrew "
+                   "their consent.")
+@click.option("--undo", is_flag=True, help="Recorded by mistake: their answers count again.")
+@_ITEMS
+@_DB
+def withdraw_command(directory: str, annotator: str, why: str, undo: bool, items: str | None,
+                     db: str | None) -> None:
+    """Record that a person left part-way (what `prolific --sync` records from Prolific's API): their
+    place goes to someone else and their answers leave agreement, votes, results, exports and the
+    report. The answers stay in the store and the ledger (the work is paid); `export --all-answers`
+    and `report --all-answers` include them.
+
+    \b
+    Example:
+      convoscope campaign withdraw my-study/ p004 --why timed-out
+    """
+    from convoscope.campaigns import open_campaign
+
+    console = Console()
+    with fail_on(console):
+        campaign = open_campaign(directory, items=items, store=db, create=False)
+        if undo:
+            campaign.mark_rejoined(annotator)
+            console.print(f"{annotator}'s answers count again")
+        else:
+            campaign.mark_returned(annotator, WAYS_OUT[why], by_hand=True)
+            console.print(f"{annotator} left ({why}): answers kept, no longer counted")

@@ -29,8 +29,8 @@ REASONS = {
     "full": N_("Every place in this study is taken; nothing was recorded."),
     "reference": N_("Your reference answers are saved. Thank you!"),
     "declined": N_("You chose not to take part. Nothing else of yours is recorded."),
-    "returned": N_("This submission was returned or timed out on the platform, so this link no longer "
-                   "takes answers."),
+    "returned": N_("This submission was returned, timed out or rejected on the platform, or you withdrew "
+                   "from the study, so this link no longer takes answers."),
 }
 RETURN = {
     "prolific": N_("Please return your submission on Prolific (its “Return” button), so that your place "
