@@ -75,7 +75,8 @@ from convoscope.analysis._detection import (
     roc_curve,
     threshold_at,
 )
-from convoscope.analysis._export import latex_escape, paper_table, to_csv, to_latex, to_markdown
+from convoscope.analysis._export import paper_table, to_csv, to_markdown
+from convoscope.analysis._export_latex import latex_escape, to_latex
 from convoscope.analysis._frame import FAST_SUFFIXES, read_frame
 from convoscope.analysis._krippendorff import krippendorff_alpha
 from convoscope.analysis._labels import label_value, map_labels
