@@ -35,6 +35,7 @@ from convoscope.analysis._agreement_ci import (
 )
 from convoscope.analysis._alttest import AltTestAnnotator, AltTestResult, alt_test
 from convoscope.analysis._bootstrap import BootstrapResult, bootstrap_ci, paired_bootstrap_diff
+from convoscope.analysis._ceiling import CeilingComparison, compare_with_ceiling
 from convoscope.analysis._classification import (
     BinaryScores,
     Confusion,
@@ -133,6 +134,7 @@ __all__ = [
     "AltTestResult",
     "BinaryScores",
     "BootstrapResult",
+    "CeilingComparison",
     "Confusion",
     "CorrelationTest",
     "DependentCorrelationTest",
@@ -171,6 +173,7 @@ __all__ = [
     "cohen_kappa",
     "cohen_kappa_ci",
     "compare_judges",
+    "compare_with_ceiling",
     "confusion_counts",
     "default_level",
     "dialogue_level",
