@@ -41,23 +41,47 @@ def test_a_judge_that_saw_the_truth_is_flagged(seed):
     assert _flagged(*panel_study(np.random.default_rng(seed), n_items=120, leaked=True))
 
 
-def test_the_like_for_like_figures_equal_scipy_on_the_same_resamples():
-    judge, people = panel_study(np.random.default_rng(5), n_items=40, n_people=4, leaked=True)
-    judge[3], people[1, 7] = np.nan, np.nan  # items missing for anyone are left out
+def _reference(judge, people):
+    """(judge's mean ρ, people's mean ρ) by scipy: each against the mean of the others, on the
+    items the person rated with at least one other."""
+    judge_rhos, people_rhos = [], []
+    for i in range(len(people)):
+        others = np.delete(people, i, axis=0)
+        items = ~np.isnan(people[i]) & (~np.isnan(others)).any(axis=0)
+        mean = np.nanmean(others[:, items], axis=0)
+        judge_rhos.append(stats.spearmanr(judge[items], mean)[0])
+        people_rhos.append(stats.spearmanr(people[i, items], mean)[0])
+    return np.mean(judge_rhos), np.mean(people_rhos)
+
+
+@pytest.mark.parametrize("gaps", [False, True], ids=["every-person-rates-every-item", "3-of-5-per-item"])
+def test_the_like_for_like_figures_equal_scipy_on_the_same_resamples(gaps):
+    rng = np.random.default_rng(5)
+    judge, people = panel_study(rng, n_items=40, n_people=5, leaked=True)
+    judge[3] = np.nan  # items the judge did not rate are left out
+    if gaps:  # each item rated by 3 of the 5 people (the other path: a statistic per resample)
+        for item in range(40):
+            people[rng.choice(5, 2, replace=False), item] = np.nan
     found = compare_with_ceiling(judge, people, n_resamples=100, seed=2)
-    keep = ~np.isnan(judge) & ~np.isnan(people).any(axis=0)
+    keep = ~np.isnan(judge)
     j, p = judge[keep], people[:, keep]
-    others = [(p.sum(axis=0) - p[i]) / 3 for i in range(4)]
-    assert found.judge_loo == pytest.approx(np.mean([stats.spearmanr(j, o)[0] for o in others]), abs=1e-12)
-    assert found.people_loo == pytest.approx(np.mean([stats.spearmanr(p[i], o)[0]
-                                                      for i, o in enumerate(others)]), abs=1e-12)
-    indices = np.concatenate(list(index_chunks(int(keep.sum()), 100, 2)))
-    replicates = [np.mean([stats.spearmanr(j[ix], o[ix])[0] - stats.spearmanr(p[i][ix], o[ix])[0]
-                           for i, o in enumerate(others)]) for ix in indices]
+    expected = _reference(j, p)
+    assert (found.judge_loo, found.people_loo) == pytest.approx(expected, abs=1e-12)
+    replicates = [np.subtract(*_reference(j[ix], p[:, ix])) for ix in
+                  np.concatenate(list(index_chunks(int(keep.sum()), 100, 2)))]
     low, high = np.quantile(replicates, [0.025, 0.975])
-    assert found.difference.low == pytest.approx(low, abs=1e-9)
-    assert found.difference.high == pytest.approx(high, abs=1e-9)
-    assert found.n_items == keep.sum() == 38
+    assert (found.difference.low, found.difference.high) == pytest.approx((low, high), abs=1e-9)
+    assert found.n_items == 39 and found.above()
+
+
+def test_a_judge_that_saw_the_truth_is_flagged_when_each_item_has_3_of_5_people():
+    rng = np.random.default_rng(1)
+    judge, people = panel_study(rng, n_items=150, n_people=5, leaked=True)
+    for item in range(150):
+        people[rng.choice(5, 2, replace=False), item] = np.nan
+    assert compare_with_ceiling(judge, people, n_resamples=200).above()
+    honest, _ = panel_study(np.random.default_rng(1), n_items=150, n_people=5)
+    assert not compare_with_ceiling(honest, people, n_resamples=200).above()
 
 
 def test_fewer_than_three_people_give_no_ceiling_check():

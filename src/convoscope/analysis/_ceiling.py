@@ -26,7 +26,7 @@ from convoscope.analysis._validate import as_numbers, snap
 @dataclass(frozen=True)
 class CeilingComparison:
     """The judge and the people, each against the mean of the people other than one, averaged
-    over those people, on the items that the judge and every person rated.
+    over those people, on the items the judge rated.
 
     ``difference`` is ``judge_loo - people_loo`` with its percentile interval, resampled only
     when the judge is above on the point estimate (None otherwise: it cannot be above). ``above``
@@ -45,8 +45,9 @@ class CeilingComparison:
 def compare_with_ceiling(scores: Any, people: Any, *, n_resamples: int = 2000, confidence: float = 0.95,
                          seed: int | None = 0) -> CeilingComparison:
     """Spearman ρ of the judge ``scores`` (one per item) and of each of ``people`` (raters x
-    items) with the mean of the other people, compared as the module says. Needs three or more
-    people and items that all of them and the judge rated.
+    items, missing as NaN) with the mean of the other people, compared as the module says. Each
+    person's terms use the items that person rated with at least one other, as the ceiling does.
+    Needs three or more people.
 
     >>> people = [[1, 2, 3, 4, 5, 6], [2, 1, 3, 5, 4, 6], [1, 3, 2, 4, 6, 5]]
     >>> found = compare_with_ceiling([1, 2, 3, 4, 5, 6], people, n_resamples=200)
@@ -57,30 +58,55 @@ def compare_with_ceiling(scores: Any, people: Any, *, n_resamples: int = 2000, c
     matrix = as_numbers(people, name="compare_with_ceiling: people", ndim=2)
     if len(matrix) < 3:
         raise ValueError("compare_with_ceiling: needs three or more people (one against the others' mean)")
-    complete = ~np.isnan(judge) & ~np.isnan(matrix).any(axis=0)
-    if complete.sum() < 3:
-        raise ValueError("compare_with_ceiling: fewer than three items rated by the judge and every person")
-    judge, matrix = snap(judge[complete]), snap(matrix[:, complete])
-    others = (matrix.sum(axis=0) - matrix) / (len(matrix) - 1)  # row i: mean of the people but i
-    pairs = [(i, judge_rho, person_rho) for i in range(len(matrix))
-             if (judge_rho := _rho(judge, others[i])) is not None
-             and (person_rho := _rho(matrix[i], others[i])) is not None]
-    if not pairs:
-        raise ValueError("compare_with_ceiling: the correlation is undefined for every person")
-    judge_loo = float(np.mean([p[1] for p in pairs]))
-    people_loo = float(np.mean([p[2] for p in pairs]))
+    rated = ~np.isnan(judge)
+    if rated.sum() < 3:
+        raise ValueError("compare_with_ceiling: fewer than three items rated by the judge")
+    judge, matrix = snap(judge[rated]), snap(matrix[:, rated])
+    judge_loo, people_loo, valid = _both(judge, matrix)
+    n_items = len(judge)
     if judge_loo <= people_loo:
-        return CeilingComparison(judge_loo, people_loo, None, len(matrix), int(complete.sum()))
-    terms = [_replicates(spearman, (judge, others[i]), n_resamples, seed)
-             - _replicates(spearman, (matrix[i], others[i]), n_resamples, seed) for i, _, _ in pairs]
+        return CeilingComparison(judge_loo, people_loo, None, len(matrix), n_items)
+    if np.isnan(matrix).any():  # each person's items differ: one statistic per resample
+        replicates = _replicates(_lead, (judge, matrix), n_resamples, seed)
+    else:  # every term on every item: the vectorised correlations, one draw for all
+        others = (matrix.sum(axis=0) - matrix) / (len(matrix) - 1)  # row i: mean of the people but i
+        replicates = np.mean([_replicates(spearman, (judge, others[i]), n_resamples, seed)
+                              - _replicates(spearman, (matrix[i], others[i]), n_resamples, seed)
+                              for i in valid], axis=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        difference = _interval(judge_loo - people_loo, np.mean(terms, axis=0), confidence,
-                               n_items=int(complete.sum()), name="compare_with_ceiling")
-    return CeilingComparison(judge_loo, people_loo, difference, len(matrix), int(complete.sum()))
+        difference = _interval(judge_loo - people_loo, replicates, confidence, n_items=n_items,
+                               name="compare_with_ceiling")
+    return CeilingComparison(judge_loo, people_loo, difference, len(matrix), n_items)
+
+
+def _both(judge: np.ndarray, matrix: np.ndarray) -> tuple[float, float, list[int]]:
+    """(mean ρ of the judge, mean ρ of each person, the people both were defined for), each
+    against the mean of the other people on the items the person rated with another."""
+    present = ~np.isnan(matrix)
+    filled = np.where(present, matrix, 0.0)
+    totals, counts = filled.sum(axis=0), present.sum(axis=0)
+    found = []
+    for person in range(len(matrix)):
+        items = np.flatnonzero(present[person] & (counts > 1))
+        others = (totals[items] - filled[person, items]) / (counts[items] - 1)
+        judge_rho, person_rho = _rho(judge[items], others), _rho(matrix[person, items], others)
+        if judge_rho is not None and person_rho is not None:
+            found.append((person, judge_rho, person_rho))
+    if not found:
+        raise ValueError("compare_with_ceiling: the correlation is undefined for every person")
+    return (float(np.mean([f[1] for f in found])), float(np.mean([f[2] for f in found])),
+            [f[0] for f in found])
+
+
+def _lead(judge: np.ndarray, matrix: np.ndarray) -> float:
+    judge_loo, people_loo, _ = _both(judge, matrix)
+    return judge_loo - people_loo
 
 
 def _rho(x: np.ndarray, y: np.ndarray) -> float | None:
+    if len(x) < 3:
+        return None
     try:
         return float(spearman(x, y))
     except ValueError:
