@@ -237,7 +237,7 @@ def _judge_row(judge: str, scores: np.ndarray, humans: RaterMatrix, ceiling: Hum
     auc = _auc(scores, majority, options["positive"], notes) if numeric and not categories else None
     check = attempt(notes, "ceiling check", lambda: compare_with_ceiling(
         scores, humans.values, n_resamples=options["n_resamples"], confidence=options["confidence"],
-        seed=options["seed"])) if intervals and ceiling.loo_spearman is not None else None
+        seed=options["seed"])) if intervals.get("spearman") and ceiling.loo_spearman is not None else None
     return MetaevalRow(humans.criterion, group, judge, int(rated.sum()), intervals.get("spearman"),
                        intervals.get("kendall"), intervals.get("pearson"), kappa, weights, binary,
                        ceiling, tuple(notes), auc, kappa_ci, alt, check)
