@@ -20,6 +20,16 @@ if ! command -v chromium >/dev/null || ! fc-list 2>/dev/null | grep -qi nanum; t
     echo "note: chromium / fonts-nanum are not installed; the browser tests will be skipped" >&2
   fi
 fi
+# pdflatex and booktabs, to typeset metaeval's LaTeX tables in a two-column page
+# (tests/decisions/test_latex_layouts.py; amssymb and graphicx come with these).
+if ! command -v pdflatex >/dev/null || ! kpsewhich booktabs.sty >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq texlive-latex-base \
+      texlive-latex-recommended >/dev/null
+  else
+    echo "note: pdflatex is not installed; the LaTeX layout tests will be skipped" >&2
+  fi
+fi
 echo "test.sh: installed in $(( $(date +%s) - started )) s; running the suite" >&2
 # Two workers (the CI machine has 2 cores); a test file stays on one worker, so its module-scoped
 # servers start once. Pass -n 0 to run in one process.

@@ -81,3 +81,19 @@ def systems_study(rng: np.random.Generator, *, n_systems: int = 6, n_inputs: int
                 judged = -3.0 + rng.normal(0, judge_noise)
             rows.append((item, f"s{s}", "model:j", float(judged)))
     return rows
+
+
+def panel_study(rng: np.random.Generator, *, n_items: int = 300, n_people: int = 3, noise: float = 1.0,
+                leaked: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(judge, people x items) on a 1-7 scale: every person rates ``truth + noise`` rounded.
+
+    The judge is one more person (the same noise, drawn the same way) unless ``leaked``: then it
+    rates the truth itself, rounded the same way (it saw what people's mean converges to).
+    Truth: one more person is not above the people's own agreement; a leaked judge is."""
+    truth = rng.normal(size=n_items)
+
+    def rate(noise_sd: float) -> np.ndarray:
+        return np.clip(np.round(4 + 1.5 * (truth + rng.normal(0, noise_sd, n_items))), 1, 7)
+
+    people = np.array([rate(noise) for _ in range(n_people)])
+    return rate(0.0 if leaked else noise), people

@@ -35,6 +35,7 @@ from convoscope.analysis._agreement_ci import (
 )
 from convoscope.analysis._alttest import AltTestAnnotator, AltTestResult, alt_test
 from convoscope.analysis._bootstrap import BootstrapResult, bootstrap_ci, paired_bootstrap_diff
+from convoscope.analysis._ceiling import CeilingComparison, compare_with_ceiling
 from convoscope.analysis._classification import (
     BinaryScores,
     Confusion,
@@ -75,7 +76,8 @@ from convoscope.analysis._detection import (
     roc_curve,
     threshold_at,
 )
-from convoscope.analysis._export import latex_escape, paper_table, to_csv, to_latex, to_markdown
+from convoscope.analysis._export import paper_table, to_csv, to_markdown
+from convoscope.analysis._export_latex import latex_escape, to_latex
 from convoscope.analysis._frame import FAST_SUFFIXES, read_frame
 from convoscope.analysis._krippendorff import krippendorff_alpha
 from convoscope.analysis._labels import label_value, map_labels
@@ -132,6 +134,7 @@ __all__ = [
     "AltTestResult",
     "BinaryScores",
     "BootstrapResult",
+    "CeilingComparison",
     "Confusion",
     "CorrelationTest",
     "DependentCorrelationTest",
@@ -170,6 +173,7 @@ __all__ = [
     "cohen_kappa",
     "cohen_kappa_ci",
     "compare_judges",
+    "compare_with_ceiling",
     "confusion_counts",
     "default_level",
     "dialogue_level",

@@ -1,4 +1,4 @@
-"""A criterion x judge table to paste into a paper: CSV, Markdown and LaTeX (booktabs).
+"""A criterion x judge table to paste into a paper: CSV and Markdown (LaTeX: ``_export_latex``).
 
 One row per criterion (and group) and judge: Spearman, Kendall and Pearson with their bootstrap
 intervals, Cohen's kappa with its interval, F1 of both classes, accuracy and AUC, the
@@ -30,12 +30,6 @@ from convoscope.analysis._multitest import CORRECTION_NAMES, Correction, adjust_
 DAGGER, DOUBLE_DAGGER = "†", "‡"
 Layout = Literal["resize", "narrow", "full"]
 LAYOUTS = ("resize", "narrow", "full")
-_LATEX_SPECIALS = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-                   "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
-                   "†": r"\textsuperscript{\dag}", "‡": r"\textsuperscript{\ddag}", "ρ": r"$\rho$",
-                   "τ": r"$\tau$", "κ": r"$\kappa$", "α": r"$\alpha$", "ω": r"$\omega$", "−": "$-$",
-                   "–": "--", "·": r"$\cdot$", "<": r"\textless{}", ">": r"\textgreater{}",
-                   "≥": r"$\geq$", "✓": r"$\checkmark$"}
 COLUMNS = ("criterion", "group", "judge", "n", "spearman", "spearman_low", "spearman_high", "kendall",
            "kendall_low", "kendall_high", "pearson", "pearson_low", "pearson_high", "kappa", "kappa_low",
            "kappa_high", "f1_pos", "f1_neg", "accuracy", "auc", "versus", "williams_p", "williams_p_adjusted",
@@ -151,7 +145,7 @@ def _p(value: Any) -> str:
     return "<.001" if value < 0.001 else f"{value:.3f}".lstrip("0")
 
 
-def _display(record: dict[str, Any], digits: int = 3, *, narrow: bool = False) -> list[str]:
+def _display(record: dict[str, Any], digits: int = 3) -> list[str]:
     def interval(name: str, places: int = digits, bounds: int = digits - 1) -> str:
         if record[name] is None:
             return "–"
@@ -165,9 +159,6 @@ def _display(record: dict[str, Any], digits: int = 3, *, narrow: bool = False) -
     versus = "–" if williams is None and permuted is None else f"{_p(williams)} / {_p(permuted)}"
     alt = "–" if record.get("alt_winning_rate") is None else \
         f"{record['alt_winning_rate']:.2f}" + {True: " ✓", False: "", None: " ?"}[record["alt_passed"]]
-    if narrow:  # the criterion is a heading row; two decimals keep the column narrow
-        spearman = interval("spearman", 2, 2) + (DAGGER if DAGGER in mark else "")
-        return [record["judge"], spearman, _number(record["kappa"], 2) or "–", versus, alt]
     spearman = interval("spearman") + (DAGGER if DAGGER in mark else "")
     accuracy = _number(record["accuracy"], digits) + (DOUBLE_DAGGER if DOUBLE_DAGGER in mark else "")
     name = record["criterion"] + (f" · {record['group']}" if record["group"] else "")
@@ -179,7 +170,6 @@ def _display(record: dict[str, Any], digits: int = 3, *, narrow: bool = False) -
 
 HEADERS = ["criterion", "judge", "n", "Spearman ρ", "Kendall τ", "Pearson r", "Cohen κ", "F1+", "F1−",
            "accuracy", "AUC", "p vs best (W / perm.)", "alt-test ω"]
-NARROW_HEADERS = ["judge", "ρ [CI]", "κ", "p W / perm.", "alt ω"]
 
 
 def legend(alpha: float = 0.05, correction: Correction = "holm") -> str:
@@ -222,54 +212,3 @@ def to_markdown(records: Sequence[dict[str, Any]], *, digits: int = 3, alpha: fl
     lines = ["| " + " | ".join(HEADERS) + " |", "|" + "|".join(["---"] * 2 + ["---:"] * 11) + "|"]
     lines += ["| " + " | ".join(cell(text) for text in _display(record, digits)) + " |" for record in records]
     return "\n".join(lines) + f"\n\n{legend(alpha, correction)}\n"
-
-
-def latex_escape(text: str) -> str:
-    """Text safe inside a LaTeX table cell.
-
-    >>> latex_escape("model:gpt_4 & co")
-    'model:gpt\\\\_4 \\\\& co'
-    """
-    return "".join(_LATEX_SPECIALS.get(char, char) for char in text)
-
-
-def _latex_legend(alpha: float, correction: Correction) -> str:
-    """The legend for a caption: text escaped, ``p < alpha`` in math mode."""
-    text = latex_escape(legend(alpha, correction).replace(f"p < {alpha:g}", "\x00"))
-    return text.replace("\x00", fr"$p < {alpha:g}$")
-
-
-def to_latex(records: Sequence[dict[str, Any]], *, digits: int = 3, caption: str | None = None,
-             alpha: float = 0.05, correction: Correction = "holm", layout: Layout = "resize") -> str:
-    """A LaTeX table with booktabs rules that fits a two-column paper: ``resize`` scales the full
-    table to ``\\columnwidth`` (``\\usepackage{graphicx}``), ``narrow`` keeps the columns a reader
-    needs most (judge, rho with its interval, kappa, the p-values against the best judge, the
-    alt-test) at a small size under one heading row per criterion, ``full`` spans both columns
-    (``table*``). Needs ``\\usepackage{booktabs}``; the checkmark ``\\usepackage{amssymb}``."""
-    narrow = layout == "narrow"
-    headers = NARROW_HEADERS if narrow else HEADERS
-    width = len(headers)
-    body: list[str] = []
-    heading = None
-    for record in records:
-        name = record["criterion"] + (f" · {record['group']}" if record["group"] else "")
-        if narrow and name != heading:
-            rule: list[str] = [r"\midrule"] if heading is not None else []
-            body += [*rule, rf"\multicolumn{{{width}}}{{l}}{{\emph{{{latex_escape(name)}}}}} \\"]
-            heading = name
-        cells = _display(record, digits, narrow=narrow)
-        body.append(" & ".join(latex_escape(text) for text in cells) + r" \\")
-    head = " & ".join(latex_escape(text) for text in headers) + r" \\"
-    columns = ("l" if narrow else "ll") + "r" * (width - (1 if narrow else 2))
-    tabular = [rf"\begin{{tabular}}{{{columns}}}", r"\toprule", head, r"\midrule", *body, r"\bottomrule",
-               r"\end{tabular}"]
-    if layout == "resize":
-        tabular = [r"\resizebox{\columnwidth}{!}{%", *tabular, "}"]
-    if narrow:
-        tabular = [r"\setlength{\tabcolsep}{3pt}", *tabular]
-    environment = "table*" if layout == "full" else "table"
-    size = r"\scriptsize" if narrow else r"\small"
-    text = latex_escape(caption) if caption else _latex_legend(alpha, correction)
-    lines = [r"% needs \usepackage{booktabs,graphicx,amssymb}", rf"\begin{{{environment}}}[t]",
-             r"\centering", size, *tabular, r"\caption{" + text + "}", rf"\end{{{environment}}}"]
-    return "\n".join(lines) + "\n"

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from convoscope.analysis._export import latex_escape, to_csv
+from convoscope.analysis._export import to_csv
+from convoscope.analysis._export_latex import fit_to_width, latex_escape
 
 SYSTEM_COLUMNS = ("criterion", "judge", "n_systems", "pearson", "pearson_low", "pearson_high", "spearman",
                   "spearman_low", "spearman_high", "pairwise_accuracy", "williams_p_vs_best", "versus",
@@ -68,16 +69,43 @@ def systems_markdown(records: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _latex_rows(record: dict[str, Any]) -> list[str]:
+    """A judge's row and, under it, the intervals and the system left out."""
+    def interval(name: str) -> tuple[str, str]:
+        if record[name] is None:
+            return "–", ""
+        return f"{record[name]:.2f}", f"[{record[name + '_low']:.2f}, {record[name + '_high']:.2f}]"
+
+    cells = _cells(record)
+    without = ("–", "") if record["most_influential"] is None else \
+        (f"{record['pearson_without_most_influential']:.2f}", f"(without {record['most_influential']})")
+    top = [cells[1], cells[2], interval("pearson")[0], interval("spearman")[0], *cells[5:8], without[0]]
+    under = ["", "", interval("pearson")[1], interval("spearman")[1], "", "", "", without[1]]
+    rows = [" & ".join(latex_escape(cell) for cell in top) + r" \\"]
+    return rows + ([" & ".join(latex_escape(cell) for cell in under) + r" \\"] if any(under) else [])
+
+
 def systems_latex(records: Sequence[dict[str, Any]]) -> str:
-    """A two-column-page table* (booktabs): nine columns at \\scriptsize fit a full text width."""
-    head = " & ".join(latex_escape(text) for text in SYSTEM_HEADERS) + r" \\"
-    body = [" & ".join(latex_escape(cell) for cell in _cells(r)) + r" \\" for r in records]
-    return "\n".join([r"% needs \usepackage{booktabs}", r"\begin{table*}[t]", r"\centering", r"\scriptsize",
-                      r"\setlength{\tabcolsep}{3pt}", r"\begin{tabular}{llrrrrrlr}", r"\toprule", head,
-                      r"\midrule", *body, r"\bottomrule", r"\end{tabular}",
+    """A two-column-page ``table*`` (booktabs) at ``\\footnotesize``, one heading row per criterion
+    and the intervals under their values, shrunk only when wider than the page and never below 7/8
+    of its size (``fit_to_width``)."""
+    head = [("judge", "systems", "Pearson", "Spearman", "pairwise", "Williams p", "outliers", "r without"),
+            ("", "", "r", "ρ", "acc.", "vs best", "", "most infl.")]
+    body = [" & ".join(latex_escape(text) for text in line) + r" \\" for line in head] + [r"\midrule"]
+    heading = None
+    for record in records:
+        if record["criterion"] != heading:
+            body += [r"\addlinespace"] if heading is not None else []
+            body.append(rf"\multicolumn{{8}}{{@{{}}l}}{{\emph{{{latex_escape(record['criterion'])}}}}} \\")
+            heading = record["criterion"]
+        body += _latex_rows(record)
+    tabular = [r"\begin{tabular}{@{}lrrrrrlr@{}}", r"\toprule", *body, r"\bottomrule", r"\end{tabular}"]
+    return "\n".join([r"% needs \usepackage{booktabs,graphicx}", r"\begin{table*}[t]", r"\centering",
+                      r"\footnotesize", r"\setlength{\tabcolsep}{4pt}", *fit_to_width(tabular, r"\textwidth"),
                       r"\caption{System level: correlations of system means with people's, percentile "
-                      r"intervals; Williams p (raw) against the best judge; outliers by the Bonferroni "
-                      r"outlier test; r without the most influential system.}", r"\end{table*}"]) + "\n"
+                      r"intervals under each; Williams p (raw) against the best judge; outliers by the "
+                      r"Bonferroni outlier test; r without the most influential system.}",
+                      r"\end{table*}"]) + "\n"
 
 
 SYSTEM_WRITERS = {".csv": systems_csv, ".md": systems_markdown, ".tex": systems_latex}

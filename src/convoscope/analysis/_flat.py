@@ -34,6 +34,9 @@ def _rows(study: Any) -> list[dict[str, Any]]:
                       **_interval("humans_alpha", humans.alpha_ci), humans_loo_spearman=humans.loo_spearman,
                       alpha=study.alpha, correction=study.correction)
         record["humans_alpha"] = humans.alpha
+        check = row.ceiling_check  # the judge against the others' mean, as each person is
+        record.update(judge_loo_spearman=check.judge_loo if check else None,
+                      **_interval("ceiling_difference", check.difference if check else None))
     return records
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from convoscope.analysis._agreement_ci import cohen_kappa_ci, krippendorff_alpha_ci
 from convoscope.analysis._alttest import MIN_ANNOTATORS, AltTestResult, alt_test
 from convoscope.analysis._bootstrap import BootstrapResult, bootstrap_ci
+from convoscope.analysis._ceiling import CeilingComparison, compare_with_ceiling
 from convoscope.analysis._classification import BinaryScores, binary_scores
 from convoscope.analysis._correlation import CORRELATIONS
 from convoscope.analysis._detection import roc_auc
@@ -73,6 +74,8 @@ class MetaevalRow:
     auc: float | None = None  # binary criteria: ROC AUC of the scores against the human majority
     kappa_ci: BootstrapResult | None = None  # items resampled
     alt_test: AltTestResult | None = None  # can the judge replace one of the people?
+    # the judge against the people's leave-one-out ceiling, like for like (3+ people, numbers)
+    ceiling_check: CeilingComparison | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -232,9 +235,12 @@ def _judge_row(judge: str, scores: np.ndarray, humans: RaterMatrix, ceiling: Hum
         binary = _binary(scores, majority, options["positive"], notes)
         alt = _alt(scores, humans, level, options, notes)
     auc = _auc(scores, majority, options["positive"], notes) if numeric and not categories else None
+    check = attempt(notes, "ceiling check", lambda: compare_with_ceiling(
+        scores, humans.values, n_resamples=options["n_resamples"], confidence=options["confidence"],
+        seed=options["seed"])) if intervals.get("spearman") and ceiling.loo_spearman is not None else None
     return MetaevalRow(humans.criterion, group, judge, int(rated.sum()), intervals.get("spearman"),
                        intervals.get("kendall"), intervals.get("pearson"), kappa, weights, binary,
-                       ceiling, tuple(notes), auc, kappa_ci, alt)
+                       ceiling, tuple(notes), auc, kappa_ci, alt, check)
 
 
 def _alt(scores: np.ndarray, humans: RaterMatrix, level: str, options: dict[str, Any],

@@ -20,7 +20,8 @@ from convoscope.analysis._compare import (
     dialogue_level,
     per_rater_average,
 )
-from convoscope.analysis._export import LAYOUTS, Layout, paper_table, to_csv, to_latex, to_markdown
+from convoscope.analysis._export import LAYOUTS, Layout, paper_table, to_csv, to_markdown
+from convoscope.analysis._export_latex import to_latex
 from convoscope.analysis._labels import map_labels
 from convoscope.analysis._metaeval import MetaevalRow, is_human, metaeval
 from convoscope.analysis._multitest import CORRECTIONS, Correction, permutations_for

@@ -36,7 +36,7 @@ class CardThresholds:
     system_rho: float = 0.7  # system-level ρ at which a judge may rank systems
     weak_rho: float = 0.3  # a ranking claim needs its interval above this (weak agreement excluded)
     min_systems: int = 5  # fewer: even a perfect ranking is within chance (exact p 2/4! = .083 at 4)
-    ceiling_margin: float = 0.0  # a judge whose ρ interval lies above the people's ceiling + this is flagged
+    ceiling_margin: float = 0.0  # flagged: the interval of the judge's lead over the ceiling lies above this
     max_manipulation_share: float = 0.1  # share of probes scored above their clean answer
     max_position_flips: float = 0.2  # share of pairs whose winner changed with the order
     max_unscored_share: float = 0.05
@@ -57,8 +57,9 @@ THRESHOLD_MEANINGS = {
     "weak_rho": "the system-level ρ interval must lie above this (weak agreement excluded) to rank systems",
     "min_systems": "fewer systems: cannot tell whether the judge ranks them (with four, even a perfect "
                    "ranking has exact permutation p = 2/4! = .083)",
-    "ceiling_margin": "a judge whose item-level ρ interval lies above the people's own leave-one-out ρ "
-                      "by more than this is flagged: leakage or a bad ceiling",
+    "ceiling_margin": "a judge is flagged (leakage or a bad ceiling) when the interval of its lead over "
+                      "the people's leave-one-out ρ — judge and each person against the others' mean — "
+                      "lies above this",
     "max_manipulation_share": "share of probes scored above their clean answer the judge may have",
     "max_position_flips": "share of pairs asked in both orders whose winner may follow the order",
     "max_unscored_share": "share of unscored verdicts the judge may have",

@@ -128,14 +128,17 @@ def _system_level(report: JudgeReport, criterion: str, limits: CardThresholds) -
 
 def _above_ceiling(agreement: Agreement, limits: CardThresholds) -> list[Finding]:
     """A judge that agrees with people better than people agree with each other: the items may
-    have leaked into its training or prompt, or the ceiling is poorly measured."""
-    row, ceiling = agreement.judge, agreement.judge.humans.loo_spearman
-    if row.spearman is None or ceiling is None or row.spearman.low <= ceiling + limits.ceiling_margin:
+    have leaked into its training or prompt, or the ceiling is poorly measured. Like for like
+    (``analysis._ceiling``): the judge and each person against the mean of the other people, so
+    a judge that is just one more person is flagged at most at the test's level."""
+    check = agreement.judge.ceiling_check
+    if check is None or not check.above(limits.ceiling_margin):
         return []
-    return [Finding("ceiling_margin", f"above the people's own agreement on {agreement.criterion} (ρ "
-                    f"{row.spearman.estimate:.2f}, interval from {row.spearman.low:.2f}, over their "
-                    f"leave-one-out ρ {ceiling:.2f}): check for leakage or a bad ceiling",
-                    agreement.criterion)]
+    assert check.difference is not None  # above() needs it
+    return [Finding("ceiling_margin", f"above the people's own agreement on {agreement.criterion} (against "
+                    f"the others' mean, as each person is: ρ {check.judge_loo:.2f} over the people's "
+                    f"{check.people_loo:.2f}, difference interval from {check.difference.low:.2f}): "
+                    f"check for leakage or a bad ceiling", agreement.criterion)]
 
 
 def _languages(report: JudgeReport, overall: Agreement, limits: CardThresholds) -> list[Finding]:

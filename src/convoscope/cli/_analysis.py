@@ -185,8 +185,9 @@ def _export_options(command: Any) -> Any:
         click.option("--table", "tables", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
                      help="Write the criterion x judge table: .csv, .md or .tex (booktabs); repeatable."),
         click.option("--latex-layout", type=click.Choice(["resize", "narrow", "full"]), default="resize",
-                     show_default=True, help="How a .tex table fits a two-column paper: scaled to the "
-                     "column, the key columns only, or across both columns (table*)."),
+                     show_default=True, help="How a .tex table fits a two-column paper: every column in "
+                     "two one-column tables (resize), the key columns in one (narrow), or every column "
+                     "across both columns (full, table*). None is shrunk below 7/8 of its size."),
         click.option("--report", type=click.Path(dir_okay=False, path_type=Path),
                      help="Write an HTML report with figures (needs the plots extra: matplotlib)."),
         click.option("--figures", "figures_dir", type=click.Path(file_okay=False, path_type=Path),
