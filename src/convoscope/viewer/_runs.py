@@ -1,0 +1,108 @@
+"""The runs the viewer shows: from a store, from run archives (``export-run``), or both.
+
+Each run keeps its final verdicts (a panel's pooled ones: what ``compare`` pairs) and what it
+recorded asking (its spec); an archive also brings the items and the criteria file the run read,
+so two archives can be looked at side by side with no store at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from convoscope.judges import Verdict
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One run: where it came from, what it asked, its verdicts (all, and the final ones)."""
+
+    run_id: str
+    source: str
+    spec: dict[str, Any]
+    verdicts: tuple[Verdict, ...]  # with a panel's members
+    finals: tuple[Verdict, ...]
+    summary: dict[str, Any] | None = None
+    items: dict[str, Any] = field(default_factory=dict)  # an archive's items.jsonl, by id
+    criteria: dict[str, Any] = field(default_factory=dict)  # an archive's criteria.yaml, by name
+    criteria_text: str | None = None
+
+    @property
+    def judge(self) -> str:
+        """The judge in a few words, from what the run recorded."""
+        judge = self.spec.get("judge")
+        if not isinstance(judge, dict):
+            return "–"
+        parts = [str(judge.get(key)) for key in ("kind", "model", "name", "mode") if judge.get(key)]
+        if judge.get("version"):
+            parts.append(f"v{judge['version']}")
+        return " · ".join(parts) or "–"
+
+    @property
+    def criterion_names(self) -> list[str]:
+        return sorted({verdict.criterion for verdict in self.finals})
+
+    @property
+    def unscored(self) -> int:
+        return sum(1 for verdict in self.finals if not verdict.scored)
+
+
+def store_runs(store: str | Path) -> list[RunInfo]:
+    """Every run of ``store``, oldest first (a viewer never creates a store)."""
+    from convoscope.store import Store
+
+    opened = Store(store, create=False)
+    try:
+        return [RunInfo(run_id, str(store), opened.run_spec(run_id) or {},
+                        tuple(opened.iter_verdicts(run_id)),
+                        tuple(opened.iter_verdicts(run_id, members=False)))
+                for run_id in opened.run_ids()]
+    finally:
+        opened.close()
+
+
+def archive_runs(paths: Iterable[str | Path]) -> list[RunInfo]:
+    """The run of each archive (checked: a damaged or edited archive is refused, naming it)."""
+    from convoscope.archive import read_run_archive
+
+    runs = []
+    for path in paths:
+        archive = read_run_archive(path)
+        items = {item.id: item for item in archive.items() or []}
+        text = archive.criteria_text()
+        runs.append(RunInfo(archive.run_id, str(path), dict(archive.spec),
+                            tuple(archive.iter_verdicts(members=True)), tuple(archive.iter_verdicts()),
+                            archive.summary, items,
+                            _criteria(path, text) if text else {}, text))
+    return runs
+
+
+def _criteria(path: str | Path, text: str) -> dict[str, Any]:
+    """The criteria of an archive's ``criteria.yaml`` (read from a scratch copy: the loader reads files)."""
+    import tempfile
+
+    from convoscope.criteria import load_criteria
+    from convoscope.errors import ConvoscopeError, LocatedError
+
+    with tempfile.TemporaryDirectory() as folder:
+        copy = Path(folder) / "criteria.yaml"
+        copy.write_text(text, encoding="utf-8")
+        try:
+            return {criterion.name: criterion for criterion in load_criteria(copy)}
+        except ConvoscopeError as error:
+            raise LocatedError(path, f"its criteria.yaml cannot be read: {error}") from None
+
+
+def unique(runs: list[RunInfo]) -> list[RunInfo]:
+    """One entry per run id: the same run from a store and from its archive is one run."""
+    from convoscope.errors import ConfigError
+
+    seen: dict[str, RunInfo] = {}
+    for run in runs:
+        if run.run_id in seen and seen[run.run_id].spec != run.spec:
+            raise ConfigError(f"run {run.run_id} is in {seen[run.run_id].source} and in {run.source} "
+                              "with different specs: open one of them")
+        seen.setdefault(run.run_id, run)
+    return list(seen.values())
