@@ -1,0 +1,178 @@
+"""The viewer's runs, one run and two runs side by side, from a store and from run archives."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from html import unescape
+
+import pytest
+from starlette.testclient import TestClient
+from viewer_runs import FLIPPED, IMAGE, PLAN, QUESTION_A, QUESTION_B, SCRIPT, SVG, make_two_runs
+
+import convoscope as cs
+from convoscope.viewer import create_app, load
+
+BOTH = {"a": "run-a", "b": "run-b"}
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    return make_two_runs(tmp_path_factory.mktemp("two-runs"))
+
+
+def _client(*args, **kwargs):
+    return TestClient(create_app(load(*args, **kwargs)))
+
+
+def _pairs(page: str) -> list[tuple[str, str]]:
+    return re.findall(r'<section class="pair[^"]*" data-item="([^"]+)" data-criterion="([^"]+)"', page)
+
+
+def test_the_runs_page_lists_a_stores_runs_and_offers_two_side_by_side(two_runs):
+    page = _client(two_runs.store).get("/runs")
+    assert page.status_code == 200
+    assert 'href="/runs/run-a"' in page.text and 'href="/runs/run-b"' in page.text
+    assert 'action="/compare"' in page.text and '<option value="run-b" selected>' in page.text
+    one = _client(two_runs.store).get("/runs/run-a").text
+    assert "openai:judge-x" in one and '"wording": "A"' in unescape(one)
+    assert 'href="/compare?a=run-a&amp;b=run-b"' in one
+
+
+def test_two_archives_alone_are_compared_with_the_figures_of_compare(two_runs, tmp_path):
+    # Only the two archives, no store beside them: the summary is cs.compare's value on them.
+    for archive in (two_runs.archive_a, two_runs.archive_b):
+        shutil.copy(archive, tmp_path / archive.name)
+    archives = [tmp_path / "a.cvs.zip", tmp_path / "b.cvs.zip"]
+    page = _client(None, archives=archives).get("/compare", params=BOTH).text
+    expected = cs.compare(*archives)
+    assert expected.correction == "holm"
+    for row in expected.criteria:
+        cells = re.search(rf'<tr data-criterion="{row.criterion}">(.*?)</tr>', page, re.S).group(1)
+        if row.change is not None:
+            assert f"{row.change:+.3f} [{row.change_low:+.3f}, {row.change_high:+.3f}]" in cells
+        assert row.test in cells
+        assert f">{row.pvalue_adjusted:.3g}<" in cells
+        assert f"{row.agreement_name} {row.agreement:.3f}" in unescape(cells)
+        assert f"{row.changed} ({row.changed_share:.0%})" in cells
+    assert "p holm" in page
+
+
+def test_the_store_and_its_archives_give_the_same_page(two_runs):
+    from_store = _client(two_runs.store, items=[two_runs.items]).get("/compare", params=BOTH).text
+    from_archives = _client(None, archives=[two_runs.archive_a, two_runs.archive_b]).get("/compare",
+                                                                                          params=BOTH)
+    summary = re.compile(r'<table class="summary cards">.*?</table>', re.S)
+    assert summary.search(from_store).group(0) == summary.search(from_archives.text).group(0)
+    assert _pairs(from_store) == _pairs(from_archives.text)
+
+
+def test_every_item_shows_both_verdicts_and_both_reasons(two_runs):
+    page = _client(None, archives=[two_runs.archive_a, two_runs.archive_b]).get("/compare", params=BOTH).text
+    assert len(_pairs(page)) == 2 * len(PLAN)
+    first = page[page.index('data-item="i1" data-criterion="overall"'):]
+    first = first[:first.index("</section>")]
+    assert "too long &lt;script&gt;" in first and "rambles &lt;img" in first
+    assert re.search(r"side-a.*?<strong>4</strong>.*?side-b.*?<strong>2</strong>", first, re.S)
+    unscored = page[page.index('data-item="i5" data-criterion="overall"'):]
+    assert "unscored: parse_failure" in unscored[:unscored.index("</section>")]
+
+
+def test_changed_only_keeps_exactly_the_flips_largest_first(two_runs):
+    client = _client(None, archives=[two_runs.archive_a, two_runs.archive_b])
+    flips = _pairs(client.get("/compare", params={**BOTH, "flipped": "1"}).text)
+    assert set(flips) == FLIPPED and len(flips) == len(FLIPPED)
+    assert flips[0] == ("i1", "overall")  # a change of 2 before the changes of 1
+    only = _pairs(client.get("/compare", params={**BOTH, "flipped": "1", "criterion": "polite"}).text)
+    assert only == [("i2", "polite"), ("i6", "polite")]
+
+
+def test_system_and_language_filter_and_values_sort(two_runs):
+    client = _client(None, archives=[two_runs.archive_a, two_runs.archive_b])
+    bot_b_ko = _pairs(client.get("/compare", params={**BOTH, "system": "bot-b", "language": "ko"}).text)
+    assert sorted(bot_b_ko) == [("i6", "overall"), ("i6", "polite")]
+    by_a = _pairs(client.get("/compare", params={**BOTH, "criterion": "overall", "sort": "a"}).text)
+    assert [item for item, _ in by_a] == ["i1", "i2", "i6", "i3", "i4", "i5"]  # 4, 3, 3, 2, 1, unscored
+    assert client.get("/compare", params={**BOTH, "sort": "sideways"}).status_code == 400
+
+
+def test_the_prompt_difference_is_the_criterion_wording_each_run_read(two_runs):
+    page = _client(None, archives=[two_runs.archive_a, two_runs.archive_b]).get(
+        "/compare", params={**BOTH, "criterion": "overall"}).text
+    section = page[page.index('data-item="i2"'):]
+    section = unescape(section[:section.index("</section>")])
+    assert re.search(rf'class="del">-.*{re.escape(QUESTION_A)}', section)
+    assert re.search(rf'class="add">\+.*{re.escape(QUESTION_B)}', section)
+    # The runs' specs differ in what they recorded, and the archives' criteria files in the wording.
+    assert "What the runs asked differently" in page and '- "wording": "A"' in unescape(page)
+
+
+def test_a_run_against_itself_sent_the_same_prompts_and_changed_nothing(two_runs):
+    client = _client(None, archives=[two_runs.archive_a])
+    page = client.get("/compare", params={"a": "run-a", "b": "run-a"}).text
+    assert "prompt difference: none" in page and "0 changed" in page
+    assert "What the runs asked differently" not in page
+
+
+def test_a_judge_without_a_rubric_prompt_is_said_so(two_runs, tmp_path):
+    def length(item, criterion):
+        return min(1, len(item.response or "") % 2) if criterion.name == "polite" else 2
+
+    items = cs.read_items(two_runs.items)
+    criteria = cs.select_criteria(files=[two_runs.criteria_a])
+    store = tmp_path / "py.db"
+    first, second = (cs.judge(items, criteria, [cs.python_judge(name="length", version=version)(length)],
+                              store=store) for version in ("1", "2"))
+    client = _client(store, items=[two_runs.items])
+    page = client.get("/compare", params={"a": first.run_id, "b": second.run_id})
+    assert page.status_code == 200 and "a python judge sends no rubric prompt" in page.text
+
+
+def test_runs_with_no_criterion_in_common_say_why_and_still_list_their_items(two_runs, tmp_path):
+    from convoscope.store import Store
+
+    store = Store(tmp_path / "two.db")
+    for run_id, criterion in (("x", "overall"), ("y", "polite")):
+        store.start_run(run_id, {})
+        verdict = cs.Verdict(item_id="i1", criterion=criterion, rater="m", value=1)
+        store.add_many(run_id, [("k" + run_id, verdict)])
+    store.close()
+    page = _client(tmp_path / "two.db").get("/compare", params={"a": "x", "b": "y"})
+    assert page.status_code == 200
+    assert "No comparison: x and y judged no criterion in common" in page.text
+    assert len(_pairs(page.text)) == 2
+
+
+def test_untrusted_text_is_escaped_on_the_side_by_side_page(two_runs):
+    page = _client(None, archives=[two_runs.archive_a, two_runs.archive_b]).get("/compare", params=BOTH).text
+    for payload in (SCRIPT, IMAGE, SVG):
+        assert payload not in page
+    assert "&lt;svg onload=" in page
+
+
+def test_the_run_pages_are_read_only_and_name_what_is_wrong(two_runs):
+    client = _client(two_runs.store)
+    assert client.post("/compare", params=BOTH).status_code == 405
+    assert client.get("/compare", params={"a": "run-a"}).status_code == 400
+    missing = client.get("/compare", params={"a": "run-a", "b": "nope"})
+    assert missing.status_code == 404 and "no run 'nope'" in missing.text
+    assert client.get("/runs/nope").status_code == 404
+    assert client.get("/compare", params={**BOTH, "page": "x"}).status_code == 400
+
+
+def test_view_opens_archives_and_one_store_from_the_command_line(two_runs, monkeypatch):
+    from click.testing import CliRunner
+
+    import convoscope.viewer
+    from convoscope.cli import cli
+    from convoscope.cli._app import _register
+
+    _register()
+    served = []
+    monkeypatch.setattr(convoscope.viewer, "serve", lambda data, **_: served.append(data))
+    result = CliRunner().invoke(cli, ["view", str(two_runs.archive_a), str(two_runs.archive_b)],
+                                env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    assert served[0].runs == ["run-a", "run-b"] and "/compare?a=run-a&b=run-b" in result.output
+    both = CliRunner().invoke(cli, ["view", str(two_runs.store), str(two_runs.store) + "2"])
+    assert both.exit_code == 2 and "one store at a time" in both.output
