@@ -59,12 +59,16 @@ def test_two_archives_alone_are_compared_with_the_figures_of_compare(two_runs, t
 
 
 def test_the_store_and_its_archives_give_the_same_page(two_runs):
-    from_store = _client(two_runs.store, items=[two_runs.items]).get("/compare", params=BOTH).text
+    from_store = _client(two_runs.store, items=[two_runs.items], criteria_files=[two_runs.criteria_a]).get(
+        "/compare", params=BOTH).text
     from_archives = _client(None, archives=[two_runs.archive_a, two_runs.archive_b]).get("/compare",
                                                                                           params=BOTH)
     summary = re.compile(r'<table class="summary cards">.*?</table>', re.S)
     assert summary.search(from_store).group(0) == summary.search(from_archives.text).group(0)
     assert _pairs(from_store) == _pairs(from_archives.text)
+    # A store keeps no criteria file per run: both prompts are rendered from the one given, and
+    # the page does not claim they were the same.
+    assert "prompt difference: none known" in from_store and "prompt difference: none<" not in from_store
 
 
 def test_every_item_shows_both_verdicts_and_both_reasons(two_runs):

@@ -35,7 +35,12 @@ def prompt_difference(a: RunInfo, b: RunInfo, item: Any, criterion: str,
     if first is None or second is None:
         return PromptDifference(note=f"A: {why_a}" if first is None else f"B: {why_b}")
     if first == second:
-        return PromptDifference(same=True)
+        if criterion in a.criteria and criterion in b.criteria:
+            return PromptDifference(same=True)
+        # Rendered from one shared criterion: a wording each run read differently cannot show.
+        return PromptDifference(same=True, note="the same as far as known: a run that does not carry its "
+                                "criteria file (an archive exported with --criteria-file does) was rendered "
+                                "with the criteria given to view")
     lines = difflib.unified_diff(first.splitlines(), second.splitlines(), "A", "B", lineterm="", n=1)
     return PromptDifference(lines=tuple(lines))
 
