@@ -8,7 +8,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from viewer_runs import IMAGE, SCRIPT, SVG, make_two_runs
+from viewer_runs import IMAGE, SCRIPT, SVG, make_card, make_two_runs
 
 from convoscope.viewer import create_app, load
 
@@ -19,11 +19,12 @@ WIDE, PHONE = 1280, 390
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """The viewer over two run archives (no store), served once for the module."""
+    """The viewer over two run archives (no store) and a judge card, served once for the module."""
     from threaded_app import ThreadedApp
 
     runs = make_two_runs(tmp_path_factory.mktemp("two-runs"))
-    with ThreadedApp(create_app(load(None, archives=[runs.archive_a, runs.archive_b]))) as root:
+    card = make_card(tmp_path_factory.mktemp("card"))
+    with ThreadedApp(create_app(load(None, archives=[runs.archive_a, runs.archive_b], cards=[card]))) as root:
         yield root
 
 
@@ -45,7 +46,7 @@ def _overflow(page) -> int:
 @pytest.mark.parametrize("width", [WIDE, PHONE])
 def test_nothing_overflows_sideways(site, browser, width):
     page = browser.new_page(viewport={"width": width, "height": 900})
-    for address in ("/runs", "/runs/run-a", "/compare?a=run-a&b=run-b", "/?run=run-a"):
+    for address in ("/runs", "/runs/run-a", "/compare?a=run-a&b=run-b", "/?run=run-a", "/cards"):
         page.goto(site + address)
         page.locator("details").evaluate_all("nodes => nodes.forEach(node => node.open = true)")
         assert _overflow(page) <= 0, f"{address} is wider than {width} px"

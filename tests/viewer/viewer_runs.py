@@ -86,3 +86,20 @@ def make_two_runs(folder: Path) -> TwoRuns:
         export_run(f"run-{side.lower()}", folder / "runs.db", archives / f"{side.lower()}.cvs.zip",
                    items=items, criteria_file=paths[side])
     return TwoRuns(folder / "runs.db", archives / "a.cvs.zip", archives / "b.cvs.zip", items, paths["A"])
+
+
+def make_card(folder: Path) -> Path:
+    """A judge card of a small study (six contexts, three people; a judge that knows the hidden
+    quality and the length baseline), written as ``folder/card.json`` by ``convoscope card``'s writer."""
+    import json
+
+    from card.conftest import OVERALL, oracle, study
+
+    import convoscope as cs
+
+    items, humans = study(n_contexts=6)
+    card = cs.judge_card([oracle, "baseline:length"], items, humans, criteria=[OVERALL],
+                         store=folder / "card.db", n_resamples=50, cache_path=None)
+    path = folder / "card.json"
+    path.write_text(json.dumps(card.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
+    return path

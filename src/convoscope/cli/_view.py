@@ -15,6 +15,7 @@ Examples:
   convoscope view convoscope.db --items dialogues.jsonl
   convoscope view before.cvs.zip after.cvs.zip        # two run archives side by side, no store
   convoscope view convoscope.db colleague.cvs.zip     # a store's runs and an archive's
+  convoscope view convoscope.db --card card.json       # and a judge card (convoscope card --out)
   convoscope view convoscope.db --verdicts people.jsonl --items dialogues.jsonl --port 8800
   convoscope view --verdicts verdicts.jsonl --items dialogues.jsonl
   convoscope view convoscope.db --items answers.jsonl --criteria-file my-criteria.yaml
@@ -31,11 +32,13 @@ Examples:
               type=click.Path(exists=True, dir_okay=False),
               help="Your own criteria (YAML), to name their values (e.g. a binary scale's labels); "
               "built-in and installed suites are read without it. Repeatable.")
+@click.option("--card", "card_paths", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="A judge card's JSON (`convoscope card --out card.json`), shown at /cards. Repeatable.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Interface to listen on. Keep 127.0.0.1 unless a reverse proxy with TLS is in front.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True)
 def view_command(sources: tuple[str, ...], item_paths: tuple[str, ...], verdict_paths: tuple[str, ...],
-                 criteria_files: tuple[str, ...], host: str, port: int) -> None:
+                 criteria_files: tuple[str, ...], card_paths: tuple[str, ...], host: str, port: int) -> None:
     """Serve a local, read-only page of the verdicts of STORE (a SQLite file or a PostgreSQL URL)
     and of run archives (files named *.cvs.zip, from `export-run`; no store needed for them).
 
@@ -55,11 +58,11 @@ def view_command(sources: tuple[str, ...], item_paths: tuple[str, ...], verdict_
     console = Console(stderr=True)
     with fail_on(console):
         store, archives = _split(sources)
-        if store is None and not archives and not verdict_paths:
-            raise click.UsageError("give a STORE, run archives (*.cvs.zip), --verdicts files, "
+        if store is None and not archives and not verdict_paths and not card_paths:
+            raise click.UsageError("give a STORE, run archives (*.cvs.zip), --verdicts files, --card files, "
                                    "or some of these")
         data = load(store, items=item_paths, verdict_files=verdict_paths, criteria_files=criteria_files,
-                    archives=archives)
+                    archives=archives, cards=card_paths)
         console.print(f"Serving {len(data.rows)} verdicts on http://{host}:{port}/ (Ctrl-C to stop)")
         if len(data.runs) >= 2:
             pair = urlencode({"a": data.runs[0], "b": data.runs[1]})

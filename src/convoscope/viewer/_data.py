@@ -36,6 +36,7 @@ class ViewerData:
     sources: list[str] = field(default_factory=list)
     criteria: dict[str, Any] = field(default_factory=dict)  # by name: what their values are called
     run_info: dict[str, RunInfo] = field(default_factory=dict)  # by run id, in the runs' order
+    cards: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (file, judge card JSON)
 
     def label(self, criterion: str, value: Any) -> str | None:
         """What the criterion calls ``value`` (a binary scale's label, a level's name), or None."""
@@ -100,12 +101,14 @@ def _fields(row: Row) -> dict[str, str | None]:
 
 def load(store: str | Path | None, *, items: Sequence[str | Path] = (),
          verdict_files: Iterable[str | Path] = (), criteria_files: Sequence[str | Path] = (),
-         archives: Sequence[str | Path] = ()) -> ViewerData:
+         archives: Sequence[str | Path] = (), cards: Sequence[str | Path] = ()) -> ViewerData:
     """Read a store (every run), run archives (``export-run``), extra verdict files, item files
     and criteria files (the built-in and installed suites are read for criteria no file names).
-    An archive's items and criteria are used for what the files given do not hold."""
+    An archive's items and criteria are used for what the files given do not hold; ``cards``
+    are judge cards' JSON (``convoscope card --out card.json``)."""
     from convoscope.items import read_items
     from convoscope.judges import read_verdicts
+    from convoscope.viewer._cards import read_card
 
     runs = unique([*(store_runs(store) if store is not None else []), *archive_runs(archives)])
     rows = [Row(run.run_id, verdict) for run in runs for verdict in run.verdicts]
@@ -119,7 +122,8 @@ def load(store: str | Path | None, *, items: Sequence[str | Path] = (),
     archived = [criterion for run in runs for criterion in run.criteria.values()]
     return ViewerData(rows=rows, items={**by_id, **_pairs_of(by_id, rows)}, runs=[run.run_id for run in runs],
                       sources=sources, criteria=_criteria_of(rows, criteria_files, archived),
-                      run_info={run.run_id: run for run in runs})
+                      run_info={run.run_id: run for run in runs},
+                      cards=[(str(path), read_card(path)) for path in cards])
 
 
 def _criteria_of(rows: Sequence[Row], files: Sequence[str | Path],

@@ -25,7 +25,7 @@ PAGE_SIZE = 50
 
 
 def run_routes(data: ViewerData) -> list[Any]:
-    """The routes of ``/runs``, ``/runs/ID`` and ``/compare`` over ``data``."""
+    """The routes of ``/runs``, ``/runs/ID``, ``/compare`` and ``/cards`` over ``data``."""
     from starlette.exceptions import HTTPException
     from starlette.requests import Request
     from starlette.responses import HTMLResponse
@@ -86,7 +86,16 @@ def run_routes(data: ViewerData) -> list[Any]:
             criterion_link=lambda name: urlencode({"a": first.run_id, "b": second.run_id, "criterion": name,
                                                    "flipped": "1"})))
 
-    return [Route("/runs", runs, methods=["GET"]), Route("/runs/{run_id:path}", run, methods=["GET"]),
+    async def cards(request: Request) -> HTMLResponse:
+        from convoscope.viewer._cards import agreement_rows
+
+        shown = [{"path": path, "data": card,
+                  "judges": [{"data": judge, "agreement": agreement_rows(judge)} for judge in card["judges"]]}
+                 for path, card in data.cards]
+        return HTMLResponse(render("viewer/cards.html", title="judge cards", data=data, cards=shown))
+
+    return [Route("/cards", cards, methods=["GET"]), Route("/runs", runs, methods=["GET"]),
+            Route("/runs/{run_id:path}", run, methods=["GET"]),
             Route("/compare", side, methods=["GET"])]
 
 
