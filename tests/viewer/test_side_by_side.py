@@ -71,6 +71,13 @@ def test_the_store_and_its_archives_give_the_same_page(two_runs):
     assert "prompt difference: none known" in from_store and "prompt difference: none<" not in from_store
 
 
+def test_a_store_and_its_own_archive_are_one_run_with_the_archives_criteria(two_runs):
+    data = load(two_runs.store, archives=[two_runs.archive_a, two_runs.archive_b])
+    assert data.runs == ["run-a", "run-b"] and len(data.rows) == 24
+    assert data.run_info["run-a"].source == str(two_runs.store)
+    assert QUESTION_B in data.run_info["run-b"].criteria_text
+
+
 def test_every_item_shows_both_verdicts_and_both_reasons(two_runs):
     page = _client(None, archives=[two_runs.archive_a, two_runs.archive_b]).get("/compare", params=BOTH).text
     assert len(_pairs(page)) == 2 * len(PLAN)

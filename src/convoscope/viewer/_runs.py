@@ -96,13 +96,23 @@ def _criteria(path: str | Path, text: str) -> dict[str, Any]:
 
 
 def unique(runs: list[RunInfo]) -> list[RunInfo]:
-    """One entry per run id: the same run from a store and from its archive is one run."""
+    """One entry per run id: the same run from a store and from its archive is one run (the first
+    source's verdicts, with the items and criteria file an archive carries)."""
+    from dataclasses import replace
+
     from convoscope.errors import ConfigError
 
     seen: dict[str, RunInfo] = {}
     for run in runs:
-        if run.run_id in seen and seen[run.run_id].spec != run.spec:
-            raise ConfigError(f"run {run.run_id} is in {seen[run.run_id].source} and in {run.source} "
+        first = seen.get(run.run_id)
+        if first is None:
+            seen[run.run_id] = run
+            continue
+        if first.spec != run.spec:
+            raise ConfigError(f"run {run.run_id} is in {first.source} and in {run.source} "
                               "with different specs: open one of them")
-        seen.setdefault(run.run_id, run)
+        seen[run.run_id] = replace(first, items=first.items or run.items,
+                                   criteria=first.criteria or run.criteria,
+                                   criteria_text=first.criteria_text or run.criteria_text,
+                                   summary=first.summary or run.summary)
     return list(seen.values())
