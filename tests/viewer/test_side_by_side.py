@@ -187,3 +187,24 @@ def test_view_opens_archives_and_one_store_from_the_command_line(two_runs, monke
     assert served[0].runs == ["run-a", "run-b"] and "/compare?a=run-a&b=run-b" in result.output
     both = CliRunner().invoke(cli, ["view", str(two_runs.store), str(two_runs.store) + "2"])
     assert both.exit_code == 2 and "one store at a time" in both.output
+
+
+def test_the_screenshot_script_archives_the_examples_runs_as_they_are(tmp_path):
+    """scripts/screenshots.py shows examples/compare/'s two Gemma runs from archives it makes:
+    the archives must hold the same runs as the shipped verdict files."""
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("screenshots", root / "scripts" / "screenshots.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    archives = script.example_archives(tmp_path)
+    example = root / "examples" / "compare"
+    shipped = cs.compare(example / "gemma-a.jsonl", example / "gemma-b.jsonl")
+    archived = cs.compare(*archives)
+    assert archived.to_pandas().equals(shipped.to_pandas())
+    page = _client(None, archives=archives).get(
+        "/compare", params={"a": archived.label_a, "b": archived.label_b, "flipped": "1"}).text
+    assert len(_pairs(page)) == shipped.criteria[0].changed
+    assert "How much would the user like this chatbot turn?" in unescape(page)  # prompt A's wording, diffed
