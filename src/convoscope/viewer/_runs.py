@@ -55,10 +55,14 @@ def store_runs(store: str | Path) -> list[RunInfo]:
 
     opened = Store(store, create=False)
     try:
-        return [RunInfo(run_id, str(store), opened.run_spec(run_id) or {},
-                        tuple(opened.iter_verdicts(run_id)),
-                        tuple(opened.iter_verdicts(run_id, members=False)))
-                for run_id in opened.run_ids()]
+        runs = []
+        for run_id in opened.run_ids():
+            finals = tuple(opened.iter_verdicts(run_id, members=False))
+            every = tuple(opened.iter_verdicts(run_id))
+            # Without a panel's members both are the same verdicts: keep one copy of each.
+            runs.append(RunInfo(run_id, str(store), opened.run_spec(run_id) or {},
+                                finals if len(every) == len(finals) else every, finals))
+        return runs
     finally:
         opened.close()
 
