@@ -189,6 +189,20 @@ def test_view_opens_archives_and_one_store_from_the_command_line(two_runs, monke
     assert both.exit_code == 2 and "one store at a time" in both.output
 
 
+def test_a_damaged_archive_is_refused_with_one_line_naming_it(two_runs, tmp_path):
+    from click.testing import CliRunner
+
+    from convoscope.cli import cli
+    from convoscope.cli._app import _register
+
+    _register()
+    damaged = tmp_path / "damaged.cvs.zip"
+    damaged.write_bytes(two_runs.archive_b.read_bytes()[:-200])
+    result = CliRunner().invoke(cli, ["view", str(two_runs.archive_a), str(damaged)], env={"COLUMNS": "300"})
+    assert result.exit_code == 2
+    assert f"{damaged}: not a run archive" in result.output and "Traceback" not in result.output
+
+
 def test_the_screenshot_script_archives_the_examples_runs_as_they_are(tmp_path):
     """scripts/screenshots.py shows examples/compare/'s two Gemma runs from archives it makes:
     the archives must hold the same runs as the shipped verdict files."""

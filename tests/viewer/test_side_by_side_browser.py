@@ -46,7 +46,8 @@ def _overflow(page) -> int:
 @pytest.mark.parametrize("width", [WIDE, PHONE])
 def test_nothing_overflows_sideways(site, browser, width):
     page = browser.new_page(viewport={"width": width, "height": 900})
-    for address in ("/runs", "/runs/run-a", "/compare?a=run-a&b=run-b", "/?run=run-a", "/cards"):
+    for address in ("/runs", "/runs/run-a", "/compare?a=run-a&b=run-b", "/?run=run-a", "/cards",
+                    "/items/i1"):
         page.goto(site + address)
         page.locator("details").evaluate_all("nodes => nodes.forEach(node => node.open = true)")
         assert _overflow(page) <= 0, f"{address} is wider than {width} px"
