@@ -218,7 +218,16 @@ def test_the_screenshot_script_archives_the_examples_runs_as_they_are(tmp_path):
     shipped = cs.compare(example / "gemma-a.jsonl", example / "gemma-b.jsonl")
     archived = cs.compare(*archives)
     assert archived.to_pandas().equals(shipped.to_pandas())
-    page = _client(None, archives=archives).get(
-        "/compare", params={"a": archived.label_a, "b": archived.label_b, "flipped": "1"}).text
+    client = _client(None, archives=archives)
+    page = client.get("/compare", params={"a": archived.label_a, "b": archived.label_b, "flipped": "1"}).text
     assert len(_pairs(page)) == shipped.criteria[0].changed
+    # 72 items are two pages; the next page keeps the runs and the sort
+    runs = {"a": archived.label_a, "b": archived.label_b}
+    listed = client.get("/compare", params={**runs, "sort": "item"}).text
+    assert len(_pairs(listed)) == 50 and "Page 1 of 2" in listed
+    following = f"/compare?a={archived.label_a}&amp;b={archived.label_b}&amp;sort=item&amp;page=2"
+    assert f'href="{following}"' in listed
+    rest = client.get(unescape(following)).text
+    in_order = [item.id for item in cs.read_items(example / "items.jsonl")]
+    assert [item for item, _ in _pairs(rest)] == in_order[50:]
     assert "How much would the user like this chatbot turn?" in unescape(page)  # prompt A's wording, diffed
