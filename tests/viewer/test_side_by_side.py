@@ -231,3 +231,18 @@ def test_the_screenshot_script_archives_the_examples_runs_as_they_are(tmp_path):
     in_order = [item.id for item in cs.read_items(example / "items.jsonl")]
     assert [item for item, _ in _pairs(rest)] == in_order[50:]
     assert "How much would the user like this chatbot turn?" in unescape(page)  # prompt A's wording, diffed
+
+
+def test_two_verdict_files_of_judge_runs_are_runs_side_by_side_and_peoples_are_not():
+    """`judge --out` files (one run id, one rater) can be chosen as A and B; people's are listed only."""
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "compare"
+    files = [example / "gemma-a.jsonl", example / "gemma-b.jsonl", example / "human.jsonl"]
+    data = load(None, verdict_files=files, items=[example / "items.jsonl"])
+    assert data.runs == ["363d241fb49b9c0a", "89f54f42389927b9"] and len(data.rows) == 3 * 72
+    expected = cs.compare(*files[:2])
+    page = TestClient(create_app(data)).get("/compare", params={"a": data.runs[0], "b": data.runs[1]}).text
+    row = expected.criteria[0]
+    assert f"{row.change:+.3f} [{row.change_low:+.3f}, {row.change_high:+.3f}]" in page
+    assert "prompt difference: unknown" in page and "the run recorded no judge" in page

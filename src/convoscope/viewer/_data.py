@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from convoscope.viewer._runs import RunInfo, archive_runs, store_runs, unique
+from convoscope.viewer._runs import RunInfo, archive_runs, file_run, store_runs, unique
 
 FILTERS = ("run", "criterion", "rater", "value", "system", "language", "reason")
 
@@ -107,15 +107,17 @@ def load(store: str | Path | None, *, items: Sequence[str | Path] = (),
     An archive's items and criteria are used for what the files given do not hold; ``cards``
     are judge cards' JSON (``convoscope card --out card.json``)."""
     from convoscope.items import read_items
-    from convoscope.judges import read_verdicts
     from convoscope.viewer._cards import read_card
 
-    runs = unique([*(store_runs(store) if store is not None else []), *archive_runs(archives)])
+    files = [(str(path), file_run(path)) for path in verdict_files]
+    found = [*(store_runs(store) if store is not None else []), *archive_runs(archives)]
+    runs = unique([*found, *(run for _, run in files if isinstance(run, RunInfo))])
     rows = [Row(run.run_id, verdict) for run in runs for verdict in run.verdicts]
     sources = [str(source) for source in ([store] if store is not None else [])] + [str(a) for a in archives]
-    for path in verdict_files:
-        rows.extend(Row(None, verdict) for verdict in read_verdicts(path))
-        sources.append(str(path))
+    for path, read in files:  # files that are not one judge's run: verdicts without a run
+        if not isinstance(read, RunInfo):
+            rows.extend(Row(None, verdict) for verdict in read)
+        sources.append(path)
     by_id = {item.id: item for path in items for item in read_items(path)}
     for run in runs:  # the files given first, in their order; then what each archive carries
         by_id.update({item_id: item for item_id, item in run.items.items() if item_id not in by_id})

@@ -83,6 +83,20 @@ def archive_runs(paths: Iterable[str | Path]) -> list[RunInfo]:
     return runs
 
 
+def file_run(path: str | Path) -> RunInfo | list[Verdict]:
+    """A verdict file as a run when it is one (``judge --out``: every verdict of one run id and
+    one rater); otherwise its verdicts (people's ratings, several judges), shown without a run."""
+    from convoscope.judges import read_verdicts
+
+    verdicts = read_verdicts(path)
+    run_ids = {verdict.run_id for verdict in verdicts}
+    raters = {verdict.rater for verdict in verdicts}
+    if len(run_ids) != 1 or None in run_ids or len(raters) != 1:
+        return verdicts
+    every = tuple(verdicts)
+    return RunInfo(str(run_ids.pop()), str(path), {}, every, every)
+
+
 def _criteria(path: str | Path, text: str) -> dict[str, Any]:
     """The criteria of an archive's ``criteria.yaml`` (read from a scratch copy: the loader reads files)."""
     import tempfile
