@@ -27,7 +27,8 @@ Examples:
 @click.option("--items", "item_paths", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="The judged items, to show each one's context and response. Repeatable.")
 @click.option("--verdicts", "verdict_paths", multiple=True, type=click.Path(exists=True, dir_okay=False),
-              help="More verdicts from files (e.g. people's, from `campaign export`). Repeatable.")
+              help="More verdicts from files (e.g. people's, from `campaign export`); a `judge --out` "
+              "file (one run, one judge) is a run to put side by side. Repeatable.")
 @click.option("--criteria-file", "criteria_files", multiple=True,
               type=click.Path(exists=True, dir_okay=False),
               help="Your own criteria (YAML), to name their values (e.g. a binary scale's labels); "
