@@ -78,6 +78,20 @@ def test_a_store_and_its_own_archive_are_one_run_with_the_archives_criteria(two_
     assert QUESTION_B in data.run_info["run-b"].criteria_text
 
 
+def test_a_runs_own_verdict_file_beside_its_store_is_the_same_run(two_runs, tmp_path):
+    from convoscope.store import Store
+
+    store = Store(two_runs.store, create=False)
+    out = tmp_path / "run-b.jsonl"
+    out.write_text("".join(v.model_dump_json() + "\n" for v in store.verdicts("run-b")))
+    store.close()
+    # Before: "run run-b is in ... with different specs" (the file records none)
+    for data in (load(two_runs.store, verdict_files=[out]), load(None, verdict_files=[out],
+                                                                   archives=[two_runs.archive_b])):
+        assert "run-b" in data.runs and data.run_info["run-b"].spec["wording"] == "B"
+        assert sum(1 for row in data.rows if row.run_id == "run-b") == 12
+
+
 def test_every_item_shows_both_verdicts_and_both_reasons(two_runs):
     page = _client(None, archives=[two_runs.archive_a, two_runs.archive_b]).get("/compare", params=BOTH).text
     assert len(_pairs(page)) == 2 * len(PLAN)

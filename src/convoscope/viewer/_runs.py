@@ -114,8 +114,8 @@ def _criteria(path: str | Path, text: str) -> dict[str, Any]:
 
 
 def unique(runs: list[RunInfo]) -> list[RunInfo]:
-    """One entry per run id: the same run from a store and from its archive is one run (the first
-    source's verdicts, with the items and criteria file an archive carries)."""
+    """One entry per run id: the same run from a store, its archive or its ``judge --out`` file is
+    one run (the first source's verdicts, with the spec, items and criteria file another carries)."""
     from dataclasses import replace
 
     from convoscope.errors import ConfigError
@@ -126,7 +126,9 @@ def unique(runs: list[RunInfo]) -> list[RunInfo]:
         if first is None:
             seen[run.run_id] = run
             continue
-        if first.spec != run.spec:
+        if not first.spec and run.spec:  # a `judge --out` file records no spec: its store's run does
+            first, run = replace(run, items=run.items or first.items), first
+        if first.spec != run.spec and run.spec:
             raise ConfigError(f"run {run.run_id} is in {first.source} and in {run.source} "
                               "with different specs: open one of them")
         seen[run.run_id] = replace(first, items=first.items or run.items,
