@@ -1,5 +1,8 @@
 """The verdict viewer: a local, read-only web page over a store's verdicts.
 
+Pages: the verdicts (``/``, filtered) and each item (``/items/ID``); the runs (``/runs``), one
+run (``/runs/ID``) and two runs side by side (``/compare?a=A&b=B``, in ``_pages``).
+
 The filters live in the URL: the list's query string is carried into every item link and back,
 so a filtered view can be bookmarked, shared, reloaded and returned to.
 
@@ -14,6 +17,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from convoscope.viewer._data import FILTERS, ViewerData
+from convoscope.viewer._pages import run_routes
 
 PAGE_SIZE = 50
 
@@ -58,7 +62,8 @@ def create_app(data: ViewerData) -> Any:
                                    item=data.items.get(item_id), verdicts=verdicts, data=data,
                                    query=_kept(request.query_params)))
 
-    routes = [Route("/", index, methods=["GET"]), Route("/items/{item_id:path}", item, methods=["GET"])]
+    routes = [Route("/", index, methods=["GET"]), Route("/items/{item_id:path}", item, methods=["GET"]),
+              *run_routes(data)]
     return Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)])
 
 

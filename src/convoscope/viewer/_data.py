@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from convoscope.viewer._runs import RunInfo, archive_runs, file_run, store_runs, unique
+
 FILTERS = ("run", "criterion", "rater", "value", "system", "language", "reason")
 
 
@@ -33,6 +35,8 @@ class ViewerData:
     runs: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
     criteria: dict[str, Any] = field(default_factory=dict)  # by name: what their values are called
+    run_info: dict[str, RunInfo] = field(default_factory=dict)  # by run id, in the runs' order
+    cards: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (file, judge card JSON)
 
     def label(self, criterion: str, value: Any) -> str | None:
         """What the criterion calls ``value`` (a binary scale's label, a level's name), or None."""
@@ -96,40 +100,44 @@ def _fields(row: Row) -> dict[str, str | None]:
 
 
 def load(store: str | Path | None, *, items: Sequence[str | Path] = (),
-         verdict_files: Iterable[str | Path] = (), criteria_files: Sequence[str | Path] = ()) -> ViewerData:
-    """Read a store (every run), extra verdict files, item files and criteria files (the
-    built-in and installed suites are read for criteria no file names)."""
+         verdict_files: Iterable[str | Path] = (), criteria_files: Sequence[str | Path] = (),
+         archives: Sequence[str | Path] = (), cards: Sequence[str | Path] = ()) -> ViewerData:
+    """Read a store (every run), run archives (``export-run``), extra verdict files, item files
+    and criteria files (the built-in and installed suites are read for criteria no file names).
+    An archive's items and criteria are used for what the files given do not hold; ``cards``
+    are judge cards' JSON (``convoscope card --out card.json``)."""
     from convoscope.items import read_items
-    from convoscope.judges import read_verdicts
+    from convoscope.viewer._cards import read_card
 
-    rows: list[Row] = []
-    runs: list[str] = []
-    sources: list[str] = []
-    if store is not None:
-        from convoscope.store import Store
-
-        opened = Store(store, create=False)  # a viewer never creates a store
-        try:
-            runs = opened.run_ids()
-            for run_id in runs:
-                rows.extend(Row(run_id, verdict) for verdict in opened.verdicts(run_id))
-        finally:
-            opened.close()
-        sources.append(str(store))
-    for path in verdict_files:
-        rows.extend(Row(None, verdict) for verdict in read_verdicts(path))
-        sources.append(str(path))
+    files = [(str(path), file_run(path)) for path in verdict_files]
+    found = [*(store_runs(store) if store is not None else []), *archive_runs(archives)]
+    runs = unique([*found, *(run for _, run in files if isinstance(run, RunInfo))])
+    rows = [Row(run.run_id, verdict) for run in runs for verdict in run.verdicts]
+    sources = [str(source) for source in ([store] if store is not None else [])] + [str(a) for a in archives]
+    for path, read in files:  # files that are not one judge's run: verdicts without a run
+        if not isinstance(read, RunInfo):
+            rows.extend(Row(None, verdict) for verdict in read)
+        sources.append(path)
     by_id = {item.id: item for path in items for item in read_items(path)}
-    return ViewerData(rows=rows, items={**by_id, **_pairs_of(by_id, rows)}, runs=runs, sources=sources,
-                      criteria=_criteria_of(rows, criteria_files))
+    for run in runs:  # the files given first, in their order; then what each archive carries
+        by_id.update({item_id: item for item_id, item in run.items.items() if item_id not in by_id})
+    archived = [criterion for run in runs for criterion in run.criteria.values()]
+    return ViewerData(rows=rows, items={**by_id, **_pairs_of(by_id, rows)}, runs=[run.run_id for run in runs],
+                      sources=sources, criteria=_criteria_of(rows, criteria_files, archived),
+                      run_info={run.run_id: run for run in runs},
+                      cards=[(str(path), read_card(path)) for path in cards])
 
 
-def _criteria_of(rows: Sequence[Row], files: Sequence[str | Path]) -> dict[str, Any]:
-    """The criteria the verdicts name: from the files first, then by a name no two suites share."""
+def _criteria_of(rows: Sequence[Row], files: Sequence[str | Path],
+                 archived: Sequence[Any] = ()) -> dict[str, Any]:
+    """The criteria the verdicts name: from the files first, then the archives', then by a name
+    no two suites share."""
     from convoscope.criteria import get_criterion, load_criteria
     from convoscope.errors import ConvoscopeError
 
     known = {criterion.name: criterion for path in files for criterion in load_criteria(path)}
+    for criterion in archived:
+        known.setdefault(criterion.name, criterion)
     for name in dict.fromkeys(row.verdict.criterion for row in rows):
         if name in known or ":" in name:
             continue  # pairwise verdicts name the winner, not a scale value
