@@ -90,15 +90,9 @@ def stuart_maxwell(a: list[str], b: list[str]) -> PairedTest:
     table = np.zeros((len(labels), len(labels)))
     for x, y in zip(a, b, strict=True):
         table[index[x], index[y]] += 1
-    k = len(labels)
-    difference = (table.sum(axis=1) - table.sum(axis=0))[: k - 1]
-    covariance = -(table + table.T)[: k - 1, : k - 1]
-    diagonal = table.sum(axis=1) + table.sum(axis=0) - 2 * np.diag(table)
-    np.fill_diagonal(covariance, diagonal[: k - 1])
-    statistic = float(difference @ np.linalg.pinv(covariance) @ difference)
-    freedom = int(np.linalg.matrix_rank(covariance))
-    pvalue = float(stats.chi2.sf(statistic, freedom)) if freedom else 1.0
-    return PairedTest("Stuart–Maxwell", statistic, pvalue, f"{freedom} degrees of freedom")
+    from convoscope.comparison._tables import stuart_maxwell_table  # the same test on counts
+
+    return stuart_maxwell_table(table)
 
 
 def paired_test(level: Level, a: list, b: list) -> PairedTest:
