@@ -18,7 +18,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -292,7 +292,7 @@ def _stored_rows(store: Store, run_id: str, passed: frozenset[str] | set[str]) -
                 if key not in passed]
 
 
-def _batches(mapped: Any) -> Iterator[Any]:
+def _batches(mapped: Any) -> Generator[Any, None, None]:
     """The verdict tables as the workers finish them; a user's error (bad input, a setting)
     raised in a worker comes out as itself, not wrapped in Ray's task error."""
     try:
