@@ -69,3 +69,16 @@ def test_single_precision_resamples_equal_double_precision_and_recomputation(wei
     for row, d in enumerate(drawn):
         recomputed = pairwise_cohen_kappa(matrix[:, d], weights=weights, labels=labels).mean
         assert single[row] == pytest.approx(recomputed, abs=1e-12, rel=0)
+
+
+def test_the_same_seeded_draw_is_made_once_and_handed_out_read_only():
+    counts = np.array([3, 1, 4, 1, 5])
+    first = _agreement_ci._draws(counts, 50, 7)
+    assert _agreement_ci._draws(counts, 50, 7) is first  # alpha, Fleiss and kappa share it
+    assert not first.flags.writeable
+    fresh = np.random.default_rng(7).multinomial(14, counts / 14, size=50)
+    np.testing.assert_array_equal(first[1:], fresh)
+    np.testing.assert_array_equal(first[0], counts)
+    assert _agreement_ci._draws(counts, 50, 8) is not first
+    assert _agreement_ci._draws(counts + 1, 50, 7) is not first
+    assert _agreement_ci._draws(counts, 50, None) is not _agreement_ci._draws(counts, 50, None)
