@@ -165,7 +165,7 @@ def other_language_rules(text: str, is_word: Callable[[str], bool],
                          ) -> tuple[tuple[str, ...], tuple[str, ...], float | None]:
     """(reasons, notes, valid-word share) for an answer in a language without a bigram model.
     ``known_han`` may be a function giving the set, called only for text with Han characters
-    (reading the Chinese and Japanese lists costs about a second and 100 MB)."""
+    (reading the Chinese and Japanese lists costs about a second and 30 MB)."""
     cleaned = set_aside(text, is_word)
     notes = (("slang",) if cleaned.slang else ()) + (("elongation",) if cleaned.elongation else ())
     if not cleaned.text.strip():
