@@ -273,7 +273,16 @@ def _settle(store: Store, run_id: str) -> None:
 
 
 def _stored_count(store: Store, run_id: str) -> int:
-    return len(_stored_rows(store, run_id, frozenset()))
+    import sqlalchemy as sa
+
+    from convoscope.store._schema import SHARED, run_tasks, verdicts
+
+    query = (sa.select(sa.func.count()).select_from(verdicts)
+             .join(run_tasks, sa.and_(run_tasks.c.task_key == verdicts.c.task_key,
+                                      verdicts.c.scope == SHARED))
+             .where(run_tasks.c.run_id == run_id))
+    with store.engine.connect() as connection:
+        return int(connection.execute(query).scalar_one())
 
 
 def _stored_rows(store: Store, run_id: str, passed: frozenset[str] | set[str]) -> list[tuple[str, str, bool]]:
