@@ -12,6 +12,15 @@ of our dev sets. Without the shared data the dev sets are repeated (and the tabl
 
 Start-up is measured in a fresh process for one English line and for one Korean line (wall
 time and peak resident memory), since resources load per language on first use.
+
+    python3 benchmarks/gibberish_speed.py --cli 50000 --repeats 3
+
+runs the command end to end instead: `convoscope gibberish FILE --out flags.jsonl` (default
+`--lang auto`, and `--lang en`) on that many distinct English lines (the lines above, then pairs
+of them joined, so that no line repeats), against gibberish-detector in a fresh process reading
+the same file line by line and writing one JSON line per answer (its model trained beforehand on
+the dev lines, not timed). Turn about; CPU is the child's user + system time; peak resident
+memory beside it.
 """
 
 from __future__ import annotations
@@ -92,11 +101,87 @@ def baseline(train: list[str]):  # type: ignore[no-untyped-def]
     return detector.Detector(model, threshold=4.0)
 
 
+BASELINE_LOOP = """
+import json, sys
+from gibberish_detector import detector
+found = detector.create_from_model(sys.argv[1])
+with open(sys.argv[2], encoding="utf-8") as lines, open(sys.argv[3], "w", encoding="utf-8") as out:
+    for number, line in enumerate(lines, start=1):
+        text = line.rstrip("\\n")
+        out.write(json.dumps({"line": number, "text": text, "gibberish": found.is_gibberish(text)}) + "\\n")
+"""
+
+
+def distinct_lines(english: list[str], count: int) -> list[str]:
+    """``count`` distinct one-line answers: the lines, then pairs of them joined."""
+    lines = list(dict.fromkeys(" ".join(line.split()) for line in english if line.strip()))
+    seen, step = set(lines), 0
+    while len(lines) < count:
+        joined = f"{lines[step % len(seen)]} {lines[(step * 7 + 3) % len(seen)]}"
+        if joined not in seen:
+            seen.add(joined)
+            lines.append(joined)
+        step += 1
+    return lines[:count]
+
+
+def child_cost(command: list[str]) -> tuple[float, float]:
+    """CPU seconds (user + system) and peak resident MB of one child process."""
+    import os
+
+    pid = os.fork()
+    if pid == 0:  # the child replaces itself with the command; its rusage is its own
+        os.execvp(command[0], command)
+    _, status, usage = os.wait4(pid, 0)
+    if status != 0:
+        raise SystemExit(f"failed: {' '.join(command)}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def cli_lines(count: int, repeats: int, shared: Path | None) -> None:
+    import os
+    import statistics
+    import tempfile
+
+    english, _ = english_lines(shared)
+    with tempfile.TemporaryDirectory() as folder:
+        answers, model, out = Path(folder, "answers.txt"), Path(folder, "en.model"), Path(folder, "out.jsonl")
+        answers.write_text("\n".join(distinct_lines(english, count)) + "\n", encoding="utf-8")
+        from gibberish_detector import serializer, trainer
+
+        model.write_text(serializer.serialize(trainer.train_on_content("\n".join(dev_lines("en")),
+                                                                       string.ascii_letters)))
+        commands = {
+            "convoscope gibberish (--lang auto)": [sys.executable, "-m", "convoscope", "gibberish", str(answers),
+                                                   "--out", str(out)],
+            "convoscope gibberish --lang en": [sys.executable, "-m", "convoscope", "gibberish", str(answers),
+                                               "--lang", "en", "--out", str(out)],
+            "gibberish-detector, a plain loop": [sys.executable, "-c", BASELINE_LOOP, str(model), str(answers),
+                                                 str(out)],
+        }
+        costs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+        for _ in range(repeats):
+            for name, command in commands.items():
+                costs[name].append(child_cost(command))
+    print(f"{count:,} distinct English lines, medians of {repeats}, load {os.getloadavg()[0]:.1f}\n")
+    print("| command | CPU s | lines/s (CPU) | peak MB |")
+    print("|---|---:|---:|---:|")
+    for name, runs in costs.items():
+        cpu = statistics.median(run[0] for run in runs)
+        memory = statistics.median(run[1] for run in runs)
+        print(f"| {name} | {cpu:.2f} | {count / cpu:,.0f} | {memory:.0f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--answers", type=int, default=20_000, help="lines per language")
     parser.add_argument("--shared", type=Path, default=DEFAULT_SHARED if DEFAULT_SHARED.exists() else None)
+    parser.add_argument("--cli", type=int, metavar="LINES", help="time the command end to end on LINES lines")
+    parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    if args.cli:
+        cli_lines(args.cli, args.repeats, args.shared)
+        return
     for lang, text in (("en", "The fries were great"), ("ko", "감자튀김이 맛있어요")):
         seconds, megabytes = start_up(text)
         print(f"start-up, one {lang} line in a fresh process: {seconds:.2f} s, peak {megabytes:.0f} MB "

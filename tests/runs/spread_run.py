@@ -87,3 +87,32 @@ def kill_one_worker_mid_call(tmp_path, proxy, command, pick_worker):
     prompts = scoring(proxy)
     assert len(set(prompts)) == N_ITEMS
     assert len(prompts) == N_ITEMS + 1  # the killed worker's one call in flight, asked again
+
+
+def stop_mid_call(tmp_path, proxy, command, in_flight, sent=signal.SIGTERM):
+    """Run ``command`` with the proxy holding every answer after the second; once two answers
+    are stored and ``in_flight`` calls are held, send ``sent``, let the proxy answer, and return
+    the exit status and the stderr."""
+    proxy.hold_after(2)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        deadline = time.monotonic() + PATIENT_S
+        while (proxy.in_flight < in_flight or len(stored(tmp_path)) < 2) and time.monotonic() < deadline:
+            assert process.poll() is None, process.stderr.read()[-3000:]
+            time.sleep(0.05)
+        process.send_signal(sent)
+        proxy.release()  # the answers come after the signal: they must still be kept
+        _, stderr = process.communicate(timeout=PATIENT_S)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return process.returncode, stderr
+
+
+def out_ids(path):
+    """The item ids of the verdicts in an --out file, sorted."""
+    if not path.exists():
+        return []
+    return sorted(json.loads(line)["item_id"] for line in path.read_text().splitlines())

@@ -27,8 +27,11 @@ from spread_run import (
     every_item_once,
     judge_command,
     kill_one_worker_mid_call,
+    out_ids,
     run_summary,
     scoring,
+    stop_mid_call,
+    stored,
     write_inputs,
 )
 
@@ -140,6 +143,30 @@ def test_a_ray_run_survives_a_worker_killed_mid_call_and_keys_tasks_as_the_local
     assert local.run_id == summary["run_id"]
     assert local.summary.resumed == N_ITEMS and local.summary.verdicts == 0
     assert scoring(canned_proxy, sent) == []
+
+
+def test_sigterm_on_a_ray_run_leaves_out_holding_what_the_store_holds(ray_address, tmp_path, canned_proxy):
+    """SIGTERM while the Ray workers' calls are held at the server (issue 39, observation 4): the
+    command exits 3 and ``--out`` has every verdict the store has. Before, the command stopped
+    at once: the batches the workers committed after the signal, or before it but not yet passed
+    back, were in the store and missing from ``--out``. Run again, it judges only the rest."""
+    address, _ = ray_address
+    write_inputs(tmp_path)
+    out = tmp_path / "verdicts.jsonl"
+    command = _command(tmp_path, address, canned_proxy.base_url, "--out", str(out))
+    code, stderr = stop_mid_call(tmp_path, canned_proxy, command, in_flight=2)
+    assert code == 3, stderr[-3000:]
+    assert "Stopped (SIGTERM)" in stderr
+    kept = sorted(item for _, item, _ in stored(tmp_path))
+    assert len(kept) >= 2
+    assert out_ids(out) == kept, stderr[-3000:]
+
+    again = subprocess.run(_command(tmp_path, address, canned_proxy.base_url, "--out", str(out)),
+                           capture_output=True, text=True, timeout=PATIENT_S,
+                           env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert out_ids(out) == [f"i{i}" for i in range(N_ITEMS)]
+    every_item_once(tmp_path)
 
 
 RAY_DATASET_RUN = r'''

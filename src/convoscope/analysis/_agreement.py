@@ -118,8 +118,7 @@ def cohen_kappa(a: Any, b: Any, *, weights: Weights = None, labels: Sequence[Any
     weight = _weight_matrix(size, weights)
     chance_disagreement = float(np.sum(weight * expected))
     if chance_disagreement == 0.0:
-        raise ValueError("cohen_kappa: both raters used a single, identical category, so chance "
-                         "agreement is 1 and kappa is undefined; report percent_agreement instead")
+        raise ValueError(_UNDEFINED_KAPPA)
     return float(1.0 - np.sum(weight * observed) / chance_disagreement)
 
 
@@ -154,6 +153,51 @@ def pairwise_cohen_kappa(
     ratings = as_array(matrix, name="pairwise_cohen_kappa", ndim=2)
     if labels is None:  # one shared category list, so weighted distances agree across pairs
         labels = category_codes(ratings, name="pairwise_cohen_kappa", ndim=2)[1]
+    pairs, skipped = _pairs_from_tables(ratings, weights, labels)
+    if pairs is None:
+        pairs, skipped = _pairs_one_by_one(ratings, weights, labels)
+    if not pairs:
+        raise ValueError("pairwise_cohen_kappa: no pair of raters has a defined kappa "
+                         f"({len(skipped)} pair(s) skipped)")
+    return PairwiseKappa(float(np.mean([p.kappa for p in pairs])), tuple(pairs), tuple(skipped))
+
+
+_UNDEFINED_KAPPA = ("cohen_kappa: both raters used a single, identical category, so chance "
+                    "agreement is 1 and kappa is undefined; report percent_agreement instead")
+
+
+def _pairs_from_tables(ratings: np.ndarray, weights: Weights, labels: Sequence[Any]) -> tuple[Any, Any]:
+    """Every pair's kappa from its contingency table (one matrix product for all pairs); (None,
+    None) when a value is outside ``labels`` or there are too many raters, for the pair-by-pair
+    path to report as before."""
+    from convoscope.analysis._pair_tables import pair_tables
+
+    try:
+        codes, categories = category_codes(ratings, name="pairwise_cohen_kappa", ndim=2, labels=labels)
+    except ValueError:
+        return None, None
+    size = len(categories)
+    tables = pair_tables(codes, size)
+    if tables is None:
+        return None, None
+    weight = _weight_matrix(size, weights)
+    pairs, skipped = [], []
+    for i, j in combinations(range(len(ratings)), 2):
+        table = tables[i, j]
+        shared = int(table.sum())
+        if shared < 2:
+            skipped.append((i, j, f"{shared} shared item(s)"))
+            continue
+        observed = table / shared
+        chance = float(np.sum(weight * np.outer(observed.sum(axis=1), observed.sum(axis=0))))
+        if chance == 0.0:
+            skipped.append((i, j, _UNDEFINED_KAPPA))
+            continue
+        pairs.append(PairKappa(i, j, float(1.0 - np.sum(weight * observed) / chance), shared))
+    return pairs, skipped
+
+
+def _pairs_one_by_one(ratings: np.ndarray, weights: Weights, labels: Sequence[Any]) -> tuple[Any, Any]:
     present = ~missing_mask(ratings)
     pairs, skipped = [], []
     for i, j in combinations(range(len(ratings)), 2):
@@ -167,10 +211,7 @@ def pairwise_cohen_kappa(
             skipped.append((i, j, str(error)))
             continue
         pairs.append(PairKappa(i, j, kappa, int(shared.sum())))
-    if not pairs:
-        raise ValueError("pairwise_cohen_kappa: no pair of raters has a defined kappa "
-                         f"({len(skipped)} pair(s) skipped)")
-    return PairwiseKappa(float(np.mean([p.kappa for p in pairs])), tuple(pairs), tuple(skipped))
+    return pairs, skipped
 
 
 @dataclass(frozen=True)

@@ -59,12 +59,36 @@ def pairwise_correlation(matrix: Any, *, statistic: Correlation = spearman) -> f
     if statistic is spearman and not np.isnan(ratings).any():
         # Complete table: every pair uses all items, so each rater is ranked once, not per pair.
         ratings, statistic = np.array([average_ranks(row) for row in ratings]), pearson
+    elif statistic is spearman:
+        from_tables = _spearman_from_tables(ratings)
+        if from_tables is not None:
+            return from_tables
     values = []
     for first, second in combinations(range(len(ratings)), 2):
         try:
             values.append(statistic(ratings[first], ratings[second]))
         except ValueError:
             continue
+    if not values:
+        raise ValueError("pairwise_correlation: the correlation is undefined for every pair of raters")
+    return float(np.mean(values))
+
+
+def _spearman_from_tables(ratings: np.ndarray) -> float | None:
+    """The mean pairwise Spearman rho of whole-number ratings from every pair's contingency table
+    (one matrix product, no ranking per pair), or None when the ratings are not a small scale."""
+    from convoscope.analysis._pair_tables import pair_tables, spearman_from_table
+    from convoscope.analysis._validate import category_codes
+
+    present = ratings[~np.isnan(ratings)]
+    if present.size == 0 or not np.array_equal(present, np.round(present)):
+        return None
+    codes, categories = category_codes(ratings, name="pairwise_correlation", ndim=2)
+    tables = pair_tables(codes, len(categories))
+    if tables is None:
+        return None
+    values = [rho for first, second in combinations(range(len(ratings)), 2)
+              if (rho := spearman_from_table(tables[first, second])) is not None]
     if not values:
         raise ValueError("pairwise_correlation: the correlation is undefined for every pair of raters")
     return float(np.mean(values))

@@ -14,12 +14,13 @@ from rich.table import Table
 from convoscope.cli._common import encoding_option, fail_on, naming_encoding_flag
 from convoscope.errors import ConfigError
 from convoscope.filters import (
+    Answer,
+    GibberishResult,
     GibberishSummary,
     GibberishThresholds,
     detect_many,
-    read_answers,
-    summarize,
-    write_flags,
+    flag_answers,
+    iter_answers,
 )
 from convoscope.filters._resources import has_word_list
 
@@ -110,15 +111,20 @@ def gibberish(answers_path: Path, lang: str, column: str | None, lang_col: str |
     with fail_on(console):
         thresholds = _thresholds(settings, empty)
         with naming_encoding_flag():
-            answers = read_answers(answers_path, column=column, encoding=encoding, lang_column=lang_col)
-        declared = [a.lang for a in answers] if lang_col else None
-        results = detect_many([a.text for a in answers], lang=lang, languages=declared, thresholds=thresholds)
-        if out is None:
-            write_flags(answers, results, sys.stdout)
-        else:
-            with open(out, "w", encoding="utf-8") as handle:
-                write_flags(answers, results, handle)
-    console.print(_summary_table(summarize(results), out))
+            answers = iter_answers(answers_path, column=column, encoding=encoding, lang_column=lang_col)
+
+            def judge(batch: list[Answer]) -> list[GibberishResult]:
+                declared = [a.lang for a in batch] if lang_col else None
+                return detect_many([a.text for a in batch], lang=lang, languages=declared,
+                                   thresholds=thresholds)
+
+            # Streamed: each chunk's flags are written before the next chunk is read.
+            if out is None:
+                summary = flag_answers(answers, sys.stdout, judge=judge)
+            else:
+                with open(out, "w", encoding="utf-8") as handle:
+                    summary = flag_answers(answers, handle, judge=judge)
+    console.print(_summary_table(summary, out))
 
 
 COMMANDS = [gibberish]

@@ -26,7 +26,15 @@ from convoscope.filters._filter import (
 )
 from convoscope.filters._grader import addresses_grader, grader_signals
 from convoscope.filters._imitation import IMITATION_CLASSES, imitation_signals
-from convoscope.filters._io import Answer, GibberishSummary, read_answers, summarize, write_flags
+from convoscope.filters._io import (
+    Answer,
+    GibberishSummary,
+    flag_answers,
+    iter_answers,
+    read_answers,
+    summarize,
+    write_flags,
+)
 from convoscope.filters._korean import to_jamo
 from convoscope.filters._langid import Language, detect_language
 from convoscope.filters._markov import BigramModel
@@ -47,8 +55,10 @@ __all__ = [
     "detect",
     "detect_language",
     "detect_many",
+    "flag_answers",
     "grader_signals",
     "imitation_signals",
+    "iter_answers",
     "markov_log_likelihood",
     "read_answers",
     "summarize",

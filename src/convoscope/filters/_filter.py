@@ -429,7 +429,7 @@ def _other_language(text: str, thresholds: GibberishThresholds,
                                reasons=() if numeric else ("no_letters",),
                                notes=("numeric",) if numeric else (), language_probability=probability)
     reasons, notes, ratio = other_language_rules(
-        text, word_checker_for(_WORD_LIST_CODE.get(code, code)), _resources.cjk_characters(),
+        text, word_checker_for(_WORD_LIST_CODE.get(code, code)), _resources.cjk_characters,
         max_noise_share=thresholds.neutral_max_noise_share,
         min_valid_word_ratio=thresholds.en_min_valid_word_ratio)
     return GibberishResult(text=text, lang=code, gibberish=bool(reasons), reasons=reasons,  # type: ignore[arg-type]

@@ -8,10 +8,10 @@ TSV and JSONL files name the answer column with ``column``.
 from __future__ import annotations
 
 import csv
-import io
 import json
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 from pathlib import Path
 from typing import TextIO
 
@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from convoscope.errors import LocatedError
 from convoscope.filters._filter import GibberishResult
-from convoscope.items import read_text
+from convoscope.items import open_text
 
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}
@@ -39,7 +39,15 @@ def read_answers(path: Path, *, column: str | None = None, encoding: str = "utf-
                  lang_column: str | None = None) -> list[Answer]:
     """Answers from a text (one per line), CSV/TSV or JSONL file; CSV and JSONL need ``column``.
     ``encoding``: the file's text encoding (read by :func:`convoscope.items.read_text`);
-    ``lang_column``: a column or field of ISO 639 codes, each answer's declared language."""
+    ``lang_column``: a column or field of ISO 639 codes, each answer's declared language.
+    :func:`iter_answers` gives the same answers one at a time."""
+    return list(iter_answers(path, column=column, encoding=encoding, lang_column=lang_column))
+
+
+def iter_answers(path: Path, *, column: str | None = None, encoding: str = "utf-8",
+                 lang_column: str | None = None) -> Iterator[Answer]:
+    """:func:`read_answers` as a stream: the file is read as the answers are taken, so a file of
+    any size costs the memory of one line. A bad line raises when it is reached."""
     suffix = path.suffix.lower()
     structured = suffix in TABLE_SUFFIXES or suffix in JSONL_SUFFIXES
     if structured and not column:
@@ -49,17 +57,30 @@ def read_answers(path: Path, *, column: str | None = None, encoding: str = "utf-
     if not structured and column:
         raise LocatedError(path, "--column applies to CSV/TSV/JSONL files; this is read as plain "
                            "text, one answer per line", field=column)
-    text = read_text(path, encoding=encoding)
-    if suffix in TABLE_SUFFIXES:
-        return _read_table(path, text, TABLE_SUFFIXES[suffix], str(column), lang_column)
-    if suffix in JSONL_SUFFIXES:
-        return _read_jsonl(path, text, str(column), lang_column)
-    return [Answer(line=number, text=line) for number, line in enumerate(text.splitlines(), start=1)]
+    return _stream(path, suffix, str(column), encoding, lang_column)
 
 
-def _read_table(path: Path, text: str, delimiter: str, column: str,
-                lang_column: str | None = None) -> list[Answer]:
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+def _stream(path: Path, suffix: str, column: str, encoding: str, lang_column: str | None) -> Iterator[Answer]:
+    with open_text(path, encoding=encoding) as lines:
+        if suffix in TABLE_SUFFIXES:
+            yield from _read_table(path, lines, TABLE_SUFFIXES[suffix], column, lang_column)
+        elif suffix in JSONL_SUFFIXES:
+            yield from _read_jsonl(path, _split_lines(lines), column, lang_column)
+        else:
+            for number, line in enumerate(_split_lines(lines), start=1):
+                yield Answer(line=number, text=line)
+
+
+def _split_lines(lines: Iterable[str]) -> Iterator[str]:
+    """The lines ``str.splitlines`` finds in the whole text, from its physical lines one by one
+    (which end only at \\n, \\r or \\r\\n; splitlines also breaks at \\f, \\u2028 and the like)."""
+    for line in lines:
+        yield from line.splitlines()
+
+
+def _read_table(path: Path, lines: Iterable[str], delimiter: str, column: str,
+                lang_column: str | None = None) -> Iterator[Answer]:
+    reader = csv.reader(lines, delimiter=delimiter)
     header = next(reader, None)
     if header is None:
         raise LocatedError(path, "the file is empty; expected a header row", line=1)
@@ -70,20 +91,19 @@ def _read_table(path: Path, text: str, delimiter: str, column: str,
         raise LocatedError(path, f"no such column; the header has {', '.join(header)}", line=1,
                            field=lang_column)
     language = header.index(lang_column) if lang_column is not None else None
-    position, answers, start = header.index(column), [], reader.line_num + 1
+    position, start = header.index(column), reader.line_num + 1
     for row in reader:
         if row and len(row) != len(header):
             raise LocatedError(path, f"{len(row)} fields where the header has {len(header)}",
                                line=start, field=column)
         code = row[language].strip() if row and language is not None else ""
-        answers.append(Answer(line=start, text=row[position] if row else "", lang=code or None))
+        yield Answer(line=start, text=row[position] if row else "", lang=code or None)
         start = reader.line_num + 1
-    return answers
 
 
-def _read_jsonl(path: Path, text: str, column: str, lang_column: str | None = None) -> list[Answer]:
-    answers = []
-    for number, line in enumerate(text.splitlines(), start=1):
+def _read_jsonl(path: Path, lines: Iterable[str], column: str,
+                lang_column: str | None = None) -> Iterator[Answer]:
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue  # blank lines separate nothing in JSONL; they are not answers
         try:
@@ -97,9 +117,8 @@ def _read_jsonl(path: Path, text: str, column: str, lang_column: str | None = No
         if value is not None and not isinstance(value, str | int | float):
             raise LocatedError(path, f"expected text, got {type(value).__name__}", line=number, field=column)
         code = record.get(lang_column) if lang_column is not None else None
-        answers.append(Answer(line=number, text="" if value is None else str(value),
-                              lang=str(code).strip() or None if code is not None else None))
-    return answers
+        yield Answer(line=number, text="" if value is None else str(value),
+                     lang=str(code).strip() or None if code is not None else None)
 
 
 def flag_record(answer: Answer, result: GibberishResult) -> dict[str, object]:
@@ -128,15 +147,47 @@ class GibberishSummary(BaseModel):
 
 
 def summarize(results: Iterable[GibberishResult]) -> GibberishSummary:
-    answers: Counter[str] = Counter()
-    flagged: Counter[str] = Counter()
-    reasons: Counter[str] = Counter()
+    tally = _Tally()
     for result in results:
-        answers[result.lang] += 1
-        flagged[result.lang] += result.gibberish
-        reasons.update(result.reasons)
-    return GibberishSummary(
-        total=sum(answers.values()), gibberish=sum(flagged.values()),
-        by_language={lang: (answers[lang], flagged[lang]) for lang in sorted(answers)},
-        by_reason=dict(reasons.most_common()),
-    )
+        tally.add(result)
+    return tally.summary()
+
+
+class _Tally:
+    """The summary's counts, kept as results stream past."""
+
+    def __init__(self) -> None:
+        self.answers: Counter[str] = Counter()
+        self.flagged: Counter[str] = Counter()
+        self.reasons: Counter[str] = Counter()
+
+    def add(self, result: GibberishResult) -> None:
+        self.answers[result.lang] += 1
+        self.flagged[result.lang] += result.gibberish
+        self.reasons.update(result.reasons)
+
+    def summary(self) -> GibberishSummary:
+        return GibberishSummary(
+            total=sum(self.answers.values()), gibberish=sum(self.flagged.values()),
+            by_language={lang: (self.answers[lang], self.flagged[lang]) for lang in sorted(self.answers)},
+            by_reason=dict(self.reasons.most_common()),
+        )
+
+
+# Answers judged together: enough for repeated answers to be judged once and Korean morphemes
+# analysed in one batch call, few enough that memory never depends on the file's length.
+CHUNK_ANSWERS = 2000
+
+
+def flag_answers(answers: Iterable[Answer], handle: TextIO, *,
+                 judge: Callable[[list[Answer]], list[GibberishResult]],
+                 chunk: int = CHUNK_ANSWERS) -> GibberishSummary:
+    """Judge a stream of answers ``chunk`` at a time with ``judge`` (e.g. ``detect_many`` with
+    options), writing each chunk's flags before the next is read; returns the summary counts."""
+    tally, stream = _Tally(), iter(answers)
+    while batch := list(islice(stream, chunk)):
+        results = judge(batch)
+        write_flags(batch, results, handle)
+        for result in results:
+            tally.add(result)
+    return tally.summary()

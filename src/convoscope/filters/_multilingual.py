@@ -135,12 +135,14 @@ def _squeeze(token: str, is_word: Callable[[str], bool]) -> str | None:
     return None
 
 
-def unknown_han_share(text: str, known_characters: frozenset[str]) -> tuple[int, float]:
+def unknown_han_share(text: str, known_characters: frozenset[str] | Callable[[], frozenset[str]]
+                      ) -> tuple[int, float]:
     """(Han characters, share of them that no word of the language's list uses)."""
     han = _HAN.findall(text)
     if not han:
         return 0, 0.0
-    return len(han), sum(char not in known_characters for char in han) / len(han)
+    known = known_characters() if callable(known_characters) else known_characters
+    return len(han), sum(char not in known for char in han) / len(han)
 
 
 def word_share(text: str, is_word: Callable[[str], bool]) -> tuple[int, float | None]:
@@ -157,10 +159,13 @@ def _is_thai_word(word: str) -> bool:
     return _THAI.match(word) is not None and word in thai_words()
 
 
-def other_language_rules(text: str, is_word: Callable[[str], bool], known_han: frozenset[str], *,
+def other_language_rules(text: str, is_word: Callable[[str], bool],
+                         known_han: frozenset[str] | Callable[[], frozenset[str]], *,
                          max_noise_share: float, min_valid_word_ratio: float,
                          ) -> tuple[tuple[str, ...], tuple[str, ...], float | None]:
-    """(reasons, notes, valid-word share) for an answer in a language without a bigram model."""
+    """(reasons, notes, valid-word share) for an answer in a language without a bigram model.
+    ``known_han`` may be a function giving the set, called only for text with Han characters
+    (reading the Chinese and Japanese lists costs about a second and 30 MB)."""
     cleaned = set_aside(text, is_word)
     notes = (("slang",) if cleaned.slang else ()) + (("elongation",) if cleaned.elongation else ())
     if not cleaned.text.strip():

@@ -79,6 +79,7 @@ def wordfreq_words(min_zipf: float) -> frozenset[str]:
     return frozenset(words)
 
 
+@cache  # one stat per language, not one per short answer that asks
 def _wordfreq_file(lang: str) -> Path | None:
     import wordfreq
 

@@ -12,11 +12,13 @@ again judges only the tasks the store does not hold.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
+import signal
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,7 @@ from convoscope.errors import ConvoscopeError, missing_extra
 from convoscope.items import ColumnMap, ItemError
 from convoscope.judges import Verdict
 from convoscope.runs._batchfn import BatchSettings, JudgeBatch, Rows, batch_settings, verdicts_from_table
-from convoscope.runs._engine import Progress, Sink
+from convoscope.runs._engine import STOP_GRACE_S, Progress, Sink
 from convoscope.runs._options import EMBEDDED_DEFAULT, RunOptions
 from convoscope.runs._repeats import ConsistencyTally
 from convoscope.runs._result import RunResult
@@ -45,11 +47,25 @@ def connect(address: str | None = None) -> Any:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no telemetry
         target = address or os.environ.get("RAY_ADDRESS")
         quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
-        if target in (None, "local"):
-            ray.init(address="local", include_dashboard=False, **quiet)  # type: ignore[arg-type]
-        else:
-            ray.init(address=target, **quiet)  # type: ignore[arg-type]
+        with _keeping_sigterm():
+            if target in (None, "local"):
+                ray.init(address="local", include_dashboard=False, **quiet)  # type: ignore[arg-type]
+            else:
+                ray.init(address=target, **quiet)  # type: ignore[arg-type]
     return ray
+
+
+@contextlib.contextmanager
+def _keeping_sigterm() -> Iterator[None]:
+    """Ray's core installs its own SIGTERM handler (a stack dump, then abort: exit -6), which would
+    end a run without its stop; the handler in place before ``ray.init`` is put back after it."""
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.getsignal(signal.SIGTERM) if main else None
+    try:
+        yield
+    finally:
+        if main and before is not None:
+            signal.signal(signal.SIGTERM, before)
 
 
 def items_dataset(path: str | Path, *, encoding: str = "utf-8", limit: int | None = None) -> tuple[Any, Rows]:
@@ -175,14 +191,17 @@ async def judge_on_ray(items: Any, criteria: Sequence[Criterion], judge: Any,
         dataset = _ray().data.from_items([item.model_dump(mode="json", exclude_none=True) for item in listed])
         columns, source = None, _source(ItemStream(listed, chunk_size=stream.chunk_size))
     stop = threading.Event()
-    work = asyncio.to_thread(
+    work = asyncio.ensure_future(asyncio.to_thread(
         judge_dataset, dataset, criteria, judge, store=store if store is not None else DEFAULT_STORE,
         rows=rows, columns=columns, source=source, model_options=extra, stop=stop,
-        batch_size=stream.chunk_size if stream is not None else 64, **hooks, **_settings(options))
+        batch_size=stream.chunk_size if stream is not None else 64, **hooks, **_settings(options)))
     try:
         return await asyncio.shield(work)
-    except asyncio.CancelledError:  # Ctrl-C, SIGTERM: stop here; what the workers committed stays
+    except asyncio.CancelledError:
+        # Ctrl-C, SIGTERM: the run takes the batch under way, stops the workers and passes on
+        # what they stored; it is given a bounded time for that (a second signal ends the wait).
         stop.set()
+        await asyncio.wait({work}, timeout=STOP_GRACE_S + _SETTLE_S + 5.0)
         raise
 
 
@@ -213,21 +232,76 @@ def _run(dataset: Any, settings: BatchSettings, store: Store, *, batch_size: int
     tally = _Tally(summary, collect)
     mapped = verdicts_dataset(dataset, settings, workers=settings.options.workers,
                               cpus_per_worker=cpus_per_worker, batch_size=batch_size)
-    for table in _batches(mapped):
-        finals, members = tally.add(table)
-        if on_verdicts is not None:
-            on_verdicts(finals, members)
-        if on_progress is not None and finals:
-            on_progress(len(finals))
+    batches = _batches(mapped)
+    for table in batches:
+        _hand_on(tally.add(table), on_verdicts, on_progress)
         if stop is not None and stop.is_set():
             break
+    if stop is not None and stop.is_set():
+        batches.close()  # Ray Data shuts its executor down: the workers stop taking blocks
+        _settle(store, settings.run_id)
+        _hand_on(tally.rest(store, settings.run_id), on_verdicts, on_progress)
     summary.self_consistency = [result.as_dict() for result in tally.consistency.results()]
     summary.wall_time_s = time.perf_counter() - started
     store.finish_run(settings.run_id, summary.as_dict())
     return RunResult(settings.run_id, tuple(tally.finals), summary, tuple(tally.members), store.location)
 
 
-def _batches(mapped: Any) -> Iterator[Any]:
+def _hand_on(found: tuple[list[Verdict], list[Verdict]], on_verdicts: Sink | None,
+             on_progress: Progress | None) -> None:
+    finals, members = found
+    if on_verdicts is not None and (finals or members):
+        on_verdicts(finals, members)
+    if on_progress is not None and finals:
+        on_progress(len(finals))
+
+
+_SETTLE_S = 5.0  # after a stop, how long the stopped workers' last commits are waited for, at most
+
+
+def _settle(store: Store, run_id: str) -> None:
+    """Wait until the run's stored verdicts stop changing (a worker told to stop may be
+    committing its batch), for at most ``_SETTLE_S``."""
+    deadline = time.monotonic() + _SETTLE_S
+    seen = _stored_count(store, run_id)
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        now = _stored_count(store, run_id)
+        if now == seen:
+            return
+        seen = now
+
+
+def _stored_count(store: Store, run_id: str) -> int:
+    import sqlalchemy as sa
+
+    from convoscope.store._schema import SHARED, run_tasks, verdicts
+
+    query = (sa.select(sa.func.count()).select_from(verdicts)
+             .join(run_tasks, sa.and_(run_tasks.c.task_key == verdicts.c.task_key,
+                                      verdicts.c.scope == SHARED))
+             .where(run_tasks.c.run_id == run_id))
+    with store.engine.connect() as connection:
+        return int(connection.execute(query).scalar_one())
+
+
+def _stored_rows(store: Store, run_id: str, passed: frozenset[str] | set[str]) -> list[tuple[str, str, bool]]:
+    """(task key, verdict JSON, member?) of the run's stored verdicts not in ``passed``, in the
+    run's order of keys."""
+    import sqlalchemy as sa
+
+    from convoscope.store._schema import SHARED, run_tasks, verdicts
+
+    query = (sa.select(verdicts.c.task_key, verdicts.c.data, run_tasks.c.member)
+             .join(run_tasks, sa.and_(run_tasks.c.task_key == verdicts.c.task_key,
+                                      verdicts.c.scope == SHARED))
+             .where(run_tasks.c.run_id == run_id).order_by(run_tasks.c.chunk, run_tasks.c.position))
+    with store.engine.connect() as connection:
+        return [(key, data, bool(member)) for key, data, member in connection.execute(query)
+                if key not in passed]
+
+
+def _batches(mapped: Any) -> Generator[Any, None, None]:
     """The verdict tables as the workers finish them; a user's error (bad input, a setting)
     raised in a worker comes out as itself, not wrapped in Ray's task error."""
     try:
@@ -257,12 +331,31 @@ class _Tally:
         self.finals: list[Verdict] = []
         self.members: list[Verdict] = []
         self.consistency = ConsistencyTally()  # with repeats: how far each judge agrees with itself
+        self.passed: set[str] = set()  # the task keys handed on
+
+    def rest(self, store: Store, run_id: str) -> tuple[list[Verdict], list[Verdict]]:
+        """What the store holds for the run and was never handed on (a stopped run's workers
+        committed it, but its batch never came back): handed on now, so ``--out`` is the store."""
+        finals: list[Verdict] = []
+        members: list[Verdict] = []
+        for key, data, member in _stored_rows(store, run_id, self.passed):
+            verdict = Verdict.model_validate_json(data)
+            (members if member else finals).append(verdict)
+            self.passed.add(key)
+            if not member:
+                self.summary.total_tasks += 1
+                self.summary.count(verdict, [])
+        if self.collect:
+            self.finals.extend(finals)
+            self.members.extend(members)
+        return finals, members
 
     def add(self, table: Any) -> tuple[list[Verdict], list[Verdict]]:
         summary = self.summary
         finals: list[Verdict] = []
         members: list[Verdict] = []
         pending: list[Verdict] = []
+        self.passed.update(key for key in table.column("task_key").to_pylist() if key)
         for verdict, member, origin in verdicts_from_table(table):
             if origin == "skipped":
                 summary.not_applicable += 1
