@@ -39,8 +39,11 @@ def to_char(keysym: str, table: dict[str, str]) -> str | None:
         return table[keysym]
     if re.fullmatch(r"U[0-9A-Fa-f]{4,6}", keysym):
         return chr(int(keysym[1:], 16))
-    if re.fullmatch(r"0x01[0-9A-Fa-f]{6}", keysym):
-        return chr(int(keysym[4:], 16))
+    # A Unicode keysym is 0x01000000 + the code point; xkb-data writes it with or without the
+    # leading zero (``0x100091F`` in np, bd, pk, kh, la: those layouts were dropped before).
+    unicode_keysym = re.fullmatch(r"0x0?1([0-9A-Fa-f]{6})", keysym)
+    if unicode_keysym:
+        return chr(int(unicode_keysym.group(1), 16))
     if len(keysym) == 1:
         return keysym
     return None
@@ -75,7 +78,7 @@ class Symbols:
                 for part in include.group(1).split("+"):
                     keys.update(self.keys(part, depth + 1))
             for key, keysym in _KEY.findall(_TYPE.sub("", line)):
-                if keysym != "NoSymbol":  # NoSymbol keeps what an include put there
+                if keysym not in ("NoSymbol", "any"):  # both keep what an include put there
                     keys[key] = keysym
         return keys
 

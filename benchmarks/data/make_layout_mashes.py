@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import json
 import random
+import unicodedata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +28,7 @@ OUT = Path(__file__).with_name("layout_mashes.tsv")
 LANGUAGES = {"us": "en", "ru": "ru", "ua": "uk", "bg": "bg", "by": "ru", "ara": "ar", "ir": "fa",
              "il": "he", "gr": "el", "in": "hi", "th": "th", "tr": "tr", "se": "sv", "de": "de",
              "fr": "fr", "es": "es", "pt": "pt", "it": "it", "pl": "pl", "cz": "cs", "vn": "vi",
-             "dk": "da", "no": "nb", "fi": "fi", "hu": "hu", "nl": "nl", "pk": "ur", "bd": "bn"}
+             "dk": "da", "no": "nb", "fi": "fi", "hu": "hu", "nl": "nl", "pk": "ur", "bd": "bn", "np": "ne"}
 
 
 def mashes(layout: str, rows: list[str]) -> list[dict[str, str]]:
@@ -51,7 +52,9 @@ def ordinary(layout: str, lang: str, rng: random.Random) -> list[dict[str, str]]
     else:
         from wordfreq import top_n_list
 
-        chosen = [word for word in top_n_list(lang, 400) if len(word) >= 4 and word.isalpha()][:40]
+        # Letters and marks: str.isalpha() is false for a Devanagari or Bengali word with a vowel sign.
+        chosen = [word for word in top_n_list(lang, 400)
+                  if len(word) >= 4 and all(unicodedata.category(char)[0] in "LM" for char in word)][:40]
     joiner = "" if lang == "th" else " "
     return [{"label": "ordinary", "kind": "frequent_words", "layout": layout,
              "text": joiner.join(chosen[start:start + 5])} for start in range(0, len(chosen) - 4, 5)]
@@ -64,8 +67,11 @@ def main() -> None:
     for layout, letter_rows in layouts.items():
         for row in mashes(layout, letter_rows):
             rows.append({**row, "lang": LANGUAGES.get(layout, "")})
+    from wordfreq import available_languages
+
+    known = set(available_languages()) | {"th"}  # wordfreq answers an unknown code with English
     for layout, lang in LANGUAGES.items():
-        if layout in layouts:
+        if layout in layouts and lang in known:
             rows += [{**row, "lang": lang} for row in ordinary(layout, lang, rng)]
     with OUT.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=["label", "kind", "layout", "lang", "text"],
