@@ -7,7 +7,10 @@ neither users nor tests need xkb-data.
 Input methods that are not XKB layouts (Korean 2-set, Chinese zhuyin) sit on the US keys and are
 described by the m17n database (Debian's ``m17n-db``, /usr/share/m17n): their rows are the US
 number and letter rows passed through the method's one-key table, under ``input_methods``.
-Pinyin types the US letters themselves, so its rows are the US rows.
+Pinyin types the US letters themselves, so its rows are the US rows; what a pinyin method shows
+is Han characters, so ``pinyin`` gives, for each character among the first ten candidates of a
+syllable of m17n's ``zh-py.mim``, the syllables that offer it there (a mash typed through the
+method can then be read back as keys).
 
     python scripts/keyboard_rows.py [--symbols /usr/share/X11/xkb/symbols] [--m17n /usr/share/m17n]
 """
@@ -108,6 +111,32 @@ def mim_keys(path: Path) -> dict[str, str]:
     return table
 
 
+_SYLLABLE = re.compile(r'^\s*\("([a-z]+)"\s*\(')
+_QUOTED = re.compile(r'"([^"]*)"')
+FIRST_CANDIDATES = 10
+
+
+def pinyin_readings(path: Path) -> dict[str, list[str]]:
+    """Han character -> syllables (toneless) whose first ten candidates hold it."""
+    candidates: dict[str, str] = {}
+    syllable = ""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        start = _SYLLABLE.match(line)
+        if start:
+            syllable = start.group(1)
+            line = line[start.end():]
+        elif not line.lstrip().startswith('"'):
+            syllable = ""
+        if syllable:
+            candidates[syllable] = candidates.get(syllable, "") + "".join(_QUOTED.findall(line))
+    readings: dict[str, list[str]] = {}
+    for syllable, chars in sorted(candidates.items()):
+        for char in chars[:FIRST_CANDIDATES]:
+            if unicodedata.name(char, "").startswith("CJK UNIFIED IDEOGRAPH"):
+                readings.setdefault(char, []).append(syllable)
+    return readings
+
+
 def input_method_rows(m17n: Path, us: dict[str, str], table: dict[str, str]) -> dict[str, list[str]]:
     """The US number, top, home and bottom rows typed through each input method (rows of fewer
     than five letters, such as Korean's number row, are left out)."""
@@ -153,9 +182,11 @@ def main() -> None:
              "m17n-db": _version("m17n-db"),
              "rows": "top, home, bottom letter rows of each file's default layout, first level, lower case",
              "input_methods": "US number, top, home, bottom rows through m17n's one-key table"}
-    OUT.write_text(json.dumps({"about": about, "layouts": layouts, "input_methods": methods},
-                              ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
-    print(f"{OUT}: {len(layouts)} layouts, input methods {sorted(methods)}")
+    pinyin = pinyin_readings(args.m17n / "zh-py.mim") if (args.m17n / "zh-py.mim").is_file() else {}
+    about["pinyin"] = f"syllables offering each Han character among their first {FIRST_CANDIDATES} candidates"
+    data = {"about": about, "layouts": layouts, "input_methods": methods, "pinyin": pinyin}
+    OUT.write_text(json.dumps(data, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+    print(f"{OUT}: {len(layouts)} layouts, input methods {sorted(methods)}, {len(pinyin)} Han characters")
 
 
 def _version(package: str) -> str:
