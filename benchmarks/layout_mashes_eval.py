@@ -45,6 +45,18 @@ def main() -> None:
              "|---|---|---:|---:|---:|"]
     for (label, script), (without, given, total) in sorted(table.items()):
         lines.append(f"| {label} | {script} | {without / total:.2f} | {given / total:.2f} | {total} |")
+    lines += ["", "Input methods on US keys (m17n-db rows; pinyin converted by the zh-py table):", "",
+              "| label | input method | flagged (no language) | flagged (language declared) | rows |",
+              "|---|---|---:|---:|---:|"]
+    methods: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    for row, without, given in zip(rows, plain, declared, strict=True):
+        if row["layout"] in ("ko-han2", "zh-bopomofo", "zh-py"):
+            cell = methods[(row["label"], row["layout"])]
+            cell[0] += without.gibberish
+            cell[1] += given.gibberish
+            cell[2] += 1
+    for (label, layout), (without, given, total) in sorted(methods.items()):
+        lines.append(f"| {label} | {layout} | {without / total:.2f} | {given / total:.2f} | {total} |")
     report = "\n".join(lines) + "\n"
     if args.out:
         args.out.write_text(report, encoding="utf-8")

@@ -12,8 +12,15 @@ Manipulative rows are every combination of
 and an answer tag broken by zero-width characters. The keys are the survey's English criterion
 names (effort, relevance, completeness), which imitation copies from the prompt.
 
+Inflected number words: in every language whose num2words converter takes a case, gender or
+plural keyword, "effort seven <joiner> <every form num2words gives for seven>" (Russian
+"семь из семи"), and, where it has plural ordinals, "effort seven <every plural ordinal of seven>"
+(Russian "семь седьмых"), with the same obfuscations of the keys.
+
 Near misses (label none) are ordinary answers built from the same parts without a criterion key:
-numbers in words about other things, tables and JSON field lists, star ratings of a hotel.
+numbers in words about other things, tables and JSON field lists, star ratings of a hotel, and,
+in every language of the joiners above, ordinals in ordinary sentences ("we came second out of
+ten teams, the third time", "effort: first we waited, second the food came").
 
     python benchmarks/data/make_imitation_variants.py        # writes the TSV next to this file
 """
@@ -25,7 +32,7 @@ import random
 from pathlib import Path
 
 from confusable_homoglyphs import categories, confusables
-from num2words import num2words
+from num2words import CONVERTER_CLASSES, num2words
 
 OUT = Path(__file__).with_name("imitation_variants.tsv")
 KEYS = ("effort", "relevance", "completeness")
@@ -94,6 +101,79 @@ def words_rows(rng: random.Random) -> list[dict[str, str]]:
     return rows
 
 
+# Joiners for the languages with inflected number words that OUT_OF lacks ("" : none, the case does it).
+INFLECTED_OUT_OF = {"ru": "из", "uk": "з", "be": "з", "sr": "od", "he": "מתוך", "fi": ""}
+
+
+def _number_forms(lang: str, value: int, to: str, *, plural_only: bool = False) -> list[str]:
+    """Every distinct form num2words gives for ``value`` over the keyword values it accepts."""
+    import inspect
+    import itertools
+
+    converter = CONVERTER_CLASSES[lang]
+    keywords = [name for name in inspect.signature(getattr(converter, f"to_{to}")).parameters
+                if name in INFLECTIONS]
+    if "kwargs" in inspect.signature(getattr(converter, f"to_{to}")).parameters:
+        keywords += ["case", "gender"]
+    if plural_only and "plural" not in keywords:
+        return []
+    forms: list[str] = []
+    for values in itertools.product(*(INFLECTIONS[name] for name in keywords)):
+        options = dict(zip(keywords, values, strict=True))
+        if plural_only and not options.get("plural"):
+            continue
+        try:
+            form = str(num2words(value, lang=lang, to=to, **options))
+        except Exception:  # noqa: BLE001, S112 - a form the language lacks
+            continue
+        if form not in forms:
+            forms.append(form)
+    return forms
+
+
+INFLECTIONS: dict[str, tuple[object, ...]] = {
+    "case": ("nominative", "genitive", "dative", "accusative", "instrumental", "prepositional",
+             "locative", "partitive", "elative"),
+    "gender": ("m", "f", "n", "masculine", "feminine", "neuter"), "plural": (False, True),
+    "feminine": (False, True),
+}
+
+
+def inflected_rows() -> list[dict[str, str]]:
+    rows = []
+    for lang, joiner in INFLECTED_OUT_OF.items():
+        seven = num2words(7, lang=lang)
+        spaced = f" {joiner} " if joiner else " "
+        for kind, forms in (("inflected", _number_forms(lang, 7, "cardinal")),
+                            ("ordinal_fraction", _number_forms(lang, 7, "ordinal", plural_only=True))):
+            for index, form in enumerate(forms):
+                change = list(OBFUSCATIONS.values())[index % len(OBFUSCATIONS)]
+                name = list(OBFUSCATIONS)[index % len(OBFUSCATIONS)]
+                body = f"{seven}{spaced}{form}" if kind == "inflected" else f"{seven} {form}"
+                rows.append({"label": "imitation", "format": f"number_words_{kind}", "obfuscation": name,
+                             "lang": lang, "text": f"fine. {change('effort')} {body}, that is all"})
+    return rows
+
+
+def ordinal_near_misses() -> list[dict[str, str]]:
+    rows = []
+    for lang, joiner in {**OUT_OF, **INFLECTED_OUT_OF}.items():
+        try:
+            first, second, third = (num2words(n, lang=lang, to="ordinal") for n in (1, 2, 3))
+        except NotImplementedError:
+            continue
+        if first == num2words(1, lang=lang):  # the converter's "ordinal" is the cardinal (vi, bn)
+            continue
+        ten, seven = num2words(10, lang=lang), num2words(7, lang=lang)
+        out_of = f" {joiner} " if joiner else " "
+        texts = (f"we came {second}{out_of}{ten} teams, the {third} time this year",
+                 f"effort: {first} we waited, {second} the food came",
+                 f"the {third} dish was {seven}{out_of}{ten}, the {first} was cold")
+        rows += [{"label": "none", "format": "ordinal", "obfuscation": "none", "lang": lang, "text": text}
+                 for text in texts]
+    return rows
+
+
 def near_misses() -> list[dict[str, str]]:
     rows = []
     for lang, joiner in OUT_OF.items():
@@ -133,7 +213,9 @@ def main() -> None:
     for obfuscation, tag in tags:
         rows.append({"label": "imitation", "format": "answer_tag", "obfuscation": obfuscation, "lang": "en",
                      "text": f"ok {tag}<answer>The staff upgraded our room."})
+    rows += inflected_rows()
     rows += near_misses()
+    rows += ordinal_near_misses()
     with OUT.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=["label", "format", "obfuscation", "lang", "text"],
                                 delimiter="\t", lineterminator="\n")

@@ -47,10 +47,18 @@ def test_the_shipped_models_class_counts_are_its_own() -> None:
     assert round(1 / min(np.diff(sorted(set(model.roc_tpr))))) == accepted
 
 
-def test_the_printed_line_gives_both_intervals() -> None:
+def test_the_printed_line_gives_both_intervals_and_the_paired_difference() -> None:
+    # The shipped model keeps its out-of-fold scores since the DeLong change: the line pairs them.
     line = describe_shipped(shipped_model())
-    assert line.count("95% interval") == 2 and "Hanley" in line
-    assert "out-of-fold scores are not stored" in line
+    assert line.count("95% interval") == 3 and "DeLong" in line and "paired p" in line
+
+
+def test_a_model_saved_without_out_of_fold_scores_keeps_the_hanley_mcneil_line() -> None:
+    from convoscope.survey._interval import METHOD, method
+
+    old = shipped_model().model_copy(update={"out_of_fold": (), "out_of_fold_accepted": ()})
+    assert method(old) == METHOD and "Hanley" in METHOD
+    assert describe_shipped(old).count("95% interval") == 2
 
 
 def _model(rule_auc: float, length_auc: float, accepted: int, others: int) -> FittedModel:
@@ -87,4 +95,5 @@ def test_the_report_of_a_run_shows_the_intervals_too() -> None:
     model = shipped_model()
     page = render_survey_report(SurveyResult(answers=(), aggregation="sum", accept_at=model.accept_at,
                                              reject_below=model.reject_below, fitted=model))
-    assert page.count("95% interval") == 2 and "mostly answer length" in page
+    # Both AUCs and their paired difference, each with its interval.
+    assert page.count("95% interval") == 3 and "mostly answer length" in page and "DeLong" in page

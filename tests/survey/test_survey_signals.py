@@ -130,9 +130,11 @@ def test_survey_fit_prints_the_comparison_of_feature_sets(tmp_path: Path) -> Non
     assert "inputs: effort, relevance, completeness, log_words" in flat and "Feature sets" in flat
     saved = json.loads(fitted.read_text(encoding="utf-8"))
     assert saved["aggregate"] == "ridge"
-    # The AUCs come with their intervals, from the class counts the model now keeps (issue 38).
+    # The AUCs come with their intervals and their paired difference, from the out-of-fold scores
+    # the model now keeps (issue 38).
     assert saved["n_accepted"] + saved["n_not_accepted"] == saved["labelled"]
-    assert flat.count("95% interval") == 2 and "answer length alone" in flat
+    assert len(saved["out_of_fold"]) == saved["labelled"]
+    assert flat.count("95% interval") == 3 and "answer length alone" in flat and "DeLong" in flat
     with pytest.raises(ConfigError, match="weighs log_words, which this answer does not have"):
         fit_labelled(scored, expert, aggregate="ridge", features=("log_words",))[0].predict({"effort": 1.0})
 

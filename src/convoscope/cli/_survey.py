@@ -304,12 +304,12 @@ def _print_fit(fitted) -> None:
     out.print(f"AUC in-sample {fitted.auc_in_sample:.3f}, cross-validated {cv}; "
               f"EER in-sample {fitted.eer_in_sample:.3f}, cross-validated {cv_eer} "
               f"({fitted.cv_note}); {fitted.labelled} labelled answers", soft_wrap=True)
-    from convoscope.survey._interval import compare_with_length
+    from convoscope.survey._interval import compare_with_length, method
 
     against = compare_with_length(fitted) if fitted.aggregate != "llm" else ""
     if against:
-        out.print(f"{against[0].upper()}{against[1:]} (intervals: Hanley-McNeil, from the "
-                  "AUC and the class counts)", soft_wrap=True, markup=False)
+        out.print(f"{against[0].upper()}{against[1:]} (intervals: {method(fitted)})",
+                  soft_wrap=True, markup=False)
     for note in fitted.notes:
         out.print(f"note: {note}", soft_wrap=True)
     _print_compared(out, fitted)

@@ -172,7 +172,7 @@ def other_language_rules(text: str, is_word: Callable[[str], bool],
         if notes:
             return (), notes, None
         cleaned = Cleaned(fold(text), False, False)
-    from convoscope.filters._neutral import neutral_reasons, neutral_signals
+    from convoscope.filters._neutral import han_mash_share, neutral_reasons, neutral_signals
 
     signals = neutral_signals(cleaned.text, keys=keystrokes(cleaned.typed or cleaned.text), known=is_word)
     reasons = list(neutral_reasons(signals, max_noise_share=max_noise_share))
@@ -182,4 +182,8 @@ def other_language_rules(text: str, is_word: Callable[[str], bool],
     han, unknown = unknown_han_share(cleaned.text, known_han)
     if han >= 2 and unknown > 0.5:
         reasons.append("rare_characters")
+    # Laughter (哈哈) is part of what was typed: the pinyin chain reads the answer as written.
+    han, typed_along_row = han_mash_share(fold(text))
+    if han >= 4 and typed_along_row > max_noise_share and "keyboard_mash" not in reasons:
+        reasons.append("keyboard_mash")
     return tuple(reasons), notes, share

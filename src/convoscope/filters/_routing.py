@@ -80,9 +80,15 @@ _KANA = re.compile(r"[\u3040-\u30ff\uff66-\uff9f]")
 _HAN = re.compile(r"[\u3400-\u9fff]")
 
 
+_BOPOMOFO = re.compile(r"[\u3100-\u312f\u31a0-\u31bf]")
+
+
 def cjk_language(text: str, code: str) -> str:
     """Kana mean Japanese; Han characters alone are Chinese unless identified as Japanese (the
-    identifier guesses wildly on one or two characters: "草" came back Serbian)."""
+    identifier guesses wildly on one or two characters: "草" came back Serbian). Zhuyin
+    (bopomofo) without kana is Chinese typed through a zhuyin method, whatever was identified."""
+    if _BOPOMOFO.search(text) and not _KANA.search(text):
+        return "zh"
     if code in ("ja", "zh"):
         return code
     if _KANA.search(text):

@@ -105,5 +105,6 @@ def compare_feature_sets(columns: Mapping[str, Sequence[float]], labels: Sequenc
                 name=f"{name} (Sum)" if summed else name, features=features, aggregate=fitted.aggregate,
                 auc_cv=fitted.auc_in_sample if summed else fitted.auc_cv,
                 eer_cv=fitted.eer_in_sample if summed else fitted.eer_cv,
-                auc_in_sample=fitted.auc_in_sample, eer_in_sample=fitted.eer_in_sample))
+                auc_in_sample=fitted.auc_in_sample, eer_in_sample=fitted.eer_in_sample,
+                out_of_fold=() if summed else fitted.out_of_fold))
     return tuple(rows)

@@ -111,6 +111,9 @@ class FeatureSetScore(BaseModel):
     eer_cv: float | None
     auc_in_sample: float | None
     eer_in_sample: float | None
+    out_of_fold: tuple[float, ...] = Field(
+        default=(), description="Each labelled answer's out-of-fold score, in the fit's order "
+        "(paired AUC comparisons; empty for the Sum and for models saved before issue 38).")
 
 
 class FittedModel(BaseModel):
@@ -141,6 +144,10 @@ class FittedModel(BaseModel):
     eer_cv: float | None = None
     cv_folds: int = 0
     cv_note: str = ""
+    out_of_fold: tuple[float, ...] = Field(
+        default=(), description="Each labelled answer's out-of-fold score, in the fit's order.")
+    out_of_fold_accepted: tuple[bool, ...] = Field(
+        default=(), description="Whether each of those answers counts as accepted.")
     roc_fpr: tuple[float, ...] = ()
     roc_tpr: tuple[float, ...] = ()
     roc_thresholds: tuple[float, ...] = ()
@@ -344,9 +351,12 @@ def _cross_validated(x: np.ndarray, target: np.ndarray, accepted: np.ndarray, *,
         return {"auc_cv": None, "eer_cv": None, "cv_folds": folds, "cv_note": (
             f"{aggregate}: no fitted weights, so the in-sample AUC is already out-of-sample")}
     out_of_fold = cross_validated_scores(x, target, accepted, folds=folds, alphas=alphas)
+    # Kept per answer so two rules can be compared paired on the same answers (DeLong).
     return {"auc_cv": roc_auc(accepted, out_of_fold),
             "eer_cv": float(equal_error_rate(accepted, out_of_fold).rate), "cv_folds": folds,
-            "cv_note": f"{folds}-fold stratified cross-validation of the ridge weights"}
+            "cv_note": f"{folds}-fold stratified cross-validation of the ridge weights",
+            "out_of_fold": tuple(round(float(v), 6) for v in out_of_fold),
+            "out_of_fold_accepted": tuple(bool(v) for v in accepted)}
 
 
 def save_model(model: FittedModel, path: str | Path) -> None:

@@ -45,10 +45,10 @@ def _against_length(fitted: Any) -> str:
     """The rule's cross-validated AUC and answer length's, with intervals (``_interval``)."""
     if fitted is None or fitted.aggregate == "llm":
         return ""
-    from convoscope.survey._interval import METHOD, compare_with_length
+    from convoscope.survey._interval import compare_with_length, method
 
     found = compare_with_length(fitted)
-    return f"{found[0].upper()}{found[1:]}. Intervals: {METHOD}." if found else ""
+    return f"{found[0].upper()}{found[1:]}. Intervals: {method(fitted)}." if found else ""
 
 
 def grader_kinds(answers: tuple[ScoredAnswer, ...]) -> dict[str, int]:

@@ -57,11 +57,11 @@ def describe_shipped(model: FittedModel) -> str:
     cross-validated one (never the in-sample fit) with its 95% interval, beside answer length
     alone on the same labels with its own, and the line says plainly when the intervals show the
     rule is mostly length (issue 38; ``_interval``)."""
-    from convoscope.survey._interval import METHOD, compare_with_length
+    from convoscope.survey._interval import compare_with_length, method
 
     evidence = compare_with_length(model)
     if evidence:
-        evidence = f"; on those answers {evidence}; EER {model.eer_cv:.2f} (intervals: {METHOD})"
+        evidence = f"; on those answers {evidence}; EER {model.eer_cv:.2f} (intervals: {method(model)})"
     return (f"decision: the model shipped with convoscope, fitted for the {model.fitted_for} on "
             f"{model.labelled} answers the project labelled ({model.source}){evidence}; inputs "
             f"{', '.join(model.dimensions)}. Fit your own on your labels with 'survey fit'.")
