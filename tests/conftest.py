@@ -35,6 +35,21 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["RAY_TMPDIR"] = home  # Ray's session folders (short: its socket paths must fit)
 
 
+# The longest modules first: with `-n 2 --dist loadfile` a worker takes the next module as it frees up,
+# so a long module collected last (the docs blocks sort late: tests/test_documented_*.py) would keep one
+# worker busy for minutes after the other has finished. Only the order changes, never what runs.
+LONGEST_FIRST = ("test_documented_readme.py", "test_documented_pages.py", "test_documented_blocks.py")
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        name = item.path.name
+        return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: every module keeps its own order
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     folder = _home_of_the_suite.get("folder")
     for name in ISOLATED_ENV:
