@@ -43,7 +43,8 @@ def _run_verdicts(tmp_path):
     """The store's verdicts of the (one) run, as --out writes them (in run order)."""
     with sqlite3.connect(tmp_path / "store.db") as connection:
         (run_id,) = connection.execute("select run_id from runs").fetchone()
-    return [json.loads(verdict.model_dump_json()) for verdict in Store(tmp_path / "store.db").verdicts(run_id)]
+    stored = Store(tmp_path / "store.db").verdicts(run_id)
+    return [json.loads(verdict.model_dump_json()) for verdict in stored]
 
 
 class Spies:

@@ -71,6 +71,7 @@ class EngineOptions:
     order: dict[tuple[str, str], tuple[int, int]] | None = None  # filled: (item, criterion) -> place
     stop_grace_s: float = STOP_GRACE_S
     held: Held | None = None  # what the sink already holds from earlier runs (not passed on again)
+    on_stale: Callable[[], None] | None = None  # the sink will be written again at the end
 
 
 class Engine:
@@ -85,7 +86,7 @@ class Engine:
         self.started = time.time()
         self.stream_name = "<items>"
         self.known: dict[int, ChunkState] = {}  # the chunks as the store knew them at the start
-        self.stale = False  # the sink holds verdicts this run replaced: it must be written again
+        self._stale = False
 
     # -- the run ----------------------------------------------------------------------------
 
@@ -217,6 +218,17 @@ class Engine:
                 self.options.order.update({(verdict.item_id, verdict.criterion): (index, place)
                                            for place, verdict in enumerate(finals)})
             self.writer.emit(finals, members)
+
+    @property
+    def stale(self) -> bool:
+        """The sink holds verdicts this run replaced: it must be written again."""
+        return self._stale
+
+    @stale.setter
+    def stale(self, value: bool) -> None:
+        if value and not self._stale and self.options.on_stale is not None:
+            self.options.on_stale()
+        self._stale = self._stale or value
 
     def _covered(self, index: int) -> bool:
         """Whether the sink held this chunk's verdicts (as they were) before this run."""

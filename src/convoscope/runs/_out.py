@@ -52,6 +52,7 @@ class VerdictFile:
         self.stream: Any = None
         self.count = 0
         self._mark: tuple[Store, str, int, float] | None = None
+        self._dropping = False  # the file is to be written again at the end: appending is wasted
 
     def __call__(self, finals: list[Verdict], members: list[Verdict]) -> None:
         if self.also is not None:
@@ -72,13 +73,17 @@ class VerdictFile:
             return Held(float(mark["chunks"]), float(mark["until"]))
         return None
 
+    def stale(self) -> None:
+        """The file will be written again at the run's end (:meth:`rewrite`): stop appending."""
+        self._dropping = True
+
     def rewrite(self, batches: Iterable[Batch]) -> None:
         """Write the file again from its start with these verdicts (streamed from the store)."""
         if self.path is None:
             return
         if self.stream is not None:
             self.stream.close()
-        self.stream, self.count = self.opener(False), 0
+        self.stream, self.count, self._dropping = self.opener(False), 0, False
         for finals, members in batches:
             self._write([*members, *finals])
 
@@ -100,7 +105,7 @@ class VerdictFile:
                 "chunks": chunks, "until": until, "verdicts": self.count})
 
     def _write(self, records: list[Verdict]) -> None:
-        if self.path is None:
+        if self.path is None or self._dropping:
             return
         if self.stream is None:
             self.stream = self.opener(False)

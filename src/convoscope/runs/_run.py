@@ -103,7 +103,8 @@ async def run_judge(
     options = EngineOptions(concurrency=concurrency, lease_s=lease_s, retry=retry,
                             again=retry_unscored, on_progress=on_progress,
                             sink=sink if collect or repeated or on_verdicts is not None else None,
-                            order={} if collect else None, held=held)
+                            order={} if collect else None, held=held,
+                            on_stale=kept.stale if held is not None else None)  # type: ignore[union-attr]
     stamp = {"run_id": run_id, "convoscope_version": __version__}
     engine = Engine(store, run_id, judge, criteria, summary, stamp, options)
     try:
