@@ -184,8 +184,14 @@ class ItemStream:
             if counted[0]:
                 return
             counted[0] = True
-            self._refuse_duplicates([self._id_of(line, record) for line, _bytes, record in raw],
-                                    [line for line, _bytes, _record in raw], seen)
+            found: list[str] = []
+            for line, _bytes, record in raw:
+                # The common row first, a JSON line whose id is a non-empty string, in one call:
+                # a resume checks the ids of every line it has finished before.
+                row = _decoded(record)
+                value = row.get("id") if type(row) is dict else None
+                found.append(value if type(value) is str and value else self._id_of(line, record))
+            self._refuse_duplicates(found, [line for line, _bytes, _record in raw], seen)
 
         return parse, ids
 
@@ -278,6 +284,19 @@ class SeenIds:
         while self._runs and len(self._runs[-1]) <= len(run):
             run = np.union1d(self._runs.pop(), run)
         self._runs.append(run)
+
+
+def _decoded(record: Any) -> Any:
+    """A JSON line's value, or None (not a line, or not JSON: the slow path then says why)."""
+    if type(record) is not str:
+        return None
+    try:
+        return _DECODE(record)
+    except ValueError:
+        return None
+
+
+_DECODE = json.JSONDecoder().decode
 
 
 def _markers(ids: Iterable[str]) -> list[int]:
