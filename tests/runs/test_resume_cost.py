@@ -8,15 +8,22 @@ on the judge's ``request``), never time. Real ``convoscope judge`` commands agai
 proxy (a real HTTP server on 127.0.0.1 answering every call with a valid completion).
 """
 
+import asyncio
 import json
 import sqlite3
+import threading
 
+import pytest
 from click.testing import CliRunner
 from short_rubric import CRITERIA
+from test_run_semantics import CRITERION, ScriptedModel
 
 from convoscope.cli import cli
 from convoscope.cli._app import _register
-from convoscope.judges import RubricJudge
+from convoscope.items import ItemStream, RecordStream
+from convoscope.judges import RubricJudge, Verdict
+from convoscope.runs import run_judge
+from convoscope.runs._out import VerdictFile
 from convoscope.store import Store
 
 _register()
@@ -153,3 +160,47 @@ def _same(written, stored):
 
 def _out_text(tmp_path):
     return (tmp_path / "out.jsonl").read_text()
+
+
+class PausingStream(ItemStream):
+    """An item stream that waits before handing out chunk ``at`` (a stop can come there)."""
+
+    def __init__(self, path, at):
+        super().__init__(path, chunk_size=2)
+        self.at, self.reached, self.go_on = at, threading.Event(), threading.Event()
+
+    def chunks(self):
+        for raw in super().chunks():
+            if raw.index == self.at:
+                self.reached.set()
+                self.go_on.wait(10)
+            yield raw
+
+
+async def test_a_stop_while_finished_chunks_are_skipped_adds_none_of_them_again(tmp_path):
+    # Before: the stop handed the sink every chunk it had not reached, those the file held too.
+    path, out = tmp_path / "items.jsonl", tmp_path / "out.jsonl"
+    _write(path, 0, 8)
+    store, model = Store(tmp_path / "s.db"), ScriptedModel()
+
+    def opened():
+        return VerdictFile(out, lambda append: RecordStream(out, fields=list(Verdict.model_fields),
+                                                            model=Verdict, append=append))
+
+    first = opened()
+    result = await run_judge(ItemStream(path, chunk_size=2), [CRITERION], RubricJudge(model), store=store,
+                             on_verdicts=first, collect=False)
+    first.close()
+    second, stream = opened(), PausingStream(path, at=2)
+    running = asyncio.ensure_future(run_judge(stream, [CRITERION], RubricJudge(model), store=store,
+                                              on_verdicts=second, collect=False))
+    assert await asyncio.to_thread(stream.reached.wait, 10)
+    running.cancel()
+    stream.go_on.set()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    second.close()
+    written = [json.loads(line)["item_id"] for line in out.read_text().splitlines()]
+    assert sorted(written) == [f"i{i}" for i in range(8)]  # each once
+    assert len(model.prompts) == 8  # nothing judged twice
+    assert sorted(v.item_id for v in store.verdicts(result.run_id)) == sorted(written)

@@ -387,7 +387,9 @@ class Engine:
             finals, members = self._stored_verdicts([chunk.index], chunk.passed)
             if finals or members:
                 sink(finals, members)
-        rest = sorted(set(chunk_states(self.store.engine, self.run_id)) - self.passed_on)
+        # Not those the sink held before this run (a stop while finished chunks are being skipped).
+        rest = sorted(index for index, state in chunk_states(self.store.engine, self.run_id).items()
+                      if index not in self.passed_on and not self._in_sink(index, state))
         for start in range(0, len(rest), _CATCH_UP_CHUNKS):
             finals, members = self._stored_verdicts(rest[start:start + _CATCH_UP_CHUNKS])
             if finals or members:
