@@ -17,6 +17,11 @@ Targets (issue 23): first verdict within 2 s at 1M items; peak RSS <= 300 MB at 
     python benchmarks/run_scale.py --items 100000 --full
     python benchmarks/run_scale.py --items 1000000 --kill-at 20000
     python benchmarks/run_scale.py --items 1000000 --full
+    python benchmarks/run_scale.py --resume-cost 0,10000,100000,1000000
+
+``--resume-cost``: CPU from the start of a run to its first new request when N verdicts are
+already done and 100 items are new (appended; in a renamed copy; at the top): issue 39's target
+is 1 s whatever N. See ``resume_cost.py`` for how the store is filled.
 """
 
 from __future__ import annotations
@@ -77,8 +82,15 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--kill-at", type=int, default=0, help="verdicts out before the kill")
     parser.add_argument("--full", action="store_true", help="run to the end: peak RSS, CPU per verdict")
+    parser.add_argument("--resume-cost", default="", metavar="N,N,...",
+                        help="instead: CPU to the first new request at N verdicts done (resume_cost.py)")
+    parser.add_argument("--fill-direct-above", type=int, default=20_000,
+                        help="above this many verdicts done, write them through the store API")
     args = parser.parse_args()
     compile_package()  # as pip install does: start-up is part of what is timed
+    if args.resume_cost:
+        resume_costs([int(n) for n in args.resume_cost.split(",")], args.concurrency, args.fill_direct_above)
+        return
     with tempfile.TemporaryDirectory() as name, MockServer() as mock:
         folder = Path(name)
         write_items(folder / "items.jsonl", args.items)
@@ -111,6 +123,19 @@ def main() -> None:
         print(f"whole run: exit {process.returncode}, {verdicts} verdicts in --out, "
               f"{time.perf_counter() - started:.0f} s more; peak RSS {after.ru_maxrss / 1024:.0f} MB; "
               f"CPU {1000 * cpu / max(verdicts, 1):.2f} ms per verdict (this last process)")
+
+
+def resume_costs(sizes: list[int], concurrency: int, direct_above: int) -> None:
+    from resume_cost import measure
+
+    with MockServer() as mock:
+        print(f"concurrency={concurrency}; CPU of the child process to the mock's first new request")
+        for done in sizes:
+            print(f"{done} done, load {os.getloadavg()[0]:.1f}", flush=True)
+            for case, first, cpu, code, out in measure(done, 100, mock, concurrency, direct_above, ANSWERS):
+                shown = "no request" if first is None else f"{first:.2f} s"
+                print(f"  {case}: first new request after {shown} CPU; whole run {cpu:.2f} s CPU, "
+                      f"exit {code}, --out {out} lines; load {os.getloadavg()[0]:.1f}", flush=True)
 
 
 if __name__ == "__main__":

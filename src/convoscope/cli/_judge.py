@@ -42,6 +42,7 @@ from convoscope.runs import (
     run_sync,
     sampled_stream,
 )
+from convoscope.runs._out import VerdictFile
 from convoscope.runs._stop import Terminated, until_terminated
 from convoscope.store import DEFAULT_STORE, Store
 
@@ -244,7 +245,7 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
             if path is not None:
                 check_output(path, inputs=(items_path, *criteria_files, store_target))
         store = Store(store_target)
-        writer = _verdict_stream(out, criteria)
+        writer = _verdict_file(out, criteria, every=bool(rules))
         console.print(f"Judging {items_path} on {len(criteria)} criteria; "
                       f"store: [bold]{escape(store.location)}[/bold]")
         if any(is_embedded(spec.model) for spec in specs):
@@ -252,7 +253,7 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
         with naming_encoding_flag():
             result = _run(console, stream, criteria, specs, store, writer, rules, progress_every, options,
                           summary_json)
-        if writer is not None:
+        if out is not None:
             console.print(f"Wrote {writer.count} verdicts to {escape(str(out))}")
         _print_summary(console, result)
         if isinstance(options.batch, str) and result.summary.cost:  # a provider batch, not files
@@ -276,14 +277,15 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
 
 
 def _run(console: Console, stream: ItemStream, criteria: list[Criterion], specs: list[Any], store: Store,
-         writer: RecordStream | None, rules: list[GateRule], every: float, options: RunOptions,
+         writer: VerdictFile, rules: list[GateRule], every: float, options: RunOptions,
          summary_json: Path | None) -> RunResult:
     """The run, streaming: verdicts go to --out and the gates as they are committed."""
     with RunProgress(console, every=every, count_total=_total(stream, criteria)) as progress:
-        def on_verdicts(finals: list[Verdict], members: list[Verdict]) -> None:
+        def seen(finals: list[Verdict], _members: list[Verdict]) -> None:
             progress.unscored.update(v.unscored_reason for v in finals if v.unscored_reason)
-            if writer is not None:
-                writer.write([*members, *finals])
+
+        writer.also = seen
+        on_verdicts = writer
 
         try:
             settings = {name: value for name, value in vars(options).items()
@@ -298,8 +300,7 @@ def _run(console: Console, stream: ItemStream, criteria: list[Criterion], specs:
                           "store (and in --out); run the same command again to resume (exit 3).")
             raise SystemExit(EXIT_OUTSTANDING) from None
         finally:
-            if writer is not None:
-                writer.close()
+            writer.close()
 
 
 def _write_summary(path: Path, code: int, summary: dict[str, Any], gates: Sequence[Any]) -> None:
@@ -345,14 +346,18 @@ def _sampled(console: Console, stream: ItemStream, size: int, stratify_by: str |
     return chosen
 
 
-def _verdict_stream(out: Path | None, criteria: list[Criterion]) -> RecordStream | None:
-    """--out, opened before any model call; value is text when a scale has labels."""
-    if out is None:
-        return None
+def _verdict_file(out: Path | None, criteria: list[Criterion], *, every: bool) -> VerdictFile:
+    """--out (opened when the run starts, before any model call; appended to when it already holds
+    the run's finished chunks); value is text when a scale has labels. ``every``: the gates need
+    every verdict of the run, those finished before included."""
     numeric = all(criterion.scale.is_numeric() for criterion in criteria)
-    return RecordStream(out, fields=list(Verdict.model_fields), model=Verdict,
-                        number_columns=("value",) if numeric else (),
-                        text_columns=() if numeric else ("value",))
+
+    def opener(append: bool) -> RecordStream:
+        return RecordStream(out, fields=list(Verdict.model_fields), model=Verdict,  # type: ignore[arg-type]
+                            number_columns=("value",) if numeric else (),
+                            text_columns=() if numeric else ("value",), append=append)
+
+    return VerdictFile(out, opener, every=every)
 
 
 def _total(stream: ItemStream, criteria: list[Criterion]) -> Any:

@@ -181,13 +181,15 @@ class RecordStream:
     For runs too long to hold: JSON lines are flushed after every call to :meth:`write` (a
     reader sees whole lines only), CSV rows under a fixed header (``fields``), Parquet row groups
     of ``row_group`` records under a fixed schema. The file is written from the start: a run
-    writes everything it has, and an interrupted one leaves what it wrote. :meth:`close` ends it;
+    writes everything it has, and an interrupted one leaves what it wrote (``append``: after what
+    the file holds, a CSV without a second header; not for Parquet). :meth:`close` ends it;
     a file system that refuses a write is a LocatedError naming the path.
     """
 
     def __init__(self, path: str | Path, *, fields: Sequence[str] | None = None,
                  row_group: int = 10_000, text_columns: Iterable[str] = (),
-                 number_columns: Iterable[str] = (), model: type[BaseModel] | None = None) -> None:
+                 number_columns: Iterable[str] = (), model: type[BaseModel] | None = None,
+                 append: bool = False) -> None:
         self.path = check_output(path)
         self.suffix = self.path.suffix.lower()
         self.count = 0
@@ -199,14 +201,15 @@ class RecordStream:
         self._model = model
         self._number_columns = set(number_columns)
         try:
-            self._handle: IO[str] | None = (None if self.suffix == ".parquet" else
-                                            self.path.open("w", encoding="utf-8", newline=""))
+            self._handle: IO[str] | None = (None if self.suffix == ".parquet" else self.path.open(
+                "a" if append else "w", encoding="utf-8", newline=""))
         except OSError as error:
             raise LocatedError(self.path, f"could not be written ({error.strerror or error})") from None
         self._csv = None
         if self.suffix == ".csv" and self._handle is not None:
             self._csv = csv.DictWriter(self._handle, fieldnames=self._fields, extrasaction="ignore")
-            self._csv.writeheader()
+            if not append:
+                self._csv.writeheader()
 
     def write(self, records: Iterable[BaseModel | Mapping[str, Any]]) -> None:
         try:

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from convoscope.criteria import Criterion
@@ -27,6 +28,7 @@ from convoscope.items._stream import ItemStream, RawChunk
 from convoscope.judges import Judge, Panel, Verdict
 from convoscope.metrics import check_metric_inputs
 from convoscope.models import task_context
+from convoscope.runs._out import Held
 from convoscope.runs._plan import Plan, Task, plan_tasks
 from convoscope.runs._summary import RunSummary
 from convoscope.store import Store, VerdictWriter
@@ -34,6 +36,7 @@ from convoscope.store._chunks import (
     ChunkState,
     chunk_keys,
     chunk_states,
+    chunk_task_keys,
     claim_chunk,
     owner_gone,
     register_tasks,
@@ -67,6 +70,8 @@ class EngineOptions:
     sink: Sink | None = None
     order: dict[tuple[str, str], tuple[int, int]] | None = None  # filled: (item, criterion) -> place
     stop_grace_s: float = STOP_GRACE_S
+    held: Held | None = None  # what the sink already holds from earlier runs (not passed on again)
+    on_stale: Callable[[], None] | None = None  # the sink will be written again at the end
 
 
 class Engine:
@@ -80,6 +85,8 @@ class Engine:
         self.passed_on: set[int] = set()  # chunks whose verdicts reach the sink from this process
         self.started = time.time()
         self.stream_name = "<items>"
+        self.known: dict[int, ChunkState] = {}  # the chunks as the store knew them at the start
+        self._stale = False
 
     # -- the run ----------------------------------------------------------------------------
 
@@ -127,6 +134,7 @@ class Engine:
     async def _feed(self, stream: ItemStream, queue: asyncio.Queue[Task | None], workers: int) -> None:
         try:
             known = await asyncio.to_thread(chunk_states, self.store.engine, self.run_id)
+            self.known = known
             held = await self._pass(stream.chunks(), known, queue, None)
             while held:
                 await asyncio.sleep(min(2.0, self.options.lease_s / 4))
@@ -201,12 +209,42 @@ class Engine:
         self.summary.not_applicable += state.outcome.get("skipped", 0)
         self._progress(tasks)
         self.passed_on.add(index)
+        if self._in_sink(index, state):
+            return  # its verdicts are in the sink already (an earlier run put them there)
+        self.stale |= self._covered(index)
         if self.options.sink is not None:
             finals, members = await asyncio.to_thread(self._stored_verdicts, [index])
             if self.options.order is not None:
                 self.options.order.update({(verdict.item_id, verdict.criterion): (index, place)
                                            for place, verdict in enumerate(finals)})
             self.writer.emit(finals, members)
+
+    @property
+    def stale(self) -> bool:
+        """The sink holds verdicts this run replaced: it must be written again."""
+        return self._stale
+
+    @stale.setter
+    def stale(self, value: bool) -> None:
+        if value and not self._stale and self.options.on_stale is not None:
+            self.options.on_stale()
+        self._stale = self._stale or value
+
+    def _covered(self, index: int) -> bool:
+        """Whether the sink held this chunk's verdicts (as they were) before this run."""
+        held = self.options.held
+        return held is not None and index < held.chunks
+
+    def _in_sink(self, index: int, state: ChunkState) -> bool:
+        """A chunk finished before the sink last held the run, unchanged since: nothing to pass on."""
+        held = self.options.held
+        return self._covered(index) and held is not None and state.state == "done" \
+            and (state.finished_at or math.inf) <= held.until
+
+    def stored_batches(self, indices: list[int]) -> Iterator[tuple[list[Verdict], list[Verdict]]]:
+        """The stored verdicts of these chunks, in run order, a few chunks at a time."""
+        for start in range(0, len(indices), _CATCH_UP_CHUNKS):
+            yield self._stored_verdicts(indices[start:start + _CATCH_UP_CHUNKS])
 
     def _stored_verdicts(self, indices: list[int], passed: set[str] | frozenset[str] = frozenset()
                          ) -> tuple[list[Verdict], list[Verdict]]:
@@ -218,7 +256,7 @@ class Engine:
         return finals, members
 
     async def _judge_chunk(self, raw: RawChunk, queue: asyncio.Queue[Task | None]) -> None:
-        plan, states, stored = await asyncio.to_thread(self._prepare, raw)
+        plan, states, stored, before = await asyncio.to_thread(self._prepare, raw)
         todo: list[Task] = []
         chunk = _Open(raw.index, 0, Counter({"skipped": plan.not_applicable} if plan.not_applicable else {}))
         self.summary.not_applicable += plan.not_applicable
@@ -229,13 +267,14 @@ class Engine:
             if state != "missing" and (state is None or state not in self.options.retry):
                 chunk.outcome[state or "scored"] += 1
                 self.summary.resumed += 1
-                if task.key in stored:
+                if task.key in stored and task.key not in before:  # else in the sink already
                     finals.append(stored[task.key])
                     members.extend(stored[key] for key in task.member_keys if key in stored)
-                    chunk.passed.update((task.key, *task.member_keys))
+                chunk.passed.update((task.key, *task.member_keys))
             else:
                 todo.append(task)
                 self.summary.retried += state != "missing"
+                self.stale |= task.key in before  # the sink holds the verdict it replaces
         self.writer.emit(finals, members)
         self.passed_on.add(raw.index)  # what is stored now, and what this process judges later
         self._progress(len(plan.tasks) - len(todo))
@@ -248,8 +287,9 @@ class Engine:
         for task in todo:
             await queue.put(task)
 
-    def _prepare(self, raw: RawChunk) -> tuple[Plan, dict[str, str | None], dict[str, Verdict]]:
-        """Parse, check, render and key a chunk; register its keys; read what is stored."""
+    def _prepare(self, raw: RawChunk) -> tuple[Plan, dict[str, str | None], dict[str, Verdict], set[str]]:
+        """Parse, check, render and key a chunk; register its keys; read what is stored. The last:
+        the keys of the chunk the sink held before this run (those it still asks for)."""
         items: list[Item] = raw.items()
         # Bad timestamps fail before any model call on the chunk, naming the file's line.
         source = None if self.stream_name.startswith("<") else self.stream_name
@@ -261,15 +301,31 @@ class Engine:
         _prefetch(plan)
         keys = [(key, task.position, True) for task in plan.tasks for key in task.member_keys]
         keys += [(task.key, task.position, False) for task in plan.tasks]
+        before = self._held_keys(raw.index, {key for key, _, _ in keys})
         with self.store.engine.begin() as connection:
             register_tasks(connection, self.run_id, raw.index, keys)
         if self.options.sink is None:
-            return plan, self.store.task_states(plan.keys), {}
+            return plan, self.store.task_states(plan.keys), {}, before
         stored = self.store.verdicts_by_key([key for key, _, _ in keys])
         finals = set(plan.keys)
         states: dict[str, str | None] = {key: verdict.unscored_reason for key, verdict in stored.items()
                                          if key in finals}
-        return plan, states, stored
+        return plan, states, stored, before
+
+    def _held_keys(self, index: int, wanted: set[str]) -> set[str]:
+        """The keys of chunk ``index`` whose verdicts the sink holds from before this run: those the
+        chunk had when it finished, if that was before the sink last held the run. Keys it had that
+        it no longer asks for (an edited row) leave the sink stale."""
+        if self.options.sink is None or not self._covered(index):
+            return set()
+        state = self.known.get(index)
+        if state is None or state.state == "pending" \
+                or not self._in_sink(index, replace(state, state="done")):
+            self.stale = True
+            return set()
+        had = set(chunk_task_keys(self.store.engine, self.run_id, index))
+        self.stale |= not had <= wanted
+        return had & wanted
 
     async def _work(self, queue: asyncio.Queue[Task | None]) -> None:
         while (task := await queue.get()) is not None:
@@ -331,7 +387,9 @@ class Engine:
             finals, members = self._stored_verdicts([chunk.index], chunk.passed)
             if finals or members:
                 sink(finals, members)
-        rest = sorted(set(chunk_states(self.store.engine, self.run_id)) - self.passed_on)
+        # Not those the sink held before this run (a stop while finished chunks are being skipped).
+        rest = sorted(index for index, state in chunk_states(self.store.engine, self.run_id).items()
+                      if index not in self.passed_on and not self._in_sink(index, state))
         for start in range(0, len(rest), _CATCH_UP_CHUNKS):
             finals, members = self._stored_verdicts(rest[start:start + _CATCH_UP_CHUNKS])
             if finals or members:

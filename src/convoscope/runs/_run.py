@@ -22,12 +22,13 @@ from convoscope.items import Item
 from convoscope.items._stream import DEFAULT_CHUNK, ItemStream
 from convoscope.judges import RETRYABLE_ON_REQUEST, TRANSIENT, Judge, Panel, Verdict
 from convoscope.runs._engine import Engine, EngineOptions, Progress, Sink, judge_task
+from convoscope.runs._out import VerdictFile
 from convoscope.runs._plan import Task, applies, plan_tasks, run_id_for
 from convoscope.runs._repeats import ConsistencyTally
 from convoscope.runs._result import RunResult
 from convoscope.runs._summary import RunSummary
 from convoscope.store import Store
-from convoscope.store._chunks import worker_name
+from convoscope.store._chunks import chunk_states, worker_name
 
 DEFAULT_LEASE_S = 120.0  # a dead worker's chunks are free again after this long
 
@@ -94,10 +95,16 @@ async def run_judge(
         if on_verdicts is not None:
             on_verdicts(committed, committed_members)
 
+    # A file sink that holds the run's finished chunks already is appended to (see runs._out).
+    kept = on_verdicts if isinstance(on_verdicts, VerdictFile) else None
+    held = None
+    if kept is not None and not (collect or repeated or retry_unscored):
+        held = await asyncio.to_thread(kept.resume, store, run_id)
     options = EngineOptions(concurrency=concurrency, lease_s=lease_s, retry=retry,
                             again=retry_unscored, on_progress=on_progress,
                             sink=sink if collect or repeated or on_verdicts is not None else None,
-                            order={} if collect else None)
+                            order={} if collect else None, held=held,
+                            on_stale=kept.stale if held is not None else None)  # type: ignore[union-attr]
     stamp = {"run_id": run_id, "convoscope_version": __version__}
     engine = Engine(store, run_id, judge, criteria, summary, stamp, options)
     try:
@@ -105,8 +112,13 @@ async def run_judge(
     except BaseException:
         engine.close()
         await asyncio.to_thread(_after_an_early_stop, engine, on_stop)
+        if kept is not None and engine.stale:
+            everything = sorted(set(chunk_states(store.engine, run_id)) | set(engine.seen))
+            await asyncio.to_thread(kept.rewrite, engine.stored_batches(everything))
         raise
     engine.close()
+    if kept is not None:
+        await asyncio.to_thread(_settle_the_file, kept, engine, held)
     summary.outstanding = engine.outstanding()
     summary.self_consistency = [result.as_dict() for result in consistency.results()]
     summary.wall_time_s = time.perf_counter() - started
@@ -116,6 +128,15 @@ async def run_judge(
         finals.sort(key=lambda v: options.order.get((v.item_id, v.criterion), last))  # type: ignore[union-attr]
         members.sort(key=lambda v: options.order.get((v.item_id, v.criterion), last))  # type: ignore[union-attr]
     return RunResult(run_id, tuple(finals), summary, tuple(members), store.location)
+
+
+def _settle_the_file(kept: VerdictFile, engine: Engine, held: Any) -> None:
+    """At the end of a run: a file that holds verdicts this run replaced, or chunks beyond a
+    shorter input, is written again from the store; then it is noted as holding the whole run."""
+    seen = sorted(engine.seen)
+    if held is not None and (engine.stale or len(seen) < held.chunks):
+        kept.rewrite(engine.stored_batches(seen))
+    kept.completed(engine.store, engine.run_id, len(seen), time.time())
 
 
 def _after_an_early_stop(engine: Engine, on_stop: Callable[[], None] | None) -> None:

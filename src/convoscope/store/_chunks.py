@@ -181,3 +181,11 @@ def chunk_keys(engine: sa.Engine, run_id: str, chunks: list[int]) -> list[tuple[
     return found
 
 
+
+
+def chunk_task_keys(engine: sa.Engine, run_id: str, chunk: int) -> list[str]:
+    """The keys registered for one chunk of a run (one indexed query)."""
+    with engine.connect() as connection:
+        query = sa.select(run_tasks.c.task_key).where(run_tasks.c.run_id == run_id,
+                                                      run_tasks.c.chunk == chunk)
+        return [key for (key,) in connection.execute(query)]
