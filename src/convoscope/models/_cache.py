@@ -1,8 +1,11 @@
 """A persistent response cache, so a re-run (or a resumed run) makes no model call it made before.
 
 The key is a hash of the model's identity and the whole request (messages or prompt, schema,
-sampling settings, seed, candidates): everything that can change the output. Only successful
-generations are stored. One SQLite file, written by one thread in grouped commits.
+sampling settings, seed, candidates): everything that can change the output, hashed from the bytes
+the request is serialised to once (``GenerateRequest.wire``, which its task key hashes and its body
+is cut from). Keys are ``v2:`` and a SHA-256; a cache written before them (plain SHA-256 of another
+serialisation) is still read: on a miss the old key is asked too, only in such a cache. Only
+successful generations are stored. One SQLite file, written by one thread in grouped commits.
 """
 
 from __future__ import annotations
@@ -30,7 +33,16 @@ create table if not exists responses (
 )"""
 
 
+KEY_PREFIX = "v2:"
+
+
 def cache_key(model_name: str, request: GenerateRequest) -> str:
+    """The request's key: a hash of the model's name and the request's one serialisation."""
+    return KEY_PREFIX + hashlib.sha256(model_name.encode() + b"\n" + request.wire).hexdigest()
+
+
+def legacy_cache_key(model_name: str, request: GenerateRequest) -> str:
+    """The key caches written before ``v2:`` keys used (a second serialisation of the request)."""
     # Optional settings left unset are left out, so keys made before they existed still match.
     unset = {name for name in ("top_p", "presence_penalty") if getattr(request, name) is None}
     payload = json.dumps({"model": model_name, "request": request.model_dump(mode="json", exclude=unset)},
@@ -55,6 +67,9 @@ class ResponseCache:
         self._batch = batch
         self._read_lock = threading.Lock()
         self._reader = self._connect()
+        # Rows keyed the old way (hex only, so below "v"): look their keys up too on a miss.
+        self.legacy = self._reader.execute("select 1 from responses where key < 'v' limit 1").fetchone() \
+            is not None
         self._pending: dict[str, Generation] = {}
         self._gathered: list[tuple[str, Generation]] = []
         self._gather_lock = threading.Lock()
@@ -212,6 +227,10 @@ class CachedModel:
         :meth:`generate`, so the event loop neither hashes a request nor reads the cache file."""
         keys = [cache_key(self.inner.name, request) for request in requests]
         found = self.cache.get_many(keys)
+        if self.cache.legacy:
+            old = {legacy_cache_key(self.inner.name, request): key
+                   for request, key in zip(requests, keys, strict=True) if key not in found}
+            found.update((old[key], generation) for key, generation in self.cache.get_many(list(old)).items())
         self._prefetched.update((id(request), (key, found.get(key)))
                                 for request, key in zip(requests, keys, strict=True))
 
@@ -223,6 +242,8 @@ class CachedModel:
         else:
             key = cache_key(self.inner.name, request)
             stored = self.cache.get(key)
+            if stored is None and self.cache.legacy:
+                stored = self.cache.get(legacy_cache_key(self.inner.name, request))
         if stored is not None:
             return stored.model_copy(update={"cached": True, "latency_s": 0.0})
         pending = self._in_flight.get(key)
