@@ -18,12 +18,15 @@ import queue
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from convoscope._gather import LINGER_S, gather
 from convoscope.errors import LocatedError
 from convoscope.models._base import GenerateRequest, Generation, Model
 
+_ATTACHED = "convoscope_cache"  # the cache's name in a verdict store's connection (write_into)
 _SCHEMA = """
 create table if not exists responses (
     key text primary key,
@@ -71,6 +74,7 @@ class ResponseCache:
         self.legacy = self._reader.execute("select 1 from responses where key < 'v' limit 1").fetchone() \
             is not None
         self._pending: dict[str, Generation] = {}
+        self._joined: Callable[[str, Generation], None] | None = None
         self._gathered: list[tuple[str, Generation]] = []
         self._gather_lock = threading.Lock()
         self._scheduled: asyncio.TimerHandle | None = None
@@ -117,12 +121,44 @@ class ResponseCache:
                 found.update((key, Generation.model_validate_json(data)) for key, data in rows)
         return found
 
+    def join(self, sink: Callable[[str, Generation], None]) -> None:
+        """Hand what is put to ``sink`` instead of this cache's writer thread, until :meth:`leave`:
+        a run's verdict writer, which commits the rows with the verdicts they became, in one
+        transaction (:meth:`write_into`, :meth:`committed`), so a verdict costs one durable write."""
+        self._joined = sink
+
+    def leave(self) -> None:
+        self._joined = None
+
+    def write_into(self, connection: Any, rows: list[tuple[str, Generation]]) -> None:
+        """Write ``rows`` in the caller's transaction on another SQLite database (a SQLAlchemy
+        connection to the verdict store), with this cache's file attached to it. Call it before
+        anything else in the transaction: a file cannot be attached within one."""
+        attached = {row[1] for row in connection.exec_driver_sql("pragma database_list")}
+        if _ATTACHED not in attached:
+            connection.exec_driver_sql(f"attach database ? as {_ATTACHED}", (str(self.path),))
+            connection.exec_driver_sql(f"pragma {_ATTACHED}.synchronous=normal")  # as the cache's own
+        connection.exec_driver_sql(
+            f"insert or replace into {_ATTACHED}.responses (key, model, generation) values (?, ?, ?)",
+            [(key, generation.model, generation.model_dump_json()) for key, generation in rows])
+
+    def committed(self, rows: list[tuple[str, Generation]]) -> None:
+        """Rows another writer committed: read from the file from now on."""
+        self.commits += 1
+        for key, generation in rows:
+            if self._pending.get(key) is generation:
+                self._pending.pop(key, None)
+
     def put(self, key: str, generation: Generation) -> None:
         """Store a generation. Readable at once; on the event loop, puts made within a few
         milliseconds reach the writer thread together (one wake-up, not one per answer)."""
         if self._closed:
             raise RuntimeError(f"the response cache {self.path} is closed")
         self._pending[key] = generation
+        joined = self._joined
+        if joined is not None:
+            joined(key, generation)
+            return
         with self._gather_lock:
             self._gathered.append((key, generation))
             full = len(self._gathered) >= 64
