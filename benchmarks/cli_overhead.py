@@ -140,11 +140,11 @@ def compile_package() -> None:
     compileall.compile_dir(Path(convoscope.__file__).parent, quiet=1)
 
 
-def timed(command: list[str], cwd: Path) -> tuple[float, float]:
+def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one child process run to its end."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -165,10 +165,21 @@ def main() -> None:
     parser.add_argument("--first-request", type=int, default=0, metavar="N",
                         help="also measure the CPU spent before the first request, N times per side")
     parser.add_argument("--append", type=Path, help="append the figures to this markdown file")
+    parser.add_argument("--compare-src", type=Path, metavar="DIR",
+                        help="also run convoscope from this source tree (e.g. an earlier commit's "
+                             "`git archive` of src/), interleaved with the others: before and after")
     args = parser.parse_args()
     compile_package()
+    sides = SIDES
+    other_env = None
+    if args.compare_src is not None:
+        import compileall
+
+        compileall.compile_dir(args.compare_src, quiet=1)
+        other_env = {**os.environ, "PYTHONPATH": str(args.compare_src.resolve())}
+        sides = (*SIDES, "compared")
     load_before = uptime()
-    runs: dict[str, list[tuple[float, float]]] = {side: [] for side in SIDES}
+    runs: dict[str, list[tuple[float, float]]] = {side: [] for side in sides}
     first: dict[str, list[tuple[float, float]]] = {}
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
@@ -177,10 +188,11 @@ def main() -> None:
         (folder / "plain_httpcore.py").write_text(PLAIN_CORE)
 
         def command(side: str, base_url: str, repeat: int) -> list[str]:
-            if side == "convoscope":
+            if side in ("convoscope", "compared"):
                 return [sys.executable, "-m", "convoscope", "judge", str(items_path), "--criterion",
                         "survey/effort", "--judge", f"openai:mock@{base_url}", "--mode", "chat",
-                        "--concurrency", str(args.concurrency), "--store", str(folder / f"s{repeat}.db")]
+                        "--concurrency", str(args.concurrency),
+                        "--store", str(folder / f"{side[:2]}{repeat}.db")]
             core = side == "httpcore x8"
             script, shards = ("plain_httpcore.py", args.shards) if core else ("plain_httpx.py", 1)
             return [sys.executable, str(folder / script), base_url, str(bodies_path),
@@ -191,13 +203,14 @@ def main() -> None:
             try:
                 timed(command("httpcore x8", base_url, -1), folder)  # warm the mock and the page cache
                 for repeat in range(args.repeats):
-                    for side in SIDES:
-                        runs[side].append(timed(command(side, base_url, repeat), folder))
+                    for side in sides:
+                        env = other_env if side == "compared" else None
+                        runs[side].append(timed(command(side, base_url, repeat), folder, env))
             finally:
                 mock.kill()
         if args.first_request:
             first = first_requests(args.first_request, lambda side, url, n: command(side, url, 1000 + n),
-                                   folder)
+                                   folder, other_env)
     report(args, runs, first, load_before, uptime())
 
 
@@ -211,11 +224,14 @@ def proc_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def first_requests(times: int, command: Any, folder: Path) -> dict[str, list[tuple[float, float]]]:
+def first_requests(times: int, command: Any, folder: Path,
+                   other_env: dict[str, str] | None) -> dict[str, list[tuple[float, float]]]:
     """(CPU at the first request, CPU at the first item's request) of each side, ``times`` each."""
     from mock_openai import MockServer
 
     found: dict[str, list[tuple[float, float]]] = {"httpcore x8": [], "convoscope": []}
+    if other_env is not None:
+        found["compared"] = []
     with MockServer() as mock:
         for n in range(times):
             for side in found:
@@ -236,6 +252,7 @@ def first_requests(times: int, command: Any, folder: Path) -> dict[str, list[tup
 
                 mock.on_request = seen
                 child = subprocess.Popen(command(side, mock.base_url, n), cwd=folder,
+                                         env=other_env if side == "compared" else None,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 pid.append(child.pid)
                 item_seen.wait(120)
@@ -261,7 +278,12 @@ def report(args: argparse.Namespace, runs: dict[str, list[tuple[float, float]]],
                      f"= {1000 * cpu / args.items:.2f} ms per verdict   runs (wall/CPU): "
                      + ", ".join(f"{w:.2f}/{c:.2f}" for w, c in timings))
     row = ""
-    if len(medians) == len(SIDES):
+    if "compared" in medians:
+        wall, cpu = medians["compared"]
+        lines.append(f"convoscope vs compared ({args.compare_src}): CPU per verdict "
+                     f"{medians['convoscope'][1] / cpu:.2f} x, wall {medians['convoscope'][0] / wall:.2f} x; "
+                     f"compared vs httpcore x8: CPU {cpu / medians['httpcore x8'][1]:.2f} x")
+    if all(side in medians for side in SIDES):
         (base_wall, base_cpu), (naive_wall, naive_cpu) = medians["httpcore x8"], medians["httpx x1"]
         wall, cpu = medians["convoscope"]
         lines.append(f"convoscope vs httpcore x8: CPU per verdict {cpu / base_cpu:.2f} x, wall "

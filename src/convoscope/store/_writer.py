@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from convoscope._gather import LINGER_S, gather
 from convoscope.judges import Verdict
@@ -173,6 +172,8 @@ class VerdictWriter:
                 return
 
     def _commit(self, entries: list[_Entry]) -> None:
+        from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+
         rows = [row for entry in entries if isinstance(entry, _Judged) for row in entry.rows]
         finished = [entry for entry in entries if isinstance(entry, _Finished)]
         answers = [(entry.key, entry.generation) for entry in entries if isinstance(entry, _Answer)]
