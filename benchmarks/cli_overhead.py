@@ -192,7 +192,7 @@ def main() -> None:
                 return [sys.executable, "-m", "convoscope", "judge", str(items_path), "--criterion",
                         "survey/effort", "--judge", f"openai:mock@{base_url}", "--mode", "chat",
                         "--concurrency", str(args.concurrency),
-                        "--store", str(folder / f"{side[:2]}{repeat}.db")]
+                        "--store", str(folder / f"{side}-{repeat}.db")]  # a fresh store each time
             core = side == "httpcore x8"
             script, shards = ("plain_httpcore.py", args.shards) if core else ("plain_httpx.py", 1)
             return [sys.executable, str(folder / script), base_url, str(bodies_path),

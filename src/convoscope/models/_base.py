@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cached_property
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -48,7 +49,7 @@ class GenerateRequest(BaseModel):
         (``models/_openai.py``), so a request is serialised once however many keys it has."""
         return self.__pydantic_serializer__.to_json(self)
 
-    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> GenerateRequest:
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> GenerateRequest:
         copy = super().model_copy(update=update, deep=deep)
         copy.__dict__.pop("wire", None)  # a changed copy is serialised anew, never with the old bytes
         return copy

@@ -184,7 +184,7 @@ class VerdictWriter:
                                 reraise=True):
             with attempt, self.store.engine.begin() as connection:
                 if answers:  # first: the cache's file is attached outside a transaction
-                    self._cache.write_into(connection, answers)  # type: ignore[union-attr]
+                    self._cache.write_into(connection, answers)
                 if rows:
                     self.store.write(connection, rows, run_id=self.run_id, supersede=self.supersede)
                 for entry in finished:
@@ -192,7 +192,7 @@ class VerdictWriter:
         self._committed = time.monotonic()
         self.commits += 1
         if answers:
-            self._cache.committed(answers)  # type: ignore[union-attr]
+            self._cache.committed(answers)
 
     def _pass_on(self, entries: list[_Entry]) -> None:
         if self.on_commit is None:
