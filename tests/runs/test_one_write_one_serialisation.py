@@ -3,7 +3,9 @@
 Before: the ~4.5 kB request was serialised three times (the body sent, the response cache's key,
 the task key) and every verdict was written twice (its answer by the response cache's writer, in
 the cache file; the verdict by the run's writer, in the store), each in transactions of its own.
-Against a real server on 127.0.0.1 (the canned proxy), into a real SQLite store.
+Against a real server on 127.0.0.1 (the canned proxy), into a real SQLite store. And the start-up
+before the first request no longer imports tenacity (only retries need it) or statistics, nor
+compiles the offline safety rules a run without personas never applies.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import subprocess
+import sys
 from functools import cached_property
 
 import pytest
@@ -132,3 +136,11 @@ async def test_a_resumed_run_finds_the_answers_committed_with_the_verdicts(canne
                               store=tmp_path / "other.db", cache_path=tmp_path / "s.cache.db")
     assert [verdict.cached for verdict in again.verdicts] == [True] * n
     assert len([r for r in canned_proxy.requests[asked:] if MARK.encode() in r.raw]) == 0
+
+
+def test_judge_starts_without_retry_or_pooling_libraries_or_compiled_safety_rules():
+    probe = ("import sys\nimport convoscope.cli._judge\nfrom convoscope.judges import _safety\n"
+             "print('tenacity' in sys.modules, 'statistics' in sys.modules,"
+             " any(pattern._compiled is not None for _, _, pattern in _safety._RULES))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "False", "False"]
