@@ -1,25 +1,33 @@
-"""What does ``convoscope judge`` cost on top of a plain HTTP loop, as a user runs it? (issue 23)
+"""What does ``convoscope judge`` cost on top of a plain HTTP loop, as a user runs it? (issues 23, 39)
 
-Both sides are whole processes timed from start to exit, interleaved, against the same OpenAI-
-compatible mock (``benchmarks/mock_openai.py``, its own process, optional fixed latency):
+Three sides, each a whole process timed from start to exit, interleaved, against the same
+OpenAI-compatible mock (``benchmarks/mock_openai.py``, its own process, optional fixed latency):
 
-* ``plain``: a bare asyncio loop of ``httpx.AsyncClient`` POSTs bounded by a semaphore at the
-  same concurrency, sending the very request bodies convoscope sends (rendered beforehand into a
-  file, so the loop only reads, sends and parses); ``--plain-shards N`` deals them over N clients,
-  as convoscope does, instead of one; ``--plain-http httpcore`` sends through httpcore's pools
-  (what convoscope sends through) instead of httpx's client;
+* ``httpcore x8`` (the baseline, issue 39): the best plain loop, an asyncio loop bounded by a
+  semaphore at the same concurrency that deals its POSTs over 8 ``httpcore.AsyncConnectionPool``
+  shards (the library convoscope itself sends through), sending the very request bodies convoscope
+  sends (rendered beforehand into a file, so the loop only reads, sends and parses);
+* ``httpx x1`` (the naive loop, beside it): the same loop through one ``httpx.AsyncClient``,
+  which costs more per request the more connections its pool holds (encode/httpx#3215);
 * ``convoscope``: ``convoscope judge items.jsonl --criterion survey/effort --judge openai:mock@URL
   --concurrency C --store NEW.db`` with its defaults (response cache, store, progress), into a
   fresh store each time.
 
-Reported per cell: throughput (verdicts or answers per second of wall time), wall-time ratio and
-CPU-per-verdict ratio (user + system CPU of the process) against the plain loop, medians over the
-repeats. Goals (issue 23): instant server >= 0.9 x the plain loop's throughput at concurrency 8
-and 32; 50 ms server <= 1.15 x its wall time at concurrency 32; <= 1.3 x its CPU per verdict.
+Reported per side: wall time, throughput, and CPU per verdict (user + system CPU of the process,
+not wall), medians over the repeats; then convoscope's ratios against the baseline (and against
+the naive loop beside it), and the load (``uptime``) before and after. Targets (issue 39): CPU per
+verdict <= 1.3 x the baseline's at concurrency 8 and 32; wall <= 1.15 x at 50 ms and 32.
+
+``--first-request N`` also measures, N times each, the process CPU spent when the first request
+reaches the server (any request, and the first item's, after the capability probes): the mock
+then runs in this process and reads the child's CPU from ``/proc/PID/stat``. Target: <= 0.5 s.
 
     python benchmarks/cli_overhead.py --items 3000 --concurrency 8 --repeats 3
+    python benchmarks/cli_overhead.py --items 3000 --concurrency 32 --repeats 3
     python benchmarks/cli_overhead.py --items 3000 --concurrency 32 --delay 0.05 --repeats 3
-    python benchmarks/cli_overhead.py --items 3000 --concurrency 32 --repeats 3 --plain-shards 8
+    python benchmarks/cli_overhead.py --items 300 --repeats 0 --first-request 5
+
+``--append results/cli_overhead.md`` appends the figures as a table row (date, commit, load).
 """
 
 from __future__ import annotations
@@ -32,8 +40,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -130,16 +140,19 @@ def compile_package() -> None:
     compileall.compile_dir(Path(convoscope.__file__).parent, quiet=1)
 
 
-def timed(command: list[str], cwd: Path) -> tuple[float, float]:
+def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one child process run to its end."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise RuntimeError(f"{command[:3]} failed ({done.returncode}): {done.stderr[-2000:]}")
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+SIDES = ("httpcore x8", "httpx x1", "convoscope")
 
 
 def main() -> None:
@@ -148,52 +161,155 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--delay", type=float, default=0.0, help="the mock's latency in seconds")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--plain-shards", type=int, default=1,
-                        help="deal the plain loop's requests over this many httpx clients, as convoscope "
-                             "does: one client's pool costs more per request the more connections it "
-                             "holds (encode/httpx#3215), which a single-client loop pays at concurrency 32")
-    parser.add_argument("--plain-http", choices=("httpx", "httpcore"), default="httpx",
-                        help="the plain loop's client: httpx.AsyncClient (the issue's), or httpcore's pools")
+    parser.add_argument("--shards", type=int, default=8, help="the baseline's httpcore pools")
+    parser.add_argument("--first-request", type=int, default=0, metavar="N",
+                        help="also measure the CPU spent before the first request, N times per side")
+    parser.add_argument("--append", type=Path, help="append the figures to this markdown file")
+    parser.add_argument("--compare-src", type=Path, metavar="DIR",
+                        help="also run convoscope from this source tree (e.g. an earlier commit's "
+                             "`git archive` of src/), interleaved with the others: before and after")
     args = parser.parse_args()
     compile_package()
-    mock, base_url = start_mock(args.delay)
-    plain_runs: list[tuple[float, float]] = []
-    ours_runs: list[tuple[float, float]] = []
-    try:
-        with tempfile.TemporaryDirectory() as name:
-            folder = Path(name)
-            items_path, bodies_path = write_inputs(folder, args.items)
-            (folder / "plain.py").write_text(PLAIN if args.plain_http == "httpx" else PLAIN_CORE)
-            plain = [sys.executable, str(folder / "plain.py"), base_url, str(bodies_path),
-                     str(args.concurrency), str(args.plain_shards)]
-            timed(plain, folder)  # warm the mock, the page cache and the interpreter's files
-            for repeat in range(args.repeats):
-                plain_runs.append(timed(plain, folder))
-                ours = [sys.executable, "-m", "convoscope", "judge", str(items_path), "--criterion",
+    sides = SIDES
+    other_env = None
+    if args.compare_src is not None:
+        import compileall
+
+        compileall.compile_dir(args.compare_src, quiet=1)
+        other_env = {**os.environ, "PYTHONPATH": str(args.compare_src.resolve())}
+        sides = (*SIDES, "compared")
+    load_before = uptime()
+    runs: dict[str, list[tuple[float, float]]] = {side: [] for side in sides}
+    first: dict[str, list[tuple[float, float]]] = {}
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        items_path, bodies_path = write_inputs(folder, args.items)
+        (folder / "plain_httpx.py").write_text(PLAIN)
+        (folder / "plain_httpcore.py").write_text(PLAIN_CORE)
+
+        def command(side: str, base_url: str, repeat: int) -> list[str]:
+            if side in ("convoscope", "compared"):
+                return [sys.executable, "-m", "convoscope", "judge", str(items_path), "--criterion",
                         "survey/effort", "--judge", f"openai:mock@{base_url}", "--mode", "chat",
-                        "--concurrency", str(args.concurrency), "--store", str(folder / f"s{repeat}.db")]
-                ours_runs.append(timed(ours, folder))
-    finally:
-        mock.kill()
-    report(args, plain_runs, ours_runs)
+                        "--concurrency", str(args.concurrency),
+                        "--store", str(folder / f"{side}-{repeat}.db")]  # a fresh store each time
+            core = side == "httpcore x8"
+            script, shards = ("plain_httpcore.py", args.shards) if core else ("plain_httpx.py", 1)
+            return [sys.executable, str(folder / script), base_url, str(bodies_path),
+                    str(args.concurrency), str(shards)]
+
+        if args.repeats:
+            mock, base_url = start_mock(args.delay)
+            try:
+                timed(command("httpcore x8", base_url, -1), folder)  # warm the mock and the page cache
+                for repeat in range(args.repeats):
+                    for side in sides:
+                        env = other_env if side == "compared" else None
+                        runs[side].append(timed(command(side, base_url, repeat), folder, env))
+            finally:
+                mock.kill()
+        if args.first_request:
+            first = first_requests(args.first_request, lambda side, url, n: command(side, url, 1000 + n),
+                                   folder, other_env)
+    report(args, runs, first, load_before, uptime())
 
 
-def report(args: argparse.Namespace, plain: list[tuple[float, float]],
-           ours: list[tuple[float, float]]) -> None:
-    wall_plain, wall_ours = statistics.median(w for w, _ in plain), statistics.median(w for w, _ in ours)
-    cpu_plain, cpu_ours = statistics.median(c for _, c in plain), statistics.median(c for _, c in ours)
-    load = os.getloadavg()[0]
-    print(f"items={args.items} concurrency={args.concurrency} delay={args.delay:g} s "
-          f"repeats={args.repeats} plain-shards={args.plain_shards} plain-http={args.plain_http} "
-          f"load={load:.1f}")
-    print(f"plain loop   wall {wall_plain:6.2f} s  {args.items / wall_plain:7.0f}/s  CPU {cpu_plain:6.2f} s "
-          f"({1000 * cpu_plain / args.items:.2f} ms/item)   runs: "
-          + ", ".join(f"{w:.2f}" for w, _ in plain))
-    print(f"convoscope   wall {wall_ours:6.2f} s  {args.items / wall_ours:7.0f}/s  CPU {cpu_ours:6.2f} s "
-          f"({1000 * cpu_ours / args.items:.2f} ms/item)   runs: "
-          + ", ".join(f"{w:.2f}" for w, _ in ours))
-    print(f"ratio        throughput {wall_plain / wall_ours:.2f} x   wall {wall_ours / wall_plain:.2f} x   "
-          f"CPU per verdict {cpu_ours / cpu_plain:.2f} x")
+def uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+def proc_cpu(pid: int) -> float:
+    """User + system CPU seconds of a running process (all its threads), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def first_requests(times: int, command: Any, folder: Path,
+                   other_env: dict[str, str] | None) -> dict[str, list[tuple[float, float]]]:
+    """(CPU at the first request, CPU at the first item's request) of each side, ``times`` each."""
+    from mock_openai import MockServer
+
+    found: dict[str, list[tuple[float, float]]] = {"httpcore x8": [], "convoscope": []}
+    if other_env is not None:
+        found["compared"] = []
+    with MockServer() as mock:
+        for n in range(times):
+            for side in found:
+                marks: list[float] = []
+                item_seen = threading.Event()
+                pid: list[int] = []
+
+                def seen(body: bytes, marks: list[float] = marks, event: threading.Event = item_seen,
+                         pid: list[int] = pid) -> None:
+                    if not pid or event.is_set():
+                        return
+                    # The capability probes ask for 8 tokens; a GET (llama.cpp's /props) has no body.
+                    item = b'"messages"' in body and b'"max_tokens":8,' not in body
+                    if not marks or item:
+                        marks.append(proc_cpu(pid[0]))
+                    if item:
+                        event.set()
+
+                mock.on_request = seen
+                child = subprocess.Popen(command(side, mock.base_url, n), cwd=folder,
+                                         env=other_env if side == "compared" else None,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                pid.append(child.pid)
+                item_seen.wait(120)
+                child.kill()
+                child.wait()
+                found[side].append((marks[0], marks[-1]))
+        mock.on_request = None
+    return found
+
+
+def report(args: argparse.Namespace, runs: dict[str, list[tuple[float, float]]],
+           first: dict[str, list[tuple[float, float]]], load_before: str, load_after: str) -> None:
+    lines = [f"items={args.items} concurrency={args.concurrency} delay={args.delay:g} s "
+             f"repeats={args.repeats} (interleaved)", f"load before: {load_before}",
+             f"load after:  {load_after}"]
+    medians: dict[str, tuple[float, float]] = {}
+    for side, timings in runs.items():
+        if not timings:
+            continue
+        wall, cpu = statistics.median(w for w, _ in timings), statistics.median(c for _, c in timings)
+        medians[side] = (wall, cpu)
+        lines.append(f"{side:12} wall {wall:6.2f} s  {args.items / wall:6.0f}/s  CPU {cpu:6.2f} s "
+                     f"= {1000 * cpu / args.items:.2f} ms per verdict   runs (wall/CPU): "
+                     + ", ".join(f"{w:.2f}/{c:.2f}" for w, c in timings))
+    row = ""
+    if "compared" in medians:
+        wall, cpu = medians["compared"]
+        lines.append(f"convoscope vs compared ({args.compare_src}): CPU per verdict "
+                     f"{medians['convoscope'][1] / cpu:.2f} x, wall {medians['convoscope'][0] / wall:.2f} x; "
+                     f"compared vs httpcore x8: CPU {cpu / medians['httpcore x8'][1]:.2f} x")
+    if all(side in medians for side in SIDES):
+        (base_wall, base_cpu), (naive_wall, naive_cpu) = medians["httpcore x8"], medians["httpx x1"]
+        wall, cpu = medians["convoscope"]
+        lines.append(f"convoscope vs httpcore x8: CPU per verdict {cpu / base_cpu:.2f} x, wall "
+                     f"{wall / base_wall:.2f} x, throughput {base_wall / wall:.2f} x;  vs httpx x1: "
+                     f"CPU {cpu / naive_cpu:.2f} x, wall {wall / naive_wall:.2f} x")
+        row = (f"| {args.delay * 1000:g} ms, c {args.concurrency} | {args.items} × {args.repeats} | "
+               + " | ".join(f"{1000 * medians[side][1] / args.items:.2f} ms / {medians[side][0]:.2f} s"
+                            for side in SIDES)
+               + f" | **{cpu / base_cpu:.2f} ×** / {wall / base_wall:.2f} × | "
+               f"{cpu / naive_cpu:.2f} × / {wall / naive_wall:.2f} × |")
+    for side, marks in first.items():
+        lines.append(f"first request ({side}): CPU {statistics.median(m[0] for m in marks):.2f} s "
+                     f"(any), {statistics.median(m[1] for m in marks):.2f} s (first item's)   runs: "
+                     + ", ".join(f"{a:.2f}/{b:.2f}" for a, b in marks))
+    print("\n".join(lines))
+    if args.append is not None:
+        commit = subprocess.run(["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True).stdout.strip()
+        stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        with args.append.open("a") as out:
+            out.write(f"\n<!-- {stamp}, {commit}, {load_before.split('load average:')[-1].strip()} -->\n")
+            if row:
+                out.write(row + "\n")
+            for side, marks in first.items():
+                out.write(f"first request ({side}): {statistics.median(m[0] for m in marks):.2f} s / "
+                          f"{statistics.median(m[1] for m in marks):.2f} s CPU (any / first item's)\n")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import argparse
 import asyncio
 import json
 import threading
+from collections.abc import Callable
 
 _CHAT = json.dumps({
     "id": "mock", "object": "chat.completion", "model": "mock-1", "system_fingerprint": "fp_mock",
@@ -44,6 +45,9 @@ class MockServer:
     def __init__(self, *, delay: float = 0.0, port: int = 0) -> None:
         self.delay = delay
         self.requests = 0
+        # Called with each request's body before it is answered (from the server's thread): a
+        # benchmark reads the client's CPU at its first request there.
+        self.on_request: Callable[[bytes], None] | None = None
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._port = port
@@ -70,7 +74,9 @@ class MockServer:
                 while (header := await reader.readline()) not in (b"\r\n", b""):
                     if header[:15].lower() == b"content-length:":
                         length = int(header[15:])
-                await reader.readexactly(length)
+                body = await reader.readexactly(length)
+                if self.on_request is not None:
+                    self.on_request(body)
                 if self.delay:
                     await asyncio.sleep(self.delay)
                 path = line.split(b" ", 2)[1]

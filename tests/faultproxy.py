@@ -113,6 +113,7 @@ class Recorded:
     body: Any
     headers: dict[str, str]
     fault: str
+    raw: bytes = b""  # the body's bytes as they arrived
 
 
 @dataclass
@@ -220,7 +221,7 @@ class FaultProxy:
                 body: Any = json.loads(raw) if raw else None
             except ValueError:
                 body = raw.decode(errors="replace")
-            self.requests.append(Recorded(method, path, body, headers, fault.kind))
+            self.requests.append(Recorded(method, path, body, headers, fault.kind, raw))
         if faultable:
             self.in_flight += 1
             self.peak_in_flight = max(self.peak_in_flight, self.in_flight)

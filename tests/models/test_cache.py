@@ -79,17 +79,54 @@ async def test_identical_requests_in_flight_share_one_call(tmp_path):
 
 
 def test_keys_made_before_sampling_settings_existed_still_match():
-    # The key of a request that leaves top_p / presence_penalty unset is the key it had before
-    # those fields were added: a user's cache stays warm across the upgrade.
+    # The old key of a request that leaves top_p / presence_penalty unset is the key it had
+    # before those fields were added: such a cache is still read (next test).
     import hashlib
     import json
 
-    from convoscope.models._cache import cache_key
+    from convoscope.models._cache import legacy_cache_key
 
     request = GenerateRequest(prompt="a", temperature=0.3)
     old = request.model_dump(mode="json", exclude={"top_p", "presence_penalty"})
     payload = json.dumps({"model": "m", "request": old}, sort_keys=True, ensure_ascii=False)
-    assert cache_key("m", request) == hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    assert legacy_cache_key("m", request) == hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+@pytest.mark.parametrize("prefetched", [False, True])
+async def test_a_cache_written_with_the_old_keys_still_answers(tmp_path, prefetched):
+    # Keys are now cut from the request's one serialisation; a cache file written before holds
+    # the old keys, and an upgrade must not pay for its answers again.
+    import sqlite3
+
+    from convoscope.models._cache import legacy_cache_key
+
+    request = GenerateRequest(prompt="kept", temperature=0.3)
+    ResponseCache(tmp_path / "c.db").close()
+    with sqlite3.connect(tmp_path / "c.db") as connection:
+        connection.execute("insert into responses (key, model, generation) values (?, ?, ?)",
+                           (legacy_cache_key("fake:counter", request), "fake:counter",
+                            Generation(text="stored before", model="fake:counter").model_dump_json()))
+    inner = FakeCountingModel()
+    model = CachedModel(inner, ResponseCache(tmp_path / "c.db"))
+    if prefetched:
+        model.prefetch([request])
+    result = await model.generate(request)
+    assert (result.text, result.cached, inner.calls) == ("stored before", True, 0)
+    await model.aclose()
+    model.cache.close()
+
+
+def test_a_cache_with_only_new_keys_never_asks_for_old_ones(tmp_path, monkeypatch):
+    # The old key costs a second serialisation of the request: only caches that hold old keys pay it.
+    import convoscope.models._cache as cache_module
+
+    with ResponseCache(tmp_path / "c.db") as cache:
+        cache.put(cache_module.cache_key("m", GenerateRequest(prompt="a")), generation(1))
+    monkeypatch.setattr(cache_module, "legacy_cache_key", lambda *_: pytest.fail("old key computed"))
+    model = CachedModel(FakeCountingModel(), ResponseCache(tmp_path / "c.db"))
+    model.prefetch([GenerateRequest(prompt="b")])
+    asyncio.run(model.generate(GenerateRequest(prompt="c")))
+    model.cache.close()
 
 
 def generation(number):

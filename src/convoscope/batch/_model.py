@@ -41,7 +41,7 @@ from convoscope.batch._api import (
 )
 from convoscope.batch._gather import RECORD_EVERY, Gathering
 from convoscope.models._base import GenerateRequest, Generation, ModelError
-from convoscope.models._cache import cache_key
+from convoscope.models._cache import cache_key, legacy_cache_key
 from convoscope.models._capabilities import Capabilities
 from convoscope.models._keys import redact_url
 from convoscope.store._batches import ENDED_STATES, OPEN_STATES, BatchJob, BatchLedger
@@ -111,6 +111,8 @@ class BatchModel:
         await self.collect()
         key = cache_key(self.name, request)
         known = await asyncio.to_thread(self.ledger.lookup, key)
+        if known is None:  # deferred before keys were cut from the request's one serialisation
+            known = await asyncio.to_thread(self.ledger.lookup, legacy_cache_key(self.name, request))
         if known is not None and known.state == "answered" and known.answer:
             return Generation.model_validate_json(known.answer)
         if known is not None and known.state == "batched":

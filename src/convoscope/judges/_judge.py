@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import time
@@ -82,11 +83,19 @@ class RubricJudge:
 
     def task_key(self, item: Item, criterion: Criterion, request: GenerateRequest | None = None) -> str:
         """Equal exactly when the model would be asked the same thing: a hash of the rendered
-        request (messages or prompt, schema, sampling settings) and the model's identity."""
+        request (messages or prompt, schema, sampling settings; its one serialisation, which
+        the cache key hashes and the body is cut from) and the model's identity."""
         rendered = request if request is not None else self.request(item, criterion)
-        asked = hashlib.sha256(rendered.model_dump_json().encode()).hexdigest()
-        return _digest({"judge": self.identity(), "model": self.model.name, "request": asked,
-                        "item_id": item.id, "criterion": criterion.name})
+        asked = hashlib.sha256(rendered.wire).hexdigest()
+        # The text _digest would hash for {"judge", "model", "request", "item_id", "criterion"},
+        # with the judge's part (the same for every task) serialised once per judge.
+        text = (f'{{"criterion": {_json(criterion.name)}, "item_id": {_json(item.id)}, '
+                f'{self._key_middle}"request": "{asked}"}}')
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    @functools.cached_property
+    def _key_middle(self) -> str:
+        return f'"judge": {_json(self.identity())}, "model": {_json(self.model.name)}, '
 
     async def __call__(self, item: Item, criterion: Criterion, *,
                        request: GenerateRequest | None = None) -> Verdict:
@@ -182,4 +191,8 @@ def judge_key(judge: Judge, item: Item, criterion: Criterion) -> str:
 
 
 def _digest(payload: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    return hashlib.sha256(_json(payload).encode()).hexdigest()
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)

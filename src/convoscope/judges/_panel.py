@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -54,6 +53,8 @@ def pool_values(
         return tied[0] if ties == "low" else tied[-1]
     if not criterion.scale.is_numeric():
         raise ConfigError(f"'{rule}' pooling needs a numeric scale; {criterion.name} has labels")
+    import statistics  # here: its import (fractions, decimal) is a share of every judge's start-up
+
     numbers = [float(value) for value in values]
     return statistics.fmean(numbers) if rule == "mean" else float(statistics.median(numbers))
 

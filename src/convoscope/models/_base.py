@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import cached_property
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -39,6 +41,18 @@ class GenerateRequest(BaseModel):
     stop: tuple[str, ...] = ()
     next_token_candidates: tuple[str, ...] = ()
     seed: int | None = 0
+
+    @cached_property
+    def wire(self) -> bytes:
+        """The request serialised once (pydantic's JSON of every field, as ``model_dump_json``):
+        its task key and its cache key hash these bytes, and the chat body sent is cut from them
+        (``models/_openai.py``), so a request is serialised once however many keys it has."""
+        return self.__pydantic_serializer__.to_json(self)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> GenerateRequest:
+        copy = super().model_copy(update=update, deep=deep)
+        copy.__dict__.pop("wire", None)  # a changed copy is serialised anew, never with the old bytes
+        return copy
 
     def sampling(self) -> dict[str, float]:
         """The optional sampling settings that are set, by their OpenAI / llama.cpp names."""

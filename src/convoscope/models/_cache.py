@@ -1,8 +1,11 @@
 """A persistent response cache, so a re-run (or a resumed run) makes no model call it made before.
 
 The key is a hash of the model's identity and the whole request (messages or prompt, schema,
-sampling settings, seed, candidates): everything that can change the output. Only successful
-generations are stored. One SQLite file, written by one thread in grouped commits.
+sampling settings, seed, candidates): everything that can change the output, hashed from the bytes
+the request is serialised to once (``GenerateRequest.wire``, which its task key hashes and its body
+is cut from). Keys are ``v2:`` and a SHA-256; a cache written before them (plain SHA-256 of another
+serialisation) is still read: on a miss the old key is asked too, only in such a cache. Only
+successful generations are stored. One SQLite file, written by one thread in grouped commits.
 """
 
 from __future__ import annotations
@@ -15,12 +18,15 @@ import queue
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from convoscope._gather import LINGER_S, gather
 from convoscope.errors import LocatedError
 from convoscope.models._base import GenerateRequest, Generation, Model
 
+_ATTACHED = "convoscope_cache"  # the cache's name in a verdict store's connection (write_into)
 _SCHEMA = """
 create table if not exists responses (
     key text primary key,
@@ -30,7 +36,16 @@ create table if not exists responses (
 )"""
 
 
+KEY_PREFIX = "v2:"
+
+
 def cache_key(model_name: str, request: GenerateRequest) -> str:
+    """The request's key: a hash of the model's name and the request's one serialisation."""
+    return KEY_PREFIX + hashlib.sha256(model_name.encode() + b"\n" + request.wire).hexdigest()
+
+
+def legacy_cache_key(model_name: str, request: GenerateRequest) -> str:
+    """The key caches written before ``v2:`` keys used (a second serialisation of the request)."""
     # Optional settings left unset are left out, so keys made before they existed still match.
     unset = {name for name in ("top_p", "presence_penalty") if getattr(request, name) is None}
     payload = json.dumps({"model": model_name, "request": request.model_dump(mode="json", exclude=unset)},
@@ -55,7 +70,11 @@ class ResponseCache:
         self._batch = batch
         self._read_lock = threading.Lock()
         self._reader = self._connect()
+        # Rows keyed the old way (hex only, so below "v"): look their keys up too on a miss.
+        self.legacy = self._reader.execute("select 1 from responses where key < 'v' limit 1").fetchone() \
+            is not None
         self._pending: dict[str, Generation] = {}
+        self._joined: Callable[[str, Generation], None] | None = None
         self._gathered: list[tuple[str, Generation]] = []
         self._gather_lock = threading.Lock()
         self._scheduled: asyncio.TimerHandle | None = None
@@ -102,12 +121,44 @@ class ResponseCache:
                 found.update((key, Generation.model_validate_json(data)) for key, data in rows)
         return found
 
+    def join(self, sink: Callable[[str, Generation], None]) -> None:
+        """Hand what is put to ``sink`` instead of this cache's writer thread, until :meth:`leave`:
+        a run's verdict writer, which commits the rows with the verdicts they became, in one
+        transaction (:meth:`write_into`, :meth:`committed`), so a verdict costs one durable write."""
+        self._joined = sink
+
+    def leave(self) -> None:
+        self._joined = None
+
+    def write_into(self, connection: Any, rows: list[tuple[str, Generation]]) -> None:
+        """Write ``rows`` in the caller's transaction on another SQLite database (a SQLAlchemy
+        connection to the verdict store), with this cache's file attached to it. Call it before
+        anything else in the transaction: a file cannot be attached within one."""
+        attached = {row[1] for row in connection.exec_driver_sql("pragma database_list")}
+        if _ATTACHED not in attached:
+            connection.exec_driver_sql(f"attach database ? as {_ATTACHED}", (str(self.path),))
+            connection.exec_driver_sql(f"pragma {_ATTACHED}.synchronous=normal")  # as the cache's own
+        connection.exec_driver_sql(
+            f"insert or replace into {_ATTACHED}.responses (key, model, generation) values (?, ?, ?)",
+            [(key, generation.model, generation.model_dump_json()) for key, generation in rows])
+
+    def committed(self, rows: list[tuple[str, Generation]]) -> None:
+        """Rows another writer committed: read from the file from now on."""
+        self.commits += 1
+        for key, generation in rows:
+            if self._pending.get(key) is generation:
+                self._pending.pop(key, None)
+
     def put(self, key: str, generation: Generation) -> None:
         """Store a generation. Readable at once; on the event loop, puts made within a few
         milliseconds reach the writer thread together (one wake-up, not one per answer)."""
         if self._closed:
             raise RuntimeError(f"the response cache {self.path} is closed")
         self._pending[key] = generation
+        joined = self._joined
+        if joined is not None:
+            joined(key, generation)
+            return
         with self._gather_lock:
             self._gathered.append((key, generation))
             full = len(self._gathered) >= 64
@@ -212,6 +263,10 @@ class CachedModel:
         :meth:`generate`, so the event loop neither hashes a request nor reads the cache file."""
         keys = [cache_key(self.inner.name, request) for request in requests]
         found = self.cache.get_many(keys)
+        if self.cache.legacy:
+            old = {legacy_cache_key(self.inner.name, request): key
+                   for request, key in zip(requests, keys, strict=True) if key not in found}
+            found.update((old[key], generation) for key, generation in self.cache.get_many(list(old)).items())
         self._prefetched.update((id(request), (key, found.get(key)))
                                 for request, key in zip(requests, keys, strict=True))
 
@@ -223,6 +278,8 @@ class CachedModel:
         else:
             key = cache_key(self.inner.name, request)
             stored = self.cache.get(key)
+            if stored is None and self.cache.legacy:
+                stored = self.cache.get(legacy_cache_key(self.inner.name, request))
         if stored is not None:
             return stored.model_copy(update={"cached": True, "latency_s": 0.0})
         pending = self._in_flight.get(key)

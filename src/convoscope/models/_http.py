@@ -38,6 +38,9 @@ _FAILED = (httpcore.NetworkError, httpcore.ProtocolError, httpcore.UnsupportedPr
            httpcore.ProxyError, httpcore.ConnectionNotAvailable)
 
 
+_JSON_TYPE = {"Content-Type": "application/json"}
+
+
 class SendTimeout(Exception):
     """No answer (or no connection) within the timeout."""
 
@@ -112,11 +115,13 @@ class CoreSender:
     def tls_contexts(self) -> list[ssl.SSLContext | None]:
         return [pool._ssl_context for pool in self._pools]
 
-    async def post(self, path: str, body: Any) -> Reply:
+    async def post(self, path: str, body: Any, content: bytes | None = None) -> Reply:
+        """POST ``body`` as JSON (``content``: its bytes, when the caller has them already)."""
         pool = self._pools[next(self._turn) % POOL_SHARDS]
         try:
             response = await pool.request("POST", self._base + path, headers=self._headers,
-                                          content=encode(body), extensions=self._extensions)
+                                          content=encode(body) if content is None else content,
+                                          extensions=self._extensions)
         except httpcore.TimeoutException as error:
             raise SendTimeout(type(error).__name__) from None
         except _FAILED as error:
@@ -144,10 +149,13 @@ class HttpxSender:
     def tls_contexts(self) -> list[ssl.SSLContext]:
         return [client._transport._pool._ssl_context for client in self._clients]  # type: ignore[attr-defined]
 
-    async def post(self, path: str, body: Any) -> Reply:
+    async def post(self, path: str, body: Any, content: bytes | None = None) -> Reply:
         client = self._clients[next(self._turn) % POOL_SHARDS]
         try:
-            response = await client.post(path, json=body)
+            if content is None:
+                response = await client.post(path, json=body)
+            else:
+                response = await client.post(path, content=content, headers=_JSON_TYPE)
         except httpx.TimeoutException as error:
             raise SendTimeout(type(error).__name__) from None
         except httpx.RequestError as error:

@@ -32,7 +32,15 @@ from convoscope.models._capabilities import (
     response_format,
     structured_form,
 )
-from convoscope.models._http import CoreSender, HttpxSender, SendFailed, SendTimeout, proxied, tls_context
+from convoscope.models._http import (
+    CoreSender,
+    HttpxSender,
+    SendFailed,
+    SendTimeout,
+    encode,
+    proxied,
+    tls_context,
+)
 from convoscope.models._keys import redact_url, resolve_api_key
 from convoscope.models._limits import AdaptiveLimit, RateBudget, estimated_tokens
 from convoscope.models._retry import (
@@ -118,8 +126,10 @@ class OpenAIModel:
         await self._discover()
         await self._refuse_over_long(request)
         if request.messages is not None:
-            body = self._chat_body(request, await self.probe.get())
-            data = await self._request("/chat/completions", body, "chat")
+            capabilities = await self.probe.get()
+            body = self._chat_body(request, capabilities)
+            data = await self._request("/chat/completions", body, "chat",
+                                       chat_content(body, request, capabilities))
         else:
             body, data = await self._completion(request)
         return self._generation(data, request, body, time.perf_counter() - started)
@@ -142,7 +152,7 @@ class OpenAIModel:
     # -- one call ---------------------------------------------------------------------------
 
     async def _send(self, path: str, body: dict[str, Any], kind: Kind, policy: RetryPolicy,
-                    probing: str | None = None) -> dict[str, Any]:
+                    probing: str | None = None, content: bytes | None = None) -> dict[str, Any]:
         """Attempts within ``policy``; raises TransientError / TimeoutError / _Refused at the end."""
         text = body.get("prompt") if "prompt" in body else body.get("messages")
         tokens = 0
@@ -155,14 +165,14 @@ class OpenAIModel:
             await self._budget.spend(tokens)
             async with self._limit.slot() as sent_at:
                 clock.start()
-                return await self._attempt(path, body, kind, sent_at, probing)
+                return await self._attempt(path, body, kind, sent_at, probing, content)
 
         return await call_with_retries(attempt, policy, clock_starts_in_attempt=True)
 
     async def _attempt(self, path: str, body: dict[str, Any], kind: Kind, sent_at: float,
-                       probing: str | None) -> dict[str, Any]:
+                       probing: str | None, content: bytes | None = None) -> dict[str, Any]:
         try:
-            reply = await self._sender.post(path, body)
+            reply = await self._sender.post(path, body, content)
         except SendTimeout as error:
             # A server too slow to answer in time is congested, as one that says 429: fewer
             # requests at once (a llama.cpp server keeps computing the abandoned ones).
@@ -188,10 +198,12 @@ class OpenAIModel:
                                  retry_after=retry_after_seconds(reply.headers))
         raise _Refused(status, reply.text)
 
-    async def _request(self, path: str, body: dict[str, Any], kind: Kind) -> dict[str, Any]:
-        """One call within the policy; every failure becomes a ModelError naming the endpoint."""
+    async def _request(self, path: str, body: dict[str, Any], kind: Kind,
+                       content: bytes | None = None) -> dict[str, Any]:
+        """One call within the policy; every failure becomes a ModelError naming the endpoint.
+        ``content``: ``body`` already encoded (a chat body cut from the request's serialisation)."""
         try:
-            return await self._send(path, body, kind, self._policy)
+            return await self._send(path, body, kind, self._policy, content=content)
         except TransientError as error:
             if error.no_connection:
                 raise self._unreachable(error) from None
@@ -307,7 +319,8 @@ class OpenAIModel:
 
     def _chat_body(self, request: GenerateRequest, capabilities: Capabilities) -> dict[str, Any]:
         body: dict[str, Any] = {
-            "model": self.model, "messages": [m.model_dump() for m in request.messages or ()],
+            "model": self.model,
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages or ()],
             "max_tokens": request.max_tokens, "temperature": request.temperature, **request.sampling()}
         if request.seed is not None:
             body["seed"] = request.seed
@@ -367,6 +380,29 @@ class OpenAIModel:
     async def aclose(self) -> None:
         await self._sender.aclose()
         await self._client.aclose()
+
+
+# Stand-ins for the parts of a chat body cut from the request's serialisation (a NUL cannot occur
+# unescaped in JSON, so their encoded forms occur nowhere else in a body).
+_MESSAGES_HOLE, _SCHEMA_HOLE = "\x00messages\x00", "\x00schema\x00"
+_ENCODED_HOLES = (encode(_MESSAGES_HOLE), encode(_SCHEMA_HOLE))
+
+
+def chat_content(body: dict[str, Any], request: GenerateRequest, capabilities: Capabilities) -> bytes:
+    """The bytes of ``body`` (a chat body of ``request``), with its messages and schema, nearly all
+    of its size, cut from ``request.wire`` instead of serialised again. In that JSON of every field
+    in order (messages, prompt, json_schema, max_tokens, ...) no string holds an unescaped quote,
+    so ``,"prompt":`` first closes the messages and the last ``,"max_tokens":`` closes the schema."""
+    wire = request.wire
+    shell = {**body, "messages": _MESSAGES_HOLE}
+    if "response_format" in body:
+        shell["response_format"] = response_format(capabilities.structured, _SCHEMA_HOLE)  # type: ignore[arg-type]
+    messages = wire[len(b'{"messages":'):wire.index(b',"prompt":')]
+    content = encode(shell).replace(_ENCODED_HOLES[0], messages, 1)
+    if "response_format" in body:
+        start = wire.index(b',"json_schema":') + len(b',"json_schema":')
+        content = content.replace(_ENCODED_HOLES[1], wire[start:wire.rindex(b',"max_tokens":')], 1)
+    return content
 
 
 class _Refused(Exception):

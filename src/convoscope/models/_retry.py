@@ -14,15 +14,10 @@ import email.utils
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from tenacity import (
-    AsyncRetrying,
-    RetryCallState,
-    retry_if_exception_type,
-    stop_after_attempt,
-    wait_random_exponential,
-)
+if TYPE_CHECKING:  # tenacity is imported on the first retry: most runs never retry (start-up CPU)
+    from tenacity import RetryCallState
 
 T = TypeVar("T")
 
@@ -89,6 +84,8 @@ def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None)
 
 
 def _wait(policy: RetryPolicy) -> Callable[[RetryCallState], float]:
+    from tenacity import wait_random_exponential
+
     backoff = wait_random_exponential(multiplier=policy.backoff_s, max=policy.max_backoff_s)  # full jitter
 
     def wait(state: RetryCallState) -> float:
@@ -151,6 +148,8 @@ async def call_with_retries(attempt: Callable[..., Awaitable[T]], policy: RetryP
             return await (attempt(clock) if clock_starts_in_attempt else attempt())
         except TransientError as error:
             failed: TransientError | None = error
+        from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
+
         attempts = stop_after_attempt(policy.max_retries + 1)
         retrying = AsyncRetrying(stop=lambda state: attempts(state) or past_deadline(state),
                                  wait=_wait(policy), retry=retry_if_exception_type(TransientError),

@@ -117,6 +117,8 @@ async def judge_here(items: Any, criteria: Sequence[Criterion], judge: Any, stor
     owned = not isinstance(store, Store)
     opened = store if isinstance(store, Store) else Store(store if store is not None else DEFAULT_STORE)
     cache = _open_cache(opened, options.cache_path)
+    if cache is not None and opened.engine.url.get_backend_name() == "sqlite":
+        opened.response_cache = cache  # one transaction for a verdict and its answer (store/_writer.py)
     try:
         model_options = options.model_options(extra)
         if model_options.get("batch"):
@@ -139,6 +141,8 @@ async def judge_here(items: Any, criteria: Sequence[Criterion], judge: Any, stor
             for model in models:
                 await model.aclose()
     finally:
+        if opened.response_cache is cache:
+            opened.response_cache = None
         if cache is not None:
             await asyncio.to_thread(cache.close)
         if owned:

@@ -46,6 +46,9 @@ class Store:
         """``create=False``: a reader's open. A SQLite file that does not exist is an error
         naming its path, never a new empty store (that would only say "nothing here")."""
         self.url = store_url(target)
+        # A response cache whose answers this store's run writers commit with the verdicts, in
+        # one transaction (a SQLite store only: the cache's file is attached to its connection).
+        self.response_cache: Any = None
         if not create:
             _check_exists(self.url)
         self.engine = _engine(self.url)

@@ -22,9 +22,9 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import sqlalchemy as sa
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from convoscope._gather import LINGER_S, gather
 from convoscope.judges import Verdict
@@ -54,7 +54,15 @@ class _Found:
     members: list[Verdict] = field(default_factory=list)
 
 
-_Entry = _Judged | _Finished | _Found
+@dataclass(frozen=True)
+class _Answer:
+    """A model's answer for the response cache, committed with the verdicts."""
+
+    key: str
+    generation: Any
+
+
+_Entry = _Judged | _Finished | _Found | _Answer
 
 
 class VerdictWriter:
@@ -76,6 +84,11 @@ class VerdictWriter:
         self._closed = False
         self._thread = threading.Thread(target=self._loop, name=f"verdict-writer:{run_id}", daemon=True)
         self._thread.start()
+        # The store's response cache (a SQLite store's, see Store.response_cache): its answers are
+        # committed here, in the transaction of the verdicts, not by a second writer.
+        self._cache = store.response_cache
+        if self._cache is not None:
+            self._cache.join(lambda key, generation: self._hand(_Answer(key, generation)))
 
     # -- handing over (event loop side) -----------------------------------------------------
 
@@ -130,6 +143,8 @@ class VerdictWriter:
             self._closed = True
             self._queue.put(None)
             self._thread.join()
+            if self._cache is not None:
+                self._cache.leave()
         self._raise_if_failed()
 
     def _raise_if_failed(self) -> None:
@@ -157,20 +172,27 @@ class VerdictWriter:
                 return
 
     def _commit(self, entries: list[_Entry]) -> None:
+        from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+
         rows = [row for entry in entries if isinstance(entry, _Judged) for row in entry.rows]
         finished = [entry for entry in entries if isinstance(entry, _Finished)]
-        if not rows and not finished:
+        answers = [(entry.key, entry.generation) for entry in entries if isinstance(entry, _Answer)]
+        if not rows and not finished and not answers:
             return
         for attempt in Retrying(retry=retry_if_exception_type(sa.exc.OperationalError),
                                 stop=stop_after_attempt(5), wait=wait_exponential(0.2, max=5),
                                 reraise=True):
             with attempt, self.store.engine.begin() as connection:
+                if answers:  # first: the cache's file is attached outside a transaction
+                    self._cache.write_into(connection, answers)
                 if rows:
                     self.store.write(connection, rows, run_id=self.run_id, supersede=self.supersede)
                 for entry in finished:
                     finish_chunk(connection, self.run_id, entry.chunk, entry.outcome)
         self._committed = time.monotonic()
         self.commits += 1
+        if answers:
+            self._cache.committed(answers)
 
     def _pass_on(self, entries: list[_Entry]) -> None:
         if self.on_commit is None:
