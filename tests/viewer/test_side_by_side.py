@@ -283,6 +283,8 @@ def test_the_screenshot_script_archives_the_examples_runs_as_they_are(tmp_path):
     in_order = [item.id for item in cs.read_items(example / "items.jsonl")]
     assert [item for item, _ in _pairs(rest)] == in_order[50:]
     assert "How much would the user like this chatbot turn?" in unescape(page)  # prompt A's wording, diffed
+    # Each run's prompt, rendered again from its archive, hashes to the task key the judge gave it.
+    assert "prompt difference: unknown" not in page and "prompt difference (" in page
 
 
 def test_two_verdict_files_of_judge_runs_are_runs_side_by_side_and_peoples_are_not():

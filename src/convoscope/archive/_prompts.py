@@ -6,16 +6,18 @@ a function of the criterion, the item and what its spec records (mode, persona, 
 it can be rendered again without the model; it is used only when it hashes to the verdict's task
 key, so what is shown or archived is exactly what was sent. This is the one place that rebuilds
 prompts: ``export-run --prompts``, ``compare`` and ``view`` all read them through
-:class:`PromptBook`.
+:class:`PromptBook`, and ``compare`` (per flip) and ``view`` (per item) diff two runs' prompts
+with :func:`prompt_between`.
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 
@@ -91,6 +93,43 @@ class PromptBook:
 
     def text(self, key: str | None, item_id: str, criterion: str) -> str | None:
         return self.find(key, item_id, criterion)[0]
+
+
+def prompt_diff(text_a: str, text_b: str) -> tuple[str, ...]:
+    """The unified diff of two prompts, A → B (empty when they are the same)."""
+    return tuple(difflib.unified_diff(text_a.splitlines(), text_b.splitlines(), "A", "B", lineterm="", n=2))
+
+
+class PromptDifference(NamedTuple):
+    """How the prompts two runs sent for one item differ: ``lines``, a unified diff A → B of
+    prompts checked against the task keys; ``same``, known to be the same (checked prompts, or one
+    task key); ``note``, what is known when there is no diff."""
+
+    lines: tuple[str, ...] = ()
+    note: str = ""
+    same: bool = False
+
+
+def prompt_between(item_id: str, criterion: str, key_a: str | None, key_b: str | None,
+                   book_a: PromptBook, book_b: PromptBook) -> PromptDifference:
+    """The difference of the prompts runs A and B sent for ``item_id`` on ``criterion``: a diff
+    only of prompts checked against the task keys ``key_a`` and ``key_b``, else why there is none."""
+    text_a, why_a = book_a.find(key_a, item_id, criterion)
+    text_b, why_b = book_b.find(key_b, item_id, criterion)
+    if text_a is not None and text_b is not None:
+        difference = prompt_diff(text_a, text_b)
+        if difference:
+            return PromptDifference(difference)
+        return PromptDifference(note="the same prompt in both runs", same=True)
+    missing = "; ".join(f"{side}: {why}" for side, text, why in (("A", text_a, why_a), ("B", text_b, why_b))
+                        if text is None)
+    if key_a and key_b:
+        if key_a == key_b:
+            return PromptDifference(note="the same task key in both runs: the same prompt to the same judge",
+                                    same=True)
+        return PromptDifference(note=f"prompts or judges differ (task keys A {key_a[:12]}, B {key_b[:12]}); "
+                                f"the prompts themselves are not at hand ({missing})")
+    return PromptDifference(note=f"the prompts are not known ({missing})")
 
 
 def prompt_lines(store: Any, run_id: str, spec: dict[str, Any], items: Path, criteria_file: Path,

@@ -7,60 +7,22 @@ read, with the judge its spec records (:class:`convoscope.archive._prompts.Promp
 rendered again is used only when it hashes to the verdict's task key, so what is shown is exactly
 what was sent. Otherwise what is known is said: the two task keys, and why each prompt is missing.
 
-:func:`prompt_between` is the one answer per item: ``compare`` puts it on each flip, and
-``view``'s side-by-side page on every item it lists.
+:func:`convoscope.archive._prompts.prompt_between` is the one answer per item: ``compare`` puts
+it on each flip, and ``view``'s side-by-side page on every item it lists.
 """
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-from convoscope.archive._prompts import PromptBook
+from convoscope.archive._prompts import PromptBook, prompt_between
 
 if TYPE_CHECKING:
     from convoscope.comparison._compare import CriterionChange, Flip
     from convoscope.comparison._stream import Source
-
-
-def prompt_diff(text_a: str, text_b: str) -> tuple[str, ...]:
-    """The unified diff of two prompts, A → B (empty when they are the same)."""
-    return tuple(difflib.unified_diff(text_a.splitlines(), text_b.splitlines(), "A", "B", lineterm="", n=2))
-
-
-class PromptDifference(NamedTuple):
-    """How the prompts two runs sent for one item differ: ``lines``, a unified diff A → B of
-    prompts checked against the task keys; ``same``, known to be the same (checked prompts, or one
-    task key); ``note``, what is known when there is no diff."""
-
-    lines: tuple[str, ...] = ()
-    note: str = ""
-    same: bool = False
-
-
-def prompt_between(item_id: str, criterion: str, key_a: str | None, key_b: str | None,
-                   book_a: PromptBook, book_b: PromptBook) -> PromptDifference:
-    """The difference of the prompts runs A and B sent for ``item_id`` on ``criterion``: a diff
-    only of prompts checked against the task keys ``key_a`` and ``key_b``, else why there is none."""
-    text_a, why_a = book_a.find(key_a, item_id, criterion)
-    text_b, why_b = book_b.find(key_b, item_id, criterion)
-    if text_a is not None and text_b is not None:
-        difference = prompt_diff(text_a, text_b)
-        if difference:
-            return PromptDifference(difference)
-        return PromptDifference(note="the same prompt in both runs", same=True)
-    missing = "; ".join(f"{side}: {why}" for side, text, why in (("A", text_a, why_a), ("B", text_b, why_b))
-                        if text is None)
-    if key_a and key_b:
-        if key_a == key_b:
-            return PromptDifference(note="the same task key in both runs: the same prompt to the same judge",
-                                    same=True)
-        return PromptDifference(note=f"prompts or judges differ (task keys A {key_a[:12]}, B {key_b[:12]}); "
-                                f"the prompts themselves are not at hand ({missing})")
-    return PromptDifference(note=f"the prompts are not known ({missing})")
 
 
 def with_prompts(

@@ -167,20 +167,6 @@ def _final(run_id: str, *columns: Any) -> Any:
     return sa.union_all(asked, own).subquery()
 
 
-def final_keys(opened: Any, run_id: str) -> dict[tuple[str, str], str]:
-    """The task key of each (item_id, criterion) of a stored run's final verdicts: the last one's
-    in the run's order, the verdict a comparison keeps."""
-    import sqlalchemy as sa
-
-    from convoscope.store._schema import verdicts
-
-    union = _final(run_id, verdicts.c.item_id, verdicts.c.criterion, verdicts.c.task_key)
-    query = sa.select(union.c.item_id, union.c.criterion, union.c.task_key).order_by(union.c.first,
-                                                                                     union.c.then)
-    with opened.engine.connect() as connection:
-        return {(item_id, criterion): key for item_id, criterion, key in connection.execute(query)}
-
-
 def _the_rater(opened: Any, run_id: str, rater: str | None) -> str | None:
     """The rater whose verdicts are the run (as :func:`convoscope.comparison.load_side` picks it)."""
     import sqlalchemy as sa

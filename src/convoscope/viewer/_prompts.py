@@ -1,5 +1,5 @@
 """The prompt difference of one item on the side-by-side page, found as ``compare`` finds a
-flip's (:func:`convoscope.comparison._prompts.prompt_between`): from the prompts an archive
+flip's (:func:`convoscope.archive._prompts.prompt_between`): from the prompts an archive
 exported with ``--prompts`` carries, or rendered again from the items and criteria at hand and
 shown only when each prompt hashes to its verdict's task key. Otherwise the page says what is
 known: the two task keys, and why each prompt is missing.
@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections import ChainMap
 from typing import Any
 
-from convoscope.archive._prompts import PromptBook
-from convoscope.comparison._prompts import PromptDifference, prompt_between
+from convoscope.archive._prompts import PromptBook, PromptDifference, prompt_between
 from convoscope.viewer._runs import RunInfo
 from convoscope.viewer._side import Pair
 

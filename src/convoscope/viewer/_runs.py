@@ -55,19 +55,19 @@ class RunInfo:
 
 def store_runs(store: str | Path) -> list[RunInfo]:
     """Every run of ``store``, oldest first (a viewer never creates a store)."""
-    from convoscope.comparison._stream import final_keys
     from convoscope.store import Store
 
     opened = Store(store, create=False)
     try:
         runs = []
         for run_id in opened.run_ids():
-            finals = tuple(opened.iter_verdicts(run_id, members=False))
+            keyed = list(opened.iter_keyed_verdicts(run_id, members=False))
+            finals = tuple(verdict for _, verdict in keyed)
             every = tuple(opened.iter_verdicts(run_id))
             # Without a panel's members both are the same verdicts: keep one copy of each.
             runs.append(RunInfo(run_id, str(store), opened.run_spec(run_id) or {},
                                 finals if len(every) == len(finals) else every, finals,
-                                task_keys=final_keys(opened, run_id)))
+                                task_keys={(v.item_id, v.criterion): key for key, v in keyed}))
         return runs
     finally:
         opened.close()
