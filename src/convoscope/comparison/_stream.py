@@ -103,9 +103,11 @@ def from_store(run_id: str, store: str | Path, rater: str | None) -> Source:
     location = Path(str(store))
     if "://" not in str(store) and not location.is_file():
         raise ConfigError(f"{store}: no such store")
+    from convoscope.archive._export import find_run
+
     opened = Store(store)
     try:
-        run = _one_run(opened, run_id)
+        run = find_run(opened, run_id)
         rater = _the_rater(opened, run, rater)
     except BaseException:
         opened.close()
@@ -138,16 +140,6 @@ def _scratch_store(archive: Any, rater: str | None) -> Source:
 
     source.spec, source.archive, source.close = archive.spec, archive, close_and_remove
     return source
-
-
-def _one_run(opened: Any, run_id: str) -> str:
-    known = opened.run_ids()
-    matches = [known_id for known_id in known if known_id == run_id or known_id.startswith(run_id)]
-    if len(matches) != 1:
-        what = "no run" if not matches else f"{len(matches)} runs"
-        listed = ", ".join(known[:8]) or "none"
-        raise ConfigError(f"{opened.location}: {what} with id {run_id!r} (runs: {listed})")
-    return str(matches[0])
 
 
 def _final(run_id: str, *columns: Any) -> Any:
