@@ -52,15 +52,10 @@ def load_side(
 
 
 def _from_store(run_id: str, store: str | Path) -> RunSide:
-    from convoscope.archive._export import find_run
-    from convoscope.store import Store
+    from convoscope.comparison._stream import open_run
 
-    location = Path(str(store))
-    if "://" not in str(store) and not location.is_file():
-        raise ConfigError(f"{store}: no such store")
-    opened = Store(store)
+    opened, run = open_run(run_id, store)
     try:
-        run = find_run(opened, run_id)
         spec = opened.run_spec(run) or {}
         verdicts = tuple(opened.iter_verdicts(run, members=False))
     finally:
