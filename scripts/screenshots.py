@@ -13,13 +13,11 @@ chromium and playwright (`pip install playwright`; no browser download).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "compare"
@@ -30,23 +28,29 @@ WIDTHS = {1280: 1100, 390: 1500}  # width: the height of the shot (the top of th
 def example_archives(folder: Path) -> list[Path]:
     """The example's two runs as run archives in ``folder`` (through a scratch store)."""
     from convoscope.archive import export_run
-    from convoscope.judges import read_verdicts
+    from convoscope.criteria import load_criteria
+    from convoscope.items import read_items
+    from convoscope.judges import RubricJudge, read_verdicts
     from convoscope.store import Store
 
+    items = {item.id: item for item in read_items(EXAMPLE / "items.jsonl")}
     store_path = folder / "compare.db"
     archives = []
     for name, criteria in RUNS:
         verdicts = read_verdicts(EXAMPLE / f"{name}.jsonl")
         first = verdicts[0]
         run_id = str(first.run_id)
-        model = first.rater.removeprefix("model:").split("[")[0]
-        spec = {"judge": {"kind": "rubric", "model": model, "mode": "completion", "persona": None},
-                "criteria": sorted({verdict.criterion for verdict in verdicts}), "source": "items.jsonl",
+        # The judge that made the run, for its identity and task keys (its model is not loaded).
+        judge = RubricJudge(_Named(first.rater.removeprefix("model:").split("[")[0]),  # type: ignore[arg-type]
+                            mode="completion")
+        wording = {criterion.name: criterion for criterion in load_criteria(EXAMPLE / criteria)}
+        spec = {"judge": judge.identity(), "criteria": sorted(wording), "source": "items.jsonl",
                 "criteria_file": criteria, "convoscope_version": first.convoscope_version}
         store = Store(store_path)
         try:
             store.start_run(run_id, spec)
-            store.add_many(run_id, [(_key(run_id, verdict), verdict) for verdict in verdicts])
+            store.add_many(run_id, [(judge.task_key(items[v.item_id], wording[v.criterion]), v)
+                                    for v in verdicts])
         finally:
             store.close()
         out = folder / f"{name}.cvs.zip"
@@ -55,9 +59,12 @@ def example_archives(folder: Path) -> list[Path]:
     return archives
 
 
-def _key(run_id: str, verdict: Any) -> str:
-    """A task key of its own per verdict (the real one hashes the request, which the files lack)."""
-    return hashlib.sha256(f"{run_id}\n{verdict.item_id}\n{verdict.criterion}".encode()).hexdigest()
+class _Named:
+    """A model's name only: enough for a judge's identity and the task key of its request, which
+    hashes the rendered prompt (so the viewer can check each prompt it renders again)."""
+
+    def __init__(self, name: str):
+        self.name = name
 
 
 def main(out: Path = ROOT / "docs") -> list[Path]:

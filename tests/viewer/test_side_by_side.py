@@ -8,7 +8,7 @@ from html import unescape
 
 import pytest
 from starlette.testclient import TestClient
-from viewer_runs import FLIPPED, IMAGE, PLAN, QUESTION_A, QUESTION_B, SCRIPT, SVG, make_two_runs
+from viewer_runs import FLIPPED, IMAGE, PLAN, QUESTION_A, QUESTION_B, SCRIPT, SVG, make_two_runs, task_key
 
 import convoscope as cs
 from convoscope.viewer import create_app, load
@@ -27,6 +27,16 @@ def _client(*args, **kwargs):
 
 def _pairs(page: str) -> list[tuple[str, str]]:
     return re.findall(r'<section class="pair[^"]*" data-item="([^"]+)" data-criterion="([^"]+)"', page)
+
+
+def _section(page: str, item: str, criterion: str) -> str:
+    """One item's section of the side-by-side page, unescaped."""
+    found = page[page.index(f'data-item="{item}" data-criterion="{criterion}"'):]
+    return unescape(found[:found.index("</section>")])
+
+
+def _prompts(page: str) -> list[str]:
+    return re.findall(r'<details class="prompt">.*?</details>', page, re.S)
 
 
 def test_the_runs_page_lists_a_stores_runs_and_offers_two_side_by_side(two_runs):
@@ -66,9 +76,14 @@ def test_the_store_and_its_archives_give_the_same_page(two_runs):
     summary = re.compile(r'<table class="summary cards">.*?</table>', re.S)
     assert summary.search(from_store).group(0) == summary.search(from_archives.text).group(0)
     assert _pairs(from_store) == _pairs(from_archives.text)
-    # A store keeps no criteria file per run: both prompts are rendered from the one given, and
-    # the page does not claim they were the same.
-    assert "prompt difference: none known" in from_store and "prompt difference: none<" not in from_store
+    # A store keeps no criteria file per run: run B's prompts, rendered from run A's file, do not
+    # hash to what B asked, so the page does not claim they were the same; given both files, every
+    # prompt checks out and the page shows what the archives show.
+    assert "prompt difference: none" not in _section(from_store, "i2", "overall")
+    assert "prompts or judges differ" in _section(from_store, "i2", "overall")
+    files = [two_runs.criteria_a, two_runs.criteria_b]
+    both = _client(two_runs.store, items=[two_runs.items], criteria_files=files).get("/compare", params=BOTH)
+    assert _prompts(both.text) == _prompts(from_archives.text)
 
 
 def test_a_store_and_its_own_archive_are_one_run_with_the_archives_criteria(two_runs):
@@ -130,6 +145,29 @@ def test_the_prompt_difference_is_the_criterion_wording_each_run_read(two_runs):
     assert re.search(rf'class="add">\+.*{re.escape(QUESTION_B)}', section)
     # The runs' specs differ in what they recorded, and the archives' criteria files in the wording.
     assert "What the runs asked differently" in page and '- "wording": "A"' in unescape(page)
+
+
+def test_a_prompt_rendered_from_a_criteria_file_edited_after_the_run_is_not_shown(two_runs, tmp_path):
+    # Run A from the store, which keeps no criteria file; view is given A's file as it reads after
+    # an edit. The prompt rendered from it is not what run A sent (it does not hash to A's task
+    # key): the page must not show it as A's prompt, and must say why, as `compare` does.
+    edited = tmp_path / "criteria-a.yaml"
+    wording = two_runs.criteria_a.read_text(encoding="utf-8")
+    edited.write_text(wording.replace(QUESTION_A, "EDITED: any good?"), encoding="utf-8")
+    page = _client(two_runs.store, archives=[two_runs.archive_b], criteria_files=[edited]).get(
+        "/compare", params={**BOTH, "criterion": "overall"}).text
+    section = _section(page, "i2", "overall")
+    assert "EDITED" not in section and "prompt difference: unknown" in section
+    key_a = task_key("i2", "overall", two_runs.criteria_a, two_runs.items)
+    key_b = task_key("i2", "overall", two_runs.criteria_b, two_runs.items)
+    assert f"prompts or judges differ (task keys A {key_a[:12]}, B {key_b[:12]})" in section
+    assert "A: no prompt rendered from the items and criteria at hand hashes to its task key" in section
+    # With the file as the run read it, A's prompt checks out and the difference is shown.
+    page = _client(two_runs.store, archives=[two_runs.archive_b], criteria_files=[two_runs.criteria_a]).get(
+        "/compare", params={**BOTH, "criterion": "overall"}).text
+    section = _section(page, "i2", "overall")
+    assert re.search(rf"-.*{re.escape(QUESTION_A)}", section)
+    assert re.search(rf"\+.*{re.escape(QUESTION_B)}", section)
 
 
 def test_a_run_against_itself_sent_the_same_prompts_and_changed_nothing(two_runs):
@@ -245,6 +283,8 @@ def test_the_screenshot_script_archives_the_examples_runs_as_they_are(tmp_path):
     in_order = [item.id for item in cs.read_items(example / "items.jsonl")]
     assert [item for item, _ in _pairs(rest)] == in_order[50:]
     assert "How much would the user like this chatbot turn?" in unescape(page)  # prompt A's wording, diffed
+    # Each run's prompt, rendered again from its archive, hashes to the task key the judge gave it.
+    assert "prompt difference: unknown" not in page and "prompt difference (" in page
 
 
 def test_two_verdict_files_of_judge_runs_are_runs_side_by_side_and_peoples_are_not():

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from convoscope import Item, Turn, Verdict
 from convoscope.archive import export_run
+from convoscope.criteria import load_criteria
 from convoscope.items import write_jsonl
+from convoscope.judges import RubricJudge
 from convoscope.store import Store
 
 SCRIPT = "<script>window.__pwned = 1</script>"
@@ -41,6 +43,12 @@ FLIPPED = {("i1", "overall"), ("i3", "overall"), ("i2", "polite"), ("i6", "polit
 REASONS = {("A", "i1", "overall"): f"too long {SCRIPT}", ("B", "i1", "overall"): f"rambles {IMAGE}"}
 
 
+class NamedModel:
+    """Only a model's name (tests only): the judge's identity and task keys need it; nothing is asked."""
+
+    name = "openai:judge-x"
+
+
 @dataclass(frozen=True)
 class TwoRuns:
     store: Path
@@ -48,6 +56,7 @@ class TwoRuns:
     archive_b: Path
     items: Path
     criteria_a: Path
+    criteria_b: Path
 
 
 def _verdict(side: str, item: str, criterion: str, value: int | None, run_id: str) -> Verdict:
@@ -60,10 +69,13 @@ def _verdict(side: str, item: str, criterion: str, value: int | None, run_id: st
 def make_two_runs(folder: Path) -> TwoRuns:
     """Runs ``run-a`` and ``run-b`` in ``folder/runs.db``, and exported to ``folder/archives/``."""
     items = folder / "items.jsonl"
-    write_jsonl([Item(id=item, system=system, language=language,
-                      context=(Turn(speaker="user", text=f"hello from {item}"),),
-                      response=f"reply {item} {SVG}" if item == "i1" else f"reply {item}")
-                 for item, (system, language, _, _) in PLAN.items()], items)
+    listed = [Item(id=item, system=system, language=language,
+                   context=(Turn(speaker="user", text=f"hello from {item}"),),
+                   response=f"reply {item} {SVG}" if item == "i1" else f"reply {item}")
+              for item, (system, language, _, _) in PLAN.items()]
+    write_jsonl(listed, items)
+    # Each verdict is stored under the task key the judge gives its request, as a run stores it.
+    judge = RubricJudge(NamedModel())  # type: ignore[arg-type]
     store = Store(folder / "runs.db")
     paths = {}
     for index, (side, question) in enumerate((("A", QUESTION_A), ("B", QUESTION_B))):
@@ -71,21 +83,21 @@ def make_two_runs(folder: Path) -> TwoRuns:
         criteria = folder / f"criteria-{side.lower()}.yaml"
         criteria.write_text(CRITERIA.format(question=question), encoding="utf-8")
         paths[side] = criteria
-        store.start_run(run_id, {"judge": {"kind": "rubric", "model": "openai:judge-x", "mode": "chat",
-                                           "persona": None, "max_tokens": 400},
-                                 "criteria": ["overall", "polite"], "source": "items.jsonl",
-                                 "wording": side})
-        rows = [_verdict(side, item, name, values[index], run_id)
-                for item, (_, _, overall, polite) in PLAN.items()
-                for name, values in (("overall", overall), ("polite", polite))]
-        store.add_many(run_id, [(f"{run_id}-{n}", verdict) for n, verdict in enumerate(rows)])
+        store.start_run(run_id, {"judge": judge.identity(), "criteria": ["overall", "polite"],
+                                 "source": "items.jsonl", "wording": side})
+        by_name = {criterion.name: criterion for criterion in load_criteria(criteria)}
+        store.add_many(run_id, [
+            (judge.task_key(item, by_name[name]), _verdict(side, item.id, name, values[index], run_id))
+            for item, (_, _, overall, polite) in zip(listed, PLAN.values(), strict=True)
+            for name, values in (("overall", overall), ("polite", polite))])
     store.close()
     archives = folder / "archives"
     archives.mkdir()
     for side in "AB":
         export_run(f"run-{side.lower()}", folder / "runs.db", archives / f"{side.lower()}.cvs.zip",
                    items=items, criteria_file=paths[side])
-    return TwoRuns(folder / "runs.db", archives / "a.cvs.zip", archives / "b.cvs.zip", items, paths["A"])
+    return TwoRuns(folder / "runs.db", archives / "a.cvs.zip", archives / "b.cvs.zip", items, paths["A"],
+                   paths["B"])
 
 
 def make_card(folder: Path) -> Path:
@@ -103,3 +115,12 @@ def make_card(folder: Path) -> Path:
     path = folder / "card.json"
     path.write_text(json.dumps(card.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
     return path
+
+
+def task_key(item_id: str, criterion: str, criteria_file: Path, items: Path) -> str:
+    """The task key the runs' judge gives ``item_id`` on ``criterion`` worded as in ``criteria_file``."""
+    from convoscope.items import read_items
+
+    item = next(item for item in read_items(items) if item.id == item_id)
+    wording = next(c for c in load_criteria(criteria_file) if c.name == criterion)
+    return RubricJudge(NamedModel()).task_key(item, wording)  # type: ignore[arg-type]

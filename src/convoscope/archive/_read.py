@@ -81,6 +81,16 @@ class RunArchive:
         """The criteria file the run read (YAML), when the archive carries it."""
         return self._text(CRITERIA)
 
+    def criteria(self) -> list[Any]:
+        """The criteria of the file the run read, when the archive carries it (an error in it is
+        named as the archive's member)."""
+        text = self.criteria_text()
+        if text is None:
+            return []
+        from convoscope.criteria._load import _parse_suite
+
+        return list(_parse_suite(text, Path(f"{self.path}:{CRITERIA}")).criteria)
+
     def prompts(self, keys: Iterable[str] | None = None) -> dict[str, str]:
         """The rendered prompts the archive carries (``export-run --prompts``) by task key: those
         of ``keys`` only (read in one pass, so a large archive is not held), or every one."""

@@ -31,8 +31,9 @@ Examples:
               "file (one run, one judge) is a run to put side by side. Repeatable.")
 @click.option("--criteria-file", "criteria_files", multiple=True,
               type=click.Path(exists=True, dir_okay=False),
-              help="Your own criteria (YAML), to name their values (e.g. a binary scale's labels); "
-              "built-in and installed suites are read without it. Repeatable.")
+              help="Your own criteria (YAML), to name their values (e.g. a binary scale's labels) and "
+              "to render the runs' prompts again (each checked against its task key); built-in and "
+              "installed suites are read without it. Repeatable: give each file the runs read.")
 @click.option("--card", "card_paths", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="A judge card's JSON (`convoscope card --out card.json`), shown at /cards. Repeatable.")
 @click.option("--host", default="127.0.0.1", show_default=True,

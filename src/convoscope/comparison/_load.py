@@ -52,38 +52,22 @@ def load_side(
 
 
 def _from_store(run_id: str, store: str | Path) -> RunSide:
-    from convoscope.store import Store
+    from convoscope.comparison._stream import open_run
 
-    location = Path(str(store))
-    if "://" not in str(store) and not location.is_file():
-        raise ConfigError(f"{store}: no such store")
-    opened = Store(store)
+    opened, run = open_run(run_id, store)
     try:
-        known = opened.run_ids()
-        matches = [known_id for known_id in known if known_id == run_id or known_id.startswith(run_id)]
-        if len(matches) != 1:
-            what = "no run" if not matches else f"{len(matches)} runs"
-            raise ConfigError(f"{store}: {what} with id {run_id!r} (runs: {', '.join(known[:8]) or 'none'})")
-        spec = opened.run_spec(matches[0]) or {}
-        verdicts = tuple(opened.iter_verdicts(matches[0], members=False))
+        spec = opened.run_spec(run) or {}
+        verdicts = tuple(opened.iter_verdicts(run, members=False))
     finally:
         opened.close()
-    return RunSide(matches[0], verdicts, spec)
+    return RunSide(run, verdicts, spec)
 
 
 def _one_rater(side: RunSide, rater: str | None) -> RunSide:
-    raters = sorted({verdict.rater for verdict in side.verdicts})
-    if rater is not None:
-        kept = tuple(verdict for verdict in side.verdicts if verdict.rater == rater)
-        if not kept:
-            raise ConfigError(f"{side.label}: no verdict by rater {rater!r} (raters: {', '.join(raters)})")
-        return RunSide(side.label, kept, side.spec)
-    if len(raters) > 1:
-        pooled = [name for name in raters if name.startswith("panel:")]
-        if len(pooled) == 1:  # a panel's --out: its pooled verdicts are the run's
-            return RunSide(side.label, tuple(v for v in side.verdicts if v.rater == pooled[0]), side.spec)
-        raise ConfigError(
-            f"{side.label}: verdicts by {len(raters)} raters ({', '.join(raters[:6])}); "
-            "say which one is the run with --rater-a / --rater-b"
-        )
-    return side
+    """The verdicts of the rater that is the run (as a streamed comparison picks it)."""
+    from convoscope.comparison._stream import pick_rater
+
+    chosen = pick_rater(side.label, sorted({verdict.rater for verdict in side.verdicts}), rater)
+    if chosen is None:
+        return side
+    return RunSide(side.label, tuple(v for v in side.verdicts if v.rater == chosen), side.spec)

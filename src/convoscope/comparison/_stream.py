@@ -96,16 +96,26 @@ def open_source(reference: Any, *, store: str | Path | None, rater: str | None) 
     return from_store(str(reference), store, rater)
 
 
-def from_store(run_id: str, store: str | Path, rater: str | None) -> Source:
-    """A run in a store, streamed in (criterion, item_id) order by the database."""
+def open_run(run_id: str, store: str | Path) -> tuple[Any, str]:
+    """``store`` opened (an existing one: a comparison never creates a store) and the one run id
+    in it equal to ``run_id`` or starting with it; the store is closed again when there is none."""
+    from convoscope.archive._export import find_run
     from convoscope.store import Store
 
-    location = Path(str(store))
-    if "://" not in str(store) and not location.is_file():
+    if "://" not in str(store) and not Path(str(store)).is_file():
         raise ConfigError(f"{store}: no such store")
     opened = Store(store)
     try:
-        run = _one_run(opened, run_id)
+        return opened, find_run(opened, run_id)
+    except BaseException:
+        opened.close()
+        raise
+
+
+def from_store(run_id: str, store: str | Path, rater: str | None) -> Source:
+    """A run in a store, streamed in (criterion, item_id) order by the database."""
+    opened, run = open_run(run_id, store)
+    try:
         rater = _the_rater(opened, run, rater)
     except BaseException:
         opened.close()
@@ -138,16 +148,6 @@ def _scratch_store(archive: Any, rater: str | None) -> Source:
 
     source.spec, source.archive, source.close = archive.spec, archive, close_and_remove
     return source
-
-
-def _one_run(opened: Any, run_id: str) -> str:
-    known = opened.run_ids()
-    matches = [known_id for known_id in known if known_id == run_id or known_id.startswith(run_id)]
-    if len(matches) != 1:
-        what = "no run" if not matches else f"{len(matches)} runs"
-        listed = ", ".join(known[:8]) or "none"
-        raise ConfigError(f"{opened.location}: {what} with id {run_id!r} (runs: {listed})")
-    return str(matches[0])
 
 
 def _final(run_id: str, *columns: Any) -> Any:

@@ -164,23 +164,29 @@ class Store:
         return list(self.iter_verdicts(run_id, members=members))
 
     def iter_verdicts(self, run_id: str | None = None, *, members: bool = True) -> Iterator[Verdict]:
+        for _, verdict in self.iter_keyed_verdicts(run_id, members=members):
+            yield verdict
+
+    def iter_keyed_verdicts(self, run_id: str | None = None, *,
+                            members: bool = True) -> Iterator[tuple[str, Verdict]]:
+        """As :meth:`iter_verdicts`, each verdict with its task key (the hash of what was asked)."""
         if run_id is None:
-            query = sa.select(verdicts.c.data).order_by(verdicts.c.id)
+            query = sa.select(verdicts.c.task_key, verdicts.c.data).order_by(verdicts.c.id)
         else:
-            asked = (sa.select(verdicts.c.data, run_tasks.c.chunk.label("first"),
+            asked = (sa.select(verdicts.c.task_key, verdicts.c.data, run_tasks.c.chunk.label("first"),
                                run_tasks.c.position.label("then"))
                      .join(run_tasks, sa.and_(run_tasks.c.task_key == verdicts.c.task_key,
                                               verdicts.c.scope == SHARED))
                      .where(run_tasks.c.run_id == run_id))
             if not members:
                 asked = asked.where(~run_tasks.c.member)
-            own = sa.select(verdicts.c.data, sa.literal(0).label("first"),
+            own = sa.select(verdicts.c.task_key, verdicts.c.data, sa.literal(0).label("first"),
                             verdicts.c.id.label("then")).where(verdicts.c.scope == run_id)
             union = sa.union_all(asked, own).subquery()
-            query = sa.select(union.c.data).order_by(union.c.first, union.c.then)
+            query = sa.select(union.c.task_key, union.c.data).order_by(union.c.first, union.c.then)
         with self.engine.connect() as connection:
-            for (data,) in connection.execute(query.execution_options(yield_per=1000)):
-                yield Verdict.model_validate_json(data)
+            for key, data in connection.execute(query.execution_options(yield_per=1000)):
+                yield key, Verdict.model_validate_json(data)
 
     def _insert(self, table: sa.Table) -> Any:
         return insert_for(self.engine, table)

@@ -37,6 +37,9 @@ class ViewerData:
     criteria: dict[str, Any] = field(default_factory=dict)  # by name: what their values are called
     run_info: dict[str, RunInfo] = field(default_factory=dict)  # by run id, in the runs' order
     cards: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (file, judge card JSON)
+    # Every criterion the criteria files given hold, each wording of a name (run A's and run B's
+    # files may word one criterion differently): the candidates a prompt is rendered again from.
+    wordings: list[Any] = field(default_factory=list)
 
     def label(self, criterion: str, value: Any) -> str | None:
         """What the criterion calls ``value`` (a binary scale's label, a level's name), or None."""
@@ -106,6 +109,7 @@ def load(store: str | Path | None, *, items: Sequence[str | Path] = (),
     and criteria files (the built-in and installed suites are read for criteria no file names).
     An archive's items and criteria are used for what the files given do not hold; ``cards``
     are judge cards' JSON (``convoscope card --out card.json``)."""
+    from convoscope.criteria import load_criteria
     from convoscope.items import read_items
     from convoscope.viewer._cards import read_card
 
@@ -122,20 +126,20 @@ def load(store: str | Path | None, *, items: Sequence[str | Path] = (),
     for run in runs:  # the files given first, in their order; then what each archive carries
         by_id.update({item_id: item for item_id, item in run.items.items() if item_id not in by_id})
     archived = [criterion for run in runs for criterion in run.criteria.values()]
+    given = [criterion for path in criteria_files for criterion in load_criteria(path)]
     return ViewerData(rows=rows, items={**by_id, **_pairs_of(by_id, rows)}, runs=[run.run_id for run in runs],
-                      sources=sources, criteria=_criteria_of(rows, criteria_files, archived),
+                      sources=sources, criteria=_criteria_of(rows, given, archived),
                       run_info={run.run_id: run for run in runs},
-                      cards=[(str(path), read_card(path)) for path in cards])
+                      cards=[(str(path), read_card(path)) for path in cards], wordings=given)
 
 
-def _criteria_of(rows: Sequence[Row], files: Sequence[str | Path],
-                 archived: Sequence[Any] = ()) -> dict[str, Any]:
-    """The criteria the verdicts name: from the files first, then the archives', then by a name
-    no two suites share."""
-    from convoscope.criteria import get_criterion, load_criteria
+def _criteria_of(rows: Sequence[Row], given: Sequence[Any], archived: Sequence[Any] = ()) -> dict[str, Any]:
+    """The criteria the verdicts name: from the files given first (the last file's wording of a
+    name), then the archives', then by a name no two suites share."""
+    from convoscope.criteria import get_criterion
     from convoscope.errors import ConvoscopeError
 
-    known = {criterion.name: criterion for path in files for criterion in load_criteria(path)}
+    known = {criterion.name: criterion for criterion in given}
     for criterion in archived:
         known.setdefault(criterion.name, criterion)
     for name in dict.fromkeys(row.verdict.criterion for row in rows):

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from convoscope.viewer._data import ViewerData
-from convoscope.viewer._prompts import prompt_difference
+from convoscope.viewer._prompts import prompt_difference, run_book
 from convoscope.viewer._side import (
     SIDE_FILTERS,
     SORTS,
@@ -34,12 +34,18 @@ def run_routes(data: ViewerData) -> list[Any]:
     from convoscope.html import render
 
     compared: dict[tuple[str, str], SideBySide] = {}
+    books: dict[str, Any] = {}  # each run's prompts, by run id
     order = {item_id: index for index, item_id in enumerate(data.items)}
 
     def run_of(run_id: str) -> Any:
         if run_id not in data.run_info:
             raise HTTPException(404, f"no run {run_id!r}")
         return data.run_info[run_id]
+
+    def book_of(run: Any) -> Any:
+        if run.run_id not in books:
+            books[run.run_id] = run_book(run, data.items, [*data.wordings, *data.criteria.values()])
+        return books[run.run_id]
 
     async def runs(request: Request) -> HTMLResponse:
         listed = list(data.run_info.values())
@@ -69,8 +75,7 @@ def run_routes(data: ViewerData) -> list[Any]:
         page = _page(params.get("page", "1"))
         matching = shown.matching(filters, sort, order)
         rows = [{"pair": pair, "item": data.items.get(pair.item_id),
-                 "prompt": prompt_difference(first, second, data.items.get(pair.item_id), pair.criterion,
-                                             data.criteria)}
+                 "prompt": prompt_difference(pair, first, second, book_of(first), book_of(second))}
                 for pair in matching[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]]
         chosen = {"a": first.run_id, "b": second.run_id,
                   **{name: value for name, value in filters.items() if value},

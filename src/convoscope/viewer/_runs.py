@@ -28,6 +28,10 @@ class RunInfo:
     items: dict[str, Any] = field(default_factory=dict)  # an archive's items.jsonl, by id
     criteria: dict[str, Any] = field(default_factory=dict)  # an archive's criteria.yaml, by name
     criteria_text: str | None = None
+    # What the run asked, to check a prompt rendered again against: the task key of each final
+    # verdict by (item_id, criterion), and the prompts an archive exported with --prompts carries.
+    task_keys: dict[tuple[str, str], str] = field(default_factory=dict)
+    prompts: dict[str, str] = field(default_factory=dict)
 
     @property
     def judge(self) -> str:
@@ -57,11 +61,13 @@ def store_runs(store: str | Path) -> list[RunInfo]:
     try:
         runs = []
         for run_id in opened.run_ids():
-            finals = tuple(opened.iter_verdicts(run_id, members=False))
+            keyed = list(opened.iter_keyed_verdicts(run_id, members=False))
+            finals = tuple(verdict for _, verdict in keyed)
             every = tuple(opened.iter_verdicts(run_id))
             # Without a panel's members both are the same verdicts: keep one copy of each.
             runs.append(RunInfo(run_id, str(store), opened.run_spec(run_id) or {},
-                                finals if len(every) == len(finals) else every, finals))
+                                finals if len(every) == len(finals) else every, finals,
+                                task_keys={(v.item_id, v.criterion): key for key, v in keyed}))
         return runs
     finally:
         opened.close()
@@ -74,12 +80,14 @@ def archive_runs(paths: Iterable[str | Path]) -> list[RunInfo]:
     runs = []
     for path in paths:
         archive = read_run_archive(path)
-        items = {item.id: item for item in archive.items() or []}
-        text = archive.criteria_text()
+        rows = list(archive.iter_rows())
+        keys = {(row.verdict.item_id, row.verdict.criterion): row.task_key for row in rows if row.final}
         runs.append(RunInfo(archive.run_id, str(path), dict(archive.spec),
-                            tuple(archive.iter_verdicts(members=True)), tuple(archive.iter_verdicts()),
-                            archive.summary, items,
-                            _criteria(path, text) if text else {}, text))
+                            tuple(row.verdict for row in rows),
+                            tuple(row.verdict for row in rows if row.final), archive.summary,
+                            {item.id: item for item in archive.items() or []},
+                            {criterion.name: criterion for criterion in archive.criteria()},
+                            archive.criteria_text(), keys, archive.prompts()))
     return runs
 
 
@@ -95,22 +103,6 @@ def file_run(path: str | Path) -> RunInfo | list[Verdict]:
         return verdicts
     every = tuple(verdicts)
     return RunInfo(str(run_ids.pop()), str(path), {}, every, every)
-
-
-def _criteria(path: str | Path, text: str) -> dict[str, Any]:
-    """The criteria of an archive's ``criteria.yaml`` (read from a scratch copy: the loader reads files)."""
-    import tempfile
-
-    from convoscope.criteria import load_criteria
-    from convoscope.errors import ConvoscopeError, LocatedError
-
-    with tempfile.TemporaryDirectory() as folder:
-        copy = Path(folder) / "criteria.yaml"
-        copy.write_text(text, encoding="utf-8")
-        try:
-            return {criterion.name: criterion for criterion in load_criteria(copy)}
-        except ConvoscopeError as error:
-            raise LocatedError(path, f"its criteria.yaml cannot be read: {error}") from None
 
 
 def unique(runs: list[RunInfo]) -> list[RunInfo]:
@@ -134,5 +126,7 @@ def unique(runs: list[RunInfo]) -> list[RunInfo]:
         seen[run.run_id] = replace(first, items=first.items or run.items,
                                    criteria=first.criteria or run.criteria,
                                    criteria_text=first.criteria_text or run.criteria_text,
-                                   summary=first.summary or run.summary)
+                                   summary=first.summary or run.summary,
+                                   task_keys=first.task_keys or run.task_keys,
+                                   prompts={**run.prompts, **first.prompts})
     return list(seen.values())
