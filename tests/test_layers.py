@@ -66,3 +66,12 @@ def test_models_never_import_the_store():
     readers = {path.relative_to(PACKAGE).as_posix() for path in (PACKAGE / "models").rglob("*.py")
                if any(name.startswith("convoscope.store") for name in _modules(path))}
     assert not readers
+
+
+def test_the_run_archive_never_imports_what_reads_it():
+    """``compare`` and ``view`` read archives (and share their prompt check, archive/_prompts.py);
+    an archive reads neither. Before, archive/ imported comparison/, which imported archive/."""
+    readers = {path.relative_to(PACKAGE).as_posix() for path in (PACKAGE / "archive").rglob("*.py")
+               if any(name.startswith(("convoscope.comparison", "convoscope.viewer"))
+                      for name in _modules(path))}
+    assert not readers
