@@ -3,6 +3,14 @@
 alpha = 1 - observed disagreement / disagreement expected by chance, both read from the
 coincidence matrix of values paired within items (Krippendorff, "Computing Krippendorff's
 Alpha-Reliability", 2011). Items rated by fewer than two raters contribute no pairs and drop out.
+
+At the interval level no coincidence matrix is needed: both disagreements are sums of squared
+differences, so alpha = 1 - (n - 1) * sum over items of m_u/(m_u - 1) * (spread of its m_u values)
+/ (n * spread of all n pairable values), read from each item's count, sum and sum of squares.
+Continuous ratings (every value distinct) would otherwise make a values x values matrix: 4,000
+values on 1,000 items is 128 MB per matrix, and one per bootstrap resample is out of reach. At the
+ratio level the within-item part is per item too, and the chance part is a quadratic form over the
+distinct values taken in blocks, so its memory stays bounded (its time grows with values squared).
 """
 
 from __future__ import annotations
@@ -12,7 +20,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from convoscope.analysis._validate import item_counts
+from convoscope.analysis._validate import as_array, category_codes, item_counts, missing_mask
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -36,6 +44,8 @@ def krippendorff_alpha(
     """
     if level not in LEVELS:
         raise ValueError(f"krippendorff_alpha: level must be one of {LEVELS}, got {level!r}")
+    if level in ("interval", "ratio"):
+        return _numeric_alpha(matrix, level=level, labels=labels)
     counts, categories = item_counts(matrix, name="krippendorff_alpha", labels=labels)
     numeric = all(isinstance(value, int | float) for value in categories)
     if level in ("interval", "ratio") and not numeric:
@@ -82,3 +92,74 @@ def _distances(level: str, categories: list[Any], per_value: np.ndarray) -> np.n
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = np.where(total != 0, difference / total, 0.0)
     return ratio**2
+
+
+def _numeric_alpha(matrix: Any, *, level: str, labels: Sequence[Any] | None) -> float:
+    """Alpha at the interval or ratio level from per-item sums (no values x values matrix)."""
+    array = as_array(matrix, name="krippendorff_alpha", ndim=2)
+    if array.dtype == object or (labels is not None and not all(
+            isinstance(value, int | float) for value in labels)):
+        raise ValueError(f"krippendorff_alpha: the {level} level needs numeric ratings")
+    if labels is not None:  # only to refuse values outside the labels, as the other levels do
+        category_codes(array, name="krippendorff_alpha", ndim=2, labels=labels)
+    values = array.T[(~missing_mask(array)).sum(axis=0) >= 2]
+    if not len(values):
+        raise ValueError("krippendorff_alpha: no item has ratings from two or more raters")
+    alpha = numeric_alpha_rows(np.ones((1, len(values))), values, level)[0]
+    if np.isnan(alpha):
+        raise ValueError("krippendorff_alpha: every paired rating has the same value, so no "
+                         "disagreement is expected by chance and alpha is undefined")
+    return float(alpha)
+
+
+def numeric_alpha_rows(weights: np.ndarray, values: np.ndarray, level: str) -> np.ndarray:
+    """Alpha (interval or ratio) for every row of ``weights`` (rows x items: how many times each
+    item counts), from ``values`` (items x raters, NaN = not rated, every item pairable).
+    NaN where no disagreement is expected by chance."""
+    present = ~np.isnan(values)
+    per_item = present.sum(axis=1).astype(np.float64)
+    pairable = weights @ per_item
+    if level == "interval":
+        # Centring changes nothing (alpha is shift invariant) and keeps n*T2 - T1**2 from cancelling.
+        centred = np.where(present, values - values[present].mean(), 0.0)
+        item_mean = centred.sum(axis=1) / per_item
+        spread = np.where(present, centred - item_mean[:, None], 0.0)
+        within = per_item * (spread**2).sum(axis=1) / (per_item - 1)
+        chance = pairable * (weights @ (centred**2).sum(axis=1)) - (weights @ centred.sum(axis=1)) ** 2
+    else:
+        within, chance = _ratio_within(values, present), _ratio_chance(weights, values, present)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(chance > 0, 1.0 - (pairable - 1) * (weights @ within) / chance, np.nan)
+
+
+def _ratio_distance(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    total = first + second
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total != 0, (first - second) / total, 0.0) ** 2
+
+
+def _ratio_within(values: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """Per item: the ratio distance summed over ordered pairs of its ratings, over (m_u - 1)."""
+    filled = np.where(present, values, 0.0)
+    both = present[:, :, None] & present[:, None, :]
+    pairs = np.where(both, _ratio_distance(filled[:, :, None], filled[:, None, :]), 0.0)
+    return pairs.sum(axis=(1, 2)) / (present.sum(axis=1) - 1)
+
+
+_BLOCK_BYTES = 32 << 20  # one block of the values x values ratio distances, at most
+
+
+def _ratio_chance(weights: np.ndarray, values: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """Per row: n_c n_k d(c, k) summed over ordered pairs of distinct values (so n - 1 times the
+    expected disagreement), with n_c the row's weighted count of value c; in column blocks."""
+    distinct, codes = np.unique(values[present], return_inverse=True)
+    items = np.nonzero(present)[0]
+    counts = np.zeros((len(weights), len(distinct)))
+    for row in range(len(weights)):
+        counts[row] = np.bincount(codes, weights=weights[row, items], minlength=len(distinct))
+    block = max(1, _BLOCK_BYTES // (8 * len(distinct)))
+    chance = np.zeros(len(weights))
+    for start in range(0, len(distinct), block):
+        distance = _ratio_distance(distinct[:, None], distinct[None, start:start + block])
+        chance += ((counts @ distance) * counts[:, start:start + block]).sum(axis=1)
+    return chance
