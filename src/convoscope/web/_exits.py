@@ -21,8 +21,9 @@ REASONS = {
     "not_qualified": N_("Your answers in the qualification batch did not agree closely enough with the "
                         "reference answers, so this study has no further work for you."),
     # A refused "cannot tell" (qualify's chance check): the batch was too short to judge, not the person.
-    "cannot_tell": N_("Your answers in the qualification batch met the agreement needed, but the batch was "
-                      "too short to tell them apart from guessing, so this study has no further work for you."),
+    "cannot_tell": N_("Your answers in the qualification batch met the agreement needed, but the batch "
+                      "was too short to tell them apart from guessing, so this study has no further work "
+                      "for you."),
     "blocked": N_("Your participation has ended: this link no longer takes answers."),
     "screened_out": N_("From your answers, this study is not the right fit for you."),
     "no_work": N_("There is no work left in this study right now."),
@@ -56,7 +57,8 @@ PLATFORM_NAMES = {"prolific": "Prolific", "mturk": "MTurk"}
 
 def leave_page(message: Callable[..., Response], gettext: Callable[[str], str], leave: Exit, *,
                person: Annotator | None, kind: str, worked: bool, reference: bool,
-               reward: float | None = None, currency: str = "GBP", qualification: str | None = None) -> Response:
+               reward: float | None = None, currency: str = "GBP",
+               qualification: str | None = None) -> Response:
     """The response for a person leaving: ``message`` renders a page, ``gettext`` translates;
     ``reward``: the study's fixed screen-out reward, when campaign.yaml gives it; ``qualification``:
     the outcome of the person's qualification decision, if any."""
