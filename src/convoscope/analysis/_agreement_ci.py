@@ -28,7 +28,13 @@ from convoscope.analysis._agreement import (
     pairwise_cohen_kappa,
 )
 from convoscope.analysis._bootstrap import BootstrapResult, _check_options, _interval
-from convoscope.analysis._krippendorff import LEVELS, Level, krippendorff_alpha, numeric_alpha_rows
+from convoscope.analysis._krippendorff import (
+    LEVELS,
+    Level,
+    krippendorff_alpha,
+    numeric_alpha_rows,
+    ordinal_alpha_rows,
+)
 from convoscope.analysis._validate import as_array, category_codes, check_same_length, missing_mask
 
 
@@ -100,18 +106,20 @@ def _alpha_rows(weights: np.ndarray, patterns: np.ndarray, categories: list[Any]
     return out
 
 
-_COINCIDENCE_BYTES = 1 << 30  # the per-pattern coincidence matrices of one nominal/ordinal interval
+# The per-pattern coincidence matrices of one nominal/ordinal interval; past this the ordinal level
+# uses mid-positions (ordinal_alpha_rows) and the nominal level stops with a message.
+_COINCIDENCE_BYTES = 1 << 30
 
 
 def _check_coincidence_size(n_patterns: int, n_values: int, level: str) -> None:
-    """The nominal and ordinal intervals keep one values x values matrix per rating pattern: say
-    so plainly when that cannot fit (e.g. ordinal on continuous ratings) instead of failing on a
-    request for tens of GiB."""
+    """The nominal interval keeps one values x values matrix per rating pattern: say so plainly
+    when that cannot fit (thousands of distinct labels) instead of failing on a request for tens
+    of GiB."""
     needed = 8 * n_patterns * n_values * n_values
     if needed > _COINCIDENCE_BYTES:
         raise ValueError(f"krippendorff_alpha_ci: {n_values} distinct values in {n_patterns} rating patterns "
                          f"would need {needed / 2**30:.0f} GiB at the {level} level; round the ratings to "
-                         "a scale, or use level='interval' for continuous ratings")
+                         "a scale, or use level='interval' or 'ordinal' for numbers")
 
 
 def _fleiss_rows(weights: np.ndarray, patterns: np.ndarray, size: int) -> np.ndarray:
@@ -160,6 +168,8 @@ def krippendorff_alpha_ci(matrix: Any, *, level: Level = "nominal", labels: Sequ
     if level in ("interval", "ratio"):  # per-item sums: no values x values matrix per resample
         values = np.asarray(categories, dtype=np.float64)[patterns.clip(0)]
         rows = numeric_alpha_rows(draws, np.where(patterns >= 0, values, np.nan), level)
+    elif level == "ordinal" and 8 * len(patterns) * len(categories) ** 2 > _COINCIDENCE_BYTES:
+        rows = ordinal_alpha_rows(draws, patterns, len(categories))  # e.g. continuous ratings
     else:
         _check_coincidence_size(len(patterns), len(categories), level)
         rows = _alpha_rows(draws, patterns, categories, level)

@@ -11,6 +11,8 @@ Continuous ratings (every value distinct) would otherwise make a values x values
 values on 1,000 items is 128 MB per matrix, and one per bootstrap resample is out of reach. At the
 ratio level the within-item part is per item too, and the chance part is a quadratic form over the
 distinct values taken in blocks, so its memory stays bounded (its time grows with values squared).
+Ordinal alpha is interval alpha on each value's mid-position among the pairable ratings
+(:func:`_ordinal_alpha`), which also needs no values x values matrix.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ def krippendorff_alpha(
         raise ValueError(f"krippendorff_alpha: the {level} level needs numeric ratings")
     if level == "ordinal" and not numeric and labels is None:
         raise ValueError("krippendorff_alpha: ordinal text labels need labels=[...] in scale order")
+    if level == "ordinal":
+        return _ordinal_alpha(counts)
     coincidences = _coincidences(counts)
     per_value = coincidences.sum(axis=0)
     total = per_value.sum()
@@ -74,6 +78,58 @@ def _coincidences(counts: np.ndarray) -> np.ndarray:
     counts = counts[paired].astype(np.float64)
     scaled = counts / (per_item[paired] - 1)[:, None]
     return scaled.T @ counts - np.diag(scaled.sum(axis=0))
+
+
+def _ordinal_alpha(counts: np.ndarray) -> float:
+    """Ordinal alpha from the items x values counts, without a values x values matrix: the ordinal
+    distance of c and k is (P_k - P_c)**2, with P_c = (ratings up to and including c) - n_c / 2 the
+    value's mid-position among all pairable ratings, so ordinal alpha is interval alpha on P."""
+    per_item = counts.sum(axis=1)
+    paired = per_item >= 2
+    if not paired.any():
+        raise ValueError("krippendorff_alpha: no item has ratings from two or more raters")
+    counts, per_item = counts[paired].astype(np.float64), per_item[paired].astype(np.float64)
+    per_value = counts.sum(axis=0)
+    total = per_value.sum()
+    position = np.cumsum(per_value) - per_value / 2 - total / 2  # centred: their mean is 0
+    item_mean = counts @ position / per_item
+    spread = (counts * (position[None, :] - item_mean[:, None]) ** 2).sum(axis=1)
+    within = float(np.sum(spread * per_item / (per_item - 1)))
+    chance = float(total * (per_value @ position**2) - (per_value @ position) ** 2)
+    if chance <= 0.0:
+        raise ValueError("krippendorff_alpha: every paired rating has the same value, so no "
+                         "disagreement is expected by chance and alpha is undefined")
+    return 1.0 - (total - 1) * within / chance
+
+
+_ROW_BLOCK_BYTES = 16 << 20  # one block of resamples' positions per rating, at most
+
+
+def ordinal_alpha_rows(weights: np.ndarray, patterns: np.ndarray, size: int) -> np.ndarray:
+    """Ordinal alpha for every row of ``weights`` (rows x patterns) from ``patterns`` (patterns x
+    raters value codes, -1 = not rated, every pattern pairable) and ``size`` values: interval alpha
+    on each row's mid-positions (see :func:`_ordinal_alpha`), in blocks of rows, so memory grows
+    with patterns x raters, not with values squared."""
+    present = patterns >= 0
+    codes = patterns.clip(0)
+    per_item = present.sum(axis=1).astype(np.float64)
+    flat_codes, flat_items = codes[present], np.nonzero(present)[0]
+    block = max(1, _ROW_BLOCK_BYTES // (8 * max(patterns.size, size)))
+    out = np.empty(len(weights))
+    for start in range(0, len(weights), block):
+        rows = weights[start:start + block]
+        per_value = np.stack([np.bincount(flat_codes, weights=row[flat_items], minlength=size)
+                              for row in rows])
+        total = per_value.sum(axis=1)
+        position = np.cumsum(per_value, axis=1) - per_value / 2 - total[:, None] / 2
+        values = np.where(present[None], np.take(position, codes, axis=1), 0.0)
+        item_mean = values.sum(axis=2) / per_item
+        spread = np.where(present[None], values - item_mean[:, :, None], 0.0)
+        within = ((spread**2).sum(axis=2) * per_item / (per_item - 1) * rows).sum(axis=1)
+        chance = total * (per_value * position**2).sum(axis=1) - (per_value * position).sum(axis=1) ** 2
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[start:start + block] = np.where(chance > 0, 1.0 - (total - 1) * within / chance, np.nan)
+    return out
 
 
 def _distances(level: str, categories: list[Any], per_value: np.ndarray) -> np.ndarray:
