@@ -3,9 +3,9 @@
 Observed: at the interval level on ~1,000 items with continuous ratings, every distinct value
 became a category and the interval built a values x values coincidence matrix per resampled
 pattern (119 GiB for 991 items of 5 raters). Interval and ratio alpha now come from per-item sums,
-and ordinal alpha from mid-positions, so the test runs the real size under a 512 MiB address-space
-limit. Values are pinned to the
-``krippendorff`` package, and a reweighted resample to alpha recomputed on the resampled items."""
+ordinal alpha from mid-positions and nominal from value counts, so the test runs the real size
+under a 512 MiB address-space limit. Values are pinned to the ``krippendorff`` package, and a
+reweighted resample to alpha recomputed on the resampled items."""
 
 import subprocess
 import sys
@@ -18,7 +18,7 @@ import pytest
 from convoscope.analysis import krippendorff_alpha, krippendorff_alpha_ci
 from convoscope.analysis._agreement_ci import _alpha_rows, _draws, _patterns
 from convoscope.analysis._bootstrap import _interval
-from convoscope.analysis._krippendorff import numeric_alpha_rows, ordinal_alpha_rows
+from convoscope.analysis._krippendorff import nominal_alpha_rows, numeric_alpha_rows, ordinal_alpha_rows
 from convoscope.analysis._validate import category_codes
 
 
@@ -39,15 +39,17 @@ def test_the_interval_of_continuous_ratings_on_a_thousand_items_fits_in_half_a_g
         rng = np.random.default_rng(0)
         matrix = rng.gamma(4.0, size=1000) * np.exp(rng.normal(scale=0.3, size=(5, 1000)))
         matrix[rng.random(matrix.shape) < 0.2] = np.nan
-        for level in ("interval", "ratio", "ordinal"):
+        for level in ("interval", "ratio", "ordinal", "nominal"):
             result = krippendorff_alpha_ci(matrix, level=level, n_resamples=100)
-            print(level, result.low < result.estimate < result.high)
+            # nominal: every rating its own label, alpha near 0, its interval need not straddle it
+            inside = result.low < result.estimate < result.high
+            print(level, result.low < result.high and (level == "nominal" or inside))
     """)
     env = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "PYTHONPATH": ":".join(sys.path)}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env,
                           timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["interval", "True", "ratio", "True", "ordinal", "True"]
+    assert done.stdout.split() == ["interval", "True", "ratio", "True", "ordinal", "True", "nominal", "True"]
 
 
 @pytest.mark.parametrize("level", ["interval", "ratio", "ordinal"])
@@ -119,35 +121,35 @@ def test_numeric_levels_still_refuse_text_and_values_outside_the_labels():
 
 
 
-def test_the_nominal_interval_of_thousands_of_labels_says_it_is_too_large_instead_of_asking_for_gibs():
-    # Nominal keeps its values x values matrix per rating pattern; past 1 GiB it says so.
-    with pytest.raises(ValueError, match=r"distinct values .* would need \d+ GiB at the nominal level"):
-        krippendorff_alpha_ci(_continuous(5, 300, seed=7), level="nominal", n_resamples=10)
-
-
-def _ordinal_rows(weights, values):
-    """ordinal_alpha_rows on items x raters ``values`` (NaN missing), coded as the interval does."""
+def _rows_by_counts(level, weights, values):
+    """ordinal_/nominal_alpha_rows on items x raters ``values`` (NaN missing), coded as the interval does."""
     codes, categories = category_codes(values.T, name="test", ndim=2)
-    return ordinal_alpha_rows(weights, codes.T, len(categories))
+    function = ordinal_alpha_rows if level == "ordinal" else nominal_alpha_rows
+    return function(weights, codes.T, len(categories))
 
 
-def test_an_ordinal_resample_of_continuous_ratings_equals_alpha_recomputed_on_the_resampled_items():
+@pytest.mark.parametrize("level", ["ordinal", "nominal"])
+def test_a_resample_of_continuous_ratings_by_value_counts_equals_alpha_recomputed_on_the_items(level):
     matrix = _continuous(4, 60, seed=10)
+    if level == "nominal":  # a few repeated labels, so that some pairs agree
+        matrix = np.round(matrix)
     values = matrix.T[(~np.isnan(matrix)).sum(axis=0) >= 2]
     rng = np.random.default_rng(11)
     drawn = rng.integers(0, len(values), (10, len(values)))
     weights = np.stack([np.bincount(row, minlength=len(values)) for row in drawn]).astype(float)
-    recomputed = [krippendorff.alpha(reliability_data=values[row].T, level_of_measurement="ordinal")
+    recomputed = [krippendorff.alpha(reliability_data=values[row].T, level_of_measurement=level)
                   for row in drawn]
-    np.testing.assert_allclose(_ordinal_rows(weights, values), recomputed, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(_rows_by_counts(level, weights, values), recomputed, rtol=0, atol=1e-12)
 
 
-def test_on_a_five_point_scale_the_ordinal_mid_positions_match_the_coincidence_matrices():
+@pytest.mark.parametrize("level", ["ordinal", "nominal"])
+def test_on_a_five_point_scale_the_value_counts_match_the_coincidence_matrices(level):
     rng = np.random.default_rng(12)
     matrix = np.clip(rng.integers(1, 6, 200) + rng.integers(-1, 2, (6, 200)), 1, 5).astype(float)
     matrix[rng.random(matrix.shape) < 0.2] = np.nan
     codes, categories = category_codes(matrix, name="test", ndim=2)
     patterns, counts = _patterns(codes, (codes >= 0).sum(axis=0) >= 2)
     draws = _draws(counts, 100, 3)
-    np.testing.assert_allclose(ordinal_alpha_rows(draws, patterns, len(categories)),
-                               _alpha_rows(draws, patterns, categories, "ordinal"), rtol=0, atol=1e-12)
+    function = ordinal_alpha_rows if level == "ordinal" else nominal_alpha_rows
+    np.testing.assert_allclose(function(draws, patterns, len(categories)),
+                               _alpha_rows(draws, patterns, categories, level), rtol=0, atol=1e-12)

@@ -32,6 +32,7 @@ from convoscope.analysis._krippendorff import (
     LEVELS,
     Level,
     krippendorff_alpha,
+    nominal_alpha_rows,
     numeric_alpha_rows,
     ordinal_alpha_rows,
 )
@@ -106,20 +107,9 @@ def _alpha_rows(weights: np.ndarray, patterns: np.ndarray, categories: list[Any]
     return out
 
 
-# The per-pattern coincidence matrices of one nominal/ordinal interval; past this the ordinal level
-# uses mid-positions (ordinal_alpha_rows) and the nominal level stops with a message.
+# The per-pattern coincidence matrices of one nominal/ordinal interval, at most; past this they are
+# replaced by each resample's count of every value (nominal_alpha_rows, ordinal_alpha_rows).
 _COINCIDENCE_BYTES = 1 << 30
-
-
-def _check_coincidence_size(n_patterns: int, n_values: int, level: str) -> None:
-    """The nominal interval keeps one values x values matrix per rating pattern: say so plainly
-    when that cannot fit (thousands of distinct labels) instead of failing on a request for tens
-    of GiB."""
-    needed = 8 * n_patterns * n_values * n_values
-    if needed > _COINCIDENCE_BYTES:
-        raise ValueError(f"krippendorff_alpha_ci: {n_values} distinct values in {n_patterns} rating patterns "
-                         f"would need {needed / 2**30:.0f} GiB at the {level} level; round the ratings to "
-                         "a scale, or use level='interval' or 'ordinal' for numbers")
 
 
 def _fleiss_rows(weights: np.ndarray, patterns: np.ndarray, size: int) -> np.ndarray:
@@ -168,10 +158,10 @@ def krippendorff_alpha_ci(matrix: Any, *, level: Level = "nominal", labels: Sequ
     if level in ("interval", "ratio"):  # per-item sums: no values x values matrix per resample
         values = np.asarray(categories, dtype=np.float64)[patterns.clip(0)]
         rows = numeric_alpha_rows(draws, np.where(patterns >= 0, values, np.nan), level)
-    elif level == "ordinal" and 8 * len(patterns) * len(categories) ** 2 > _COINCIDENCE_BYTES:
-        rows = ordinal_alpha_rows(draws, patterns, len(categories))  # e.g. continuous ratings
+    elif 8 * len(patterns) * len(categories) ** 2 > _COINCIDENCE_BYTES:  # e.g. continuous ratings
+        rows = (ordinal_alpha_rows if level == "ordinal" else nominal_alpha_rows)(draws, patterns,
+                                                                                   len(categories))
     else:
-        _check_coincidence_size(len(patterns), len(categories), level)
         rows = _alpha_rows(draws, patterns, categories, level)
     return _interval(estimate, rows[1:], confidence, n_items=int(keep.sum()), name="krippendorff_alpha_ci")
 

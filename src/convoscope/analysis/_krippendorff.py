@@ -1,6 +1,6 @@
 """Krippendorff's alpha for any number of raters, missing ratings and four levels of measurement.
 
-alpha = 1 - observed disagreement / disagreement expected by chance, both read from the
+alpha = 1 - observed disagreement / disagreement expected by chance, both defined by the
 coincidence matrix of values paired within items (Krippendorff, "Computing Krippendorff's
 Alpha-Reliability", 2011). Items rated by fewer than two raters contribute no pairs and drop out.
 
@@ -12,7 +12,8 @@ values on 1,000 items is 128 MB per matrix, and one per bootstrap resample is ou
 ratio level the within-item part is per item too, and the chance part is a quadratic form over the
 distinct values taken in blocks, so its memory stays bounded (its time grows with values squared).
 Ordinal alpha is interval alpha on each value's mid-position among the pairable ratings
-(:func:`_ordinal_alpha`), which also needs no values x values matrix.
+(:func:`_ordinal_alpha`), and nominal alpha needs only each item's and the table's counts of every
+value, so no level builds a values x values matrix here (the interval's tables: ``_agreement_ci``).
 """
 
 from __future__ import annotations
@@ -50,45 +51,39 @@ def krippendorff_alpha(
         return _numeric_alpha(matrix, level=level, labels=labels)
     counts, categories = item_counts(matrix, name="krippendorff_alpha", labels=labels)
     numeric = all(isinstance(value, int | float) for value in categories)
-    if level in ("interval", "ratio") and not numeric:
-        raise ValueError(f"krippendorff_alpha: the {level} level needs numeric ratings")
     if level == "ordinal" and not numeric and labels is None:
         raise ValueError("krippendorff_alpha: ordinal text labels need labels=[...] in scale order")
+    paired, per_item = _paired(counts)
     if level == "ordinal":
-        return _ordinal_alpha(counts)
-    coincidences = _coincidences(counts)
-    per_value = coincidences.sum(axis=0)
-    total = per_value.sum()
-    expected = (np.outer(per_value, per_value) - np.diag(per_value)) / (total - 1)
-    distance = _distances(level, categories, per_value)
-    expected_disagreement = float(np.sum(expected * distance))
-    if expected_disagreement <= 0.0:
+        return _ordinal_alpha(paired, per_item)
+    # Nominal: an item's differing pairs are m_u**2 - sum_c n_uc**2; by chance n**2 - sum_c n_c**2.
+    per_value = paired.sum(axis=0)
+    within = float(np.sum((per_item**2 - (paired**2).sum(axis=1)) / (per_item - 1)))
+    return _alpha(within, float(per_value.sum() ** 2 - per_value @ per_value), float(per_value.sum()))
+
+
+def _paired(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The items x values counts of the items with two or more ratings, and their rating counts."""
+    per_item = counts.sum(axis=1)
+    keep = per_item >= 2
+    if not keep.any():
+        raise ValueError("krippendorff_alpha: no item has ratings from two or more raters")
+    return counts[keep].astype(np.float64), per_item[keep].astype(np.float64)
+
+
+def _alpha(within: float, chance: float, total: float) -> float:
+    """1 - observed / expected disagreement, from the summed within-item disagreement (each item's
+    weighted by 1 / (m_u - 1)) and n - 1 times the chance one; undefined without the latter."""
+    if chance <= 0.0:
         raise ValueError("krippendorff_alpha: every paired rating has the same value, so no "
                          "disagreement is expected by chance and alpha is undefined")
-    return float(1.0 - np.sum(coincidences * distance) / expected_disagreement)
+    return 1.0 - (total - 1) * within / chance
 
 
-def _coincidences(counts: np.ndarray) -> np.ndarray:
-    """Values x values matrix: for each item, every ordered pair of ratings from different raters,
-    weighted 1 / (ratings in the item - 1)."""
-    per_item = counts.sum(axis=1)
-    paired = per_item >= 2
-    if not paired.any():
-        raise ValueError("krippendorff_alpha: no item has ratings from two or more raters")
-    counts = counts[paired].astype(np.float64)
-    scaled = counts / (per_item[paired] - 1)[:, None]
-    return scaled.T @ counts - np.diag(scaled.sum(axis=0))
-
-
-def _ordinal_alpha(counts: np.ndarray) -> float:
-    """Ordinal alpha from the items x values counts, without a values x values matrix: the ordinal
-    distance of c and k is (P_k - P_c)**2, with P_c = (ratings up to and including c) - n_c / 2 the
-    value's mid-position among all pairable ratings, so ordinal alpha is interval alpha on P."""
-    per_item = counts.sum(axis=1)
-    paired = per_item >= 2
-    if not paired.any():
-        raise ValueError("krippendorff_alpha: no item has ratings from two or more raters")
-    counts, per_item = counts[paired].astype(np.float64), per_item[paired].astype(np.float64)
+def _ordinal_alpha(counts: np.ndarray, per_item: np.ndarray) -> float:
+    """Ordinal alpha from the paired items' x values counts, without a values x values matrix: the
+    ordinal distance of c and k is (P_k - P_c)**2, with P_c = (ratings up to and including c) -
+    n_c / 2 the value's mid-position among all pairable ratings, so it is interval alpha on P."""
     per_value = counts.sum(axis=0)
     total = per_value.sum()
     position = np.cumsum(per_value) - per_value / 2 - total / 2  # centred: their mean is 0
@@ -96,10 +91,7 @@ def _ordinal_alpha(counts: np.ndarray) -> float:
     spread = (counts * (position[None, :] - item_mean[:, None]) ** 2).sum(axis=1)
     within = float(np.sum(spread * per_item / (per_item - 1)))
     chance = float(total * (per_value @ position**2) - (per_value @ position) ** 2)
-    if chance <= 0.0:
-        raise ValueError("krippendorff_alpha: every paired rating has the same value, so no "
-                         "disagreement is expected by chance and alpha is undefined")
-    return 1.0 - (total - 1) * within / chance
+    return _alpha(within, chance, float(total))
 
 
 _ROW_BLOCK_BYTES = 16 << 20  # one block of resamples' positions per rating, at most
@@ -130,6 +122,27 @@ def ordinal_alpha_rows(weights: np.ndarray, patterns: np.ndarray, size: int) -> 
         with np.errstate(invalid="ignore", divide="ignore"):
             out[start:start + block] = np.where(chance > 0, 1.0 - (total - 1) * within / chance, np.nan)
     return out
+
+
+def nominal_alpha_rows(weights: np.ndarray, patterns: np.ndarray, size: int) -> np.ndarray:
+    """Nominal alpha for every row of ``weights`` (rows x patterns) from ``patterns`` (patterns x
+    raters value codes, -1 = not rated, every pattern pairable): the pairs of an item that differ
+    are m_u**2 - sum_c n_uc**2, and by chance n**2 - sum_c n_c**2, so only each row's count of every
+    value is needed, never a values x values matrix."""
+    present = patterns >= 0
+    per_item = present.sum(axis=1).astype(np.float64)
+    equal = ((patterns[:, :, None] == patterns[:, None, :]) & present[:, :, None]).sum(axis=(1, 2))
+    within = weights @ ((per_item**2 - equal) / (per_item - 1))
+    flat_codes, flat_items = patterns[present], np.nonzero(present)[0]
+    total = weights @ per_item
+    block = max(1, _ROW_BLOCK_BYTES // (8 * size))
+    chance = np.empty(len(weights))
+    for start in range(0, len(weights), block):
+        per_value = np.stack([np.bincount(flat_codes, weights=row[flat_items], minlength=size)
+                              for row in weights[start:start + block]])
+        chance[start:start + block] = total[start:start + block] ** 2 - (per_value**2).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(chance > 0, 1.0 - (total - 1) * within / chance, np.nan)
 
 
 def _distances(level: str, categories: list[Any], per_value: np.ndarray) -> np.ndarray:
