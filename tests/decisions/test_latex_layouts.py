@@ -16,7 +16,8 @@ import subprocess
 import numpy as np
 import pytest
 
-from convoscope.analysis import Rating, metaeval_study
+from convoscope.analysis import Rating, latex_escape, metaeval_study, to_latex
+from convoscope.analysis._export_latex import LONG_JUDGE_NAME
 
 READABLE_PT = 6.95  # \scriptsize of a 10 pt article is 7 pt; anything smaller is a shrunk table
 PAGES = {
@@ -38,7 +39,12 @@ _PROBES = r"""\makeatletter
 """
 
 
-def _rows():
+JUDGES = ("model:gpt_4o-mini", "model:llama-3.1-8b")
+# Observed overflowing a column: names as serving tools and leaderboards write them.
+LONG_JUDGES = ("model:llama-3.1-8b-instruct[chat]", "model:qwen2.5-72b-instruct-awq[int4]")
+
+
+def _rows(judges=JUDGES):
     """Two criteria (one 1-5, one binary) with three people and two judges, names with specials."""
     rng = np.random.default_rng(0)
     rows = []
@@ -48,7 +54,7 @@ def _rows():
             truth = quality + rng.normal(0, 0.7)
             item = f"s{s}:{i}"
             for rater, noise in (("human:h0", .5), ("human:h1", .5), ("human:h2", .5),
-                                 ("model:gpt_4o-mini", .6), ("model:llama-3.1-8b", 1.5)):
+                                 (judges[0], .6), (judges[1], 1.5)):
                 value = truth + rng.normal(0, noise)
                 rows.append(Rating(item, "overall_quality & more", rater,
                                    float(np.clip(np.round(3 + value), 1, 5)), system=f"s{s}"))
@@ -59,6 +65,16 @@ def _rows():
 @pytest.fixture(scope="module")
 def study():
     return metaeval_study(_rows(), n_resamples=60, permutations=60, system=True)
+
+
+@pytest.fixture(scope="module")
+def long_names_study():
+    return metaeval_study(_rows(LONG_JUDGES), n_resamples=20, permutations=20, system=True)
+
+
+def _breakable(name: str) -> str:
+    """``name`` as the legend writes it: escaped, with a break point after ``: - . [``."""
+    return "".join(latex_escape(c) + (r"\allowbreak{}" if c in ":-.[" else "") for c in name)
 
 
 def _compile(tmp_path, page: str, table: str) -> tuple[str, float, list[float]]:
@@ -101,3 +117,28 @@ def test_each_latex_layout_fits_a_two_column_page_at_a_readable_size(tmp_path, s
 def test_the_system_level_latex_table_fits_a_two_column_page_at_a_readable_size(tmp_path, study, page):
     study.write_table(tmp_path / "t.tex", layout="full")
     _assert_fits(tmp_path, page, (tmp_path / "t-systems.tex").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("page", sorted(PAGES))
+@pytest.mark.parametrize("layout", ["full", "narrow", "resize"])
+def test_long_judge_names_are_abbreviated_so_each_layout_still_fits(tmp_path, long_names_study, layout, page):
+    table = long_names_study.table(".tex", layout=layout)
+    _assert_fits(tmp_path, page, table)
+    for number, name in enumerate(LONG_JUDGES, start=1):  # J1, J2 in the table, the names in the legend
+        assert f"J{number} & " in table and f"J{number} = {_breakable(name)}" in table
+
+
+def test_the_system_level_table_abbreviates_long_judge_names_and_fits(tmp_path, long_names_study):
+    long_names_study.write_table(tmp_path / "t.tex", layout="full")
+    _assert_fits(tmp_path, "acl-like-11pt", (tmp_path / "t-systems.tex").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("page", sorted(PAGES))
+@pytest.mark.parametrize("layout", ["full", "narrow", "resize"])
+def test_names_at_the_abbreviation_limit_are_printed_whole_and_still_fit(tmp_path, study, layout, page):
+    limit = {"model:gpt_4o-mini": "model:granite-3-8b", "model:llama-3.1-8b": "model:phi-3.5-mini"}
+    assert {len(name) for name in limit.values()} == {LONG_JUDGE_NAME}
+    table = to_latex([{**record, "judge": limit.get(record["judge"], record["judge"])}
+                      for record in study.records()], layout=layout)
+    _assert_fits(tmp_path, page, table)
+    assert "granite-3-8b & " in table and "Judges:" not in table

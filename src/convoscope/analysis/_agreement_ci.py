@@ -28,7 +28,14 @@ from convoscope.analysis._agreement import (
     pairwise_cohen_kappa,
 )
 from convoscope.analysis._bootstrap import BootstrapResult, _check_options, _interval
-from convoscope.analysis._krippendorff import LEVELS, Level, krippendorff_alpha
+from convoscope.analysis._krippendorff import (
+    LEVELS,
+    Level,
+    krippendorff_alpha,
+    nominal_alpha_rows,
+    numeric_alpha_rows,
+    ordinal_alpha_rows,
+)
 from convoscope.analysis._validate import as_array, category_codes, check_same_length, missing_mask
 
 
@@ -100,6 +107,11 @@ def _alpha_rows(weights: np.ndarray, patterns: np.ndarray, categories: list[Any]
     return out
 
 
+# The per-pattern coincidence matrices of one nominal/ordinal interval, at most; past this they are
+# replaced by each resample's count of every value (nominal_alpha_rows, ordinal_alpha_rows).
+_COINCIDENCE_BYTES = 1 << 30
+
+
 def _fleiss_rows(weights: np.ndarray, patterns: np.ndarray, size: int) -> np.ndarray:
     counts = _one_hot_counts(patterns, size)
     raters = counts.sum(axis=1)
@@ -142,7 +154,15 @@ def krippendorff_alpha_ci(matrix: Any, *, level: Level = "nominal", labels: Sequ
     codes, categories = category_codes(matrix, name="krippendorff_alpha_ci", ndim=2, labels=labels)
     keep = (codes >= 0).sum(axis=0) >= 2
     patterns, counts = _patterns(codes, keep)
-    rows = _alpha_rows(_draws(counts, n_resamples, seed), patterns, categories, level)
+    draws = _draws(counts, n_resamples, seed)
+    if level in ("interval", "ratio"):  # per-item sums: no values x values matrix per resample
+        values = np.asarray(categories, dtype=np.float64)[patterns.clip(0)]
+        rows = numeric_alpha_rows(draws, np.where(patterns >= 0, values, np.nan), level)
+    elif 8 * len(patterns) * len(categories) ** 2 > _COINCIDENCE_BYTES:  # e.g. continuous ratings
+        rows = (ordinal_alpha_rows if level == "ordinal" else nominal_alpha_rows)(draws, patterns,
+                                                                                   len(categories))
+    else:
+        rows = _alpha_rows(draws, patterns, categories, level)
     return _interval(estimate, rows[1:], confidence, n_items=int(keep.sum()), name="krippendorff_alpha_ci")
 
 

@@ -10,6 +10,11 @@ beside its value doubles a column's width) and one heading row per criterion:
   classification and tests) rather than shrunk: 13 columns scaled to ``\\columnwidth`` came out
   at about 3 pt.
 
+Judge names longer than ``LONG_JUDGE_NAME`` characters (``model:llama-3.1-8b-instruct[chat]``)
+would widen the first column past a page column in every layout, so then every judge is written
+J1, J2, ... in order of appearance, and the caption under the table gives each name, with break
+points after ``: - / . _ [`` so that a long name wraps rather than overflows.
+
 Each tabular is shrunk to its width only when wider, and never below 7/8 of its size (7 pt in a
 10 pt paper): past that the table is left at full size and LaTeX reports an overfull box, which
 names the problem (usually a very long judge name) instead of printing it unreadably small.
@@ -44,6 +49,27 @@ _PARTS: dict[str, list[tuple[str, ...]]] = {
     "resize": [("spearman", "kendall", "pearson", "kappa"),
                ("f1_pos", "f1_neg", "accuracy", "auc", "versus", "alt")],
 }
+
+
+LONG_JUDGE_NAME = 18  # characters; the longest tested to fit every layout unabbreviated (20 did not)
+_BREAK_AFTER = frozenset(":-/._[")
+
+
+def judge_keys(judges: Sequence[str]) -> dict[str, str]:
+    """``{name: "J1", ...}`` in order of appearance when any name is longer than
+    ``LONG_JUDGE_NAME``, else ``{}`` (the names are short enough to print as they are)."""
+    names = list(dict.fromkeys(judges))
+    if all(len(name) <= LONG_JUDGE_NAME for name in names):
+        return {}
+    return {name: f"J{number}" for number, name in enumerate(names, start=1)}
+
+
+def judge_legend(keys: dict[str, str]) -> str:
+    """The caption's key to the abbreviations (LaTeX), each name breakable after ``: - / . _ [``."""
+    def breakable(name: str) -> str:
+        return "".join(latex_escape(char) + (r"\allowbreak{}" if char in _BREAK_AFTER else "")
+                       for char in name)
+    return " Judges: " + "; ".join(f"{short} = {breakable(name)}" for name, short in keys.items()) + "."
 
 
 def latex_escape(text: str) -> str:
@@ -92,9 +118,11 @@ def _short(value: float) -> str:
     return ("−" if value < 0 else "") + (text[1:] if text.startswith("0") else text)
 
 
-def _part(records: Sequence[dict[str, Any]], keys: tuple[str, ...], digits: int, *, wide: bool) -> list[str]:
+def _part(records: Sequence[dict[str, Any]], keys: tuple[str, ...], digits: int, *, wide: bool,
+          judges: dict[str, str]) -> list[str]:
     """One tabular: a heading row per criterion, per judge its values and the line under them
-    (the judge's n under its name). ``wide``: two heading lines of words, else one of symbols."""
+    (the judge's n under its name). ``wide``: two heading lines of words, else one of symbols;
+    ``judges``: short names to print instead of the long ones."""
     heads = [["judge", *(_COLUMNS[k][0] for k in keys)], ["", *(_COLUMNS[k][1] for k in keys)]] if wide \
         else [["judge", *(_COLUMNS[k][3] for k in keys)]]
     rows = [" & ".join(latex_escape(text) for text in head) + r" \\" for head in heads] + [r"\midrule"]
@@ -106,7 +134,7 @@ def _part(records: Sequence[dict[str, Any]], keys: tuple[str, ...], digits: int,
             rows.append(rf"\multicolumn{{{len(keys) + 1}}}{{@{{}}l}}{{\emph{{{latex_escape(name)}}}}} \\")
             heading = name
         cells = [_cell(record, key, digits) for key in keys]
-        for first, line in ((record["judge"], 0), (f"n = {record['n']}", 1)):
+        for first, line in ((judges.get(record["judge"], record["judge"]), 0), (f"n = {record['n']}", 1)):
             rows.append(" & ".join([latex_escape(first), *(latex_escape(c[line]) for c in cells)]) + r" \\")
     return [rf"\begin{{tabular}}{{@{{}}l{'r' * len(keys)}@{{}}}}", r"\toprule", *rows, r"\bottomrule",
             r"\end{tabular}"]
@@ -125,6 +153,8 @@ def to_latex(records: Sequence[dict[str, Any]], *, digits: int = 3, caption: str
     under = ("Under each judge: the items it shares with people; under each correlation and κ: its "
              "interval; p: Williams' test, under it the permutation test. ")
     text = latex_escape(caption) if caption else latex_escape(under) + _latex_legend(alpha, correction)
+    judges = judge_keys([record["judge"] for record in records])
+    text += judge_legend(judges) if judges else ""
     environment, width = ("table*", r"\textwidth") if layout == "full" else ("table", r"\columnwidth")
     parts = _PARTS[layout]
     lines = [r"% needs \usepackage{booktabs,graphicx,amssymb}"]
@@ -134,7 +164,7 @@ def to_latex(records: Sequence[dict[str, Any]], *, digits: int = 3, caption: str
                                 "legend as there).")
         # one column of the page: two decimals (the CSV keeps every digit)
         places = digits if layout == "full" else min(digits, 2)
-        tabular = _part(records, keys, places, wide=layout == "full")
+        tabular = _part(records, keys, places, wide=layout == "full", judges=judges)
         lines += [rf"\begin{{{environment}}}[t]", r"\centering", r"\footnotesize",
                   rf"\setlength{{\tabcolsep}}{{{4 if layout == 'full' else 3}pt}}",
                   *fit_to_width(tabular, width),

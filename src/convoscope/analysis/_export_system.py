@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from convoscope.analysis._export import to_csv
-from convoscope.analysis._export_latex import fit_to_width, latex_escape
+from convoscope.analysis._export_latex import fit_to_width, judge_keys, judge_legend, latex_escape
 
 SYSTEM_COLUMNS = ("criterion", "judge", "n_systems", "pearson", "pearson_low", "pearson_high", "spearman",
                   "spearman_low", "spearman_high", "pairwise_accuracy", "williams_p_vs_best", "versus",
@@ -69,8 +69,9 @@ def systems_markdown(records: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _latex_rows(record: dict[str, Any]) -> list[str]:
-    """A judge's row and, under it, the intervals and the system left out."""
+def _latex_rows(record: dict[str, Any], judges: dict[str, str]) -> list[str]:
+    """A judge's row (its short name from ``judges`` if any) and, under it, the intervals and the
+    system left out."""
     def interval(name: str) -> tuple[str, str]:
         if record[name] is None:
             return "–", ""
@@ -79,7 +80,8 @@ def _latex_rows(record: dict[str, Any]) -> list[str]:
     cells = _cells(record)
     without = ("–", "") if record["most_influential"] is None else \
         (f"{record['pearson_without_most_influential']:.2f}", f"(without {record['most_influential']})")
-    top = [cells[1], cells[2], interval("pearson")[0], interval("spearman")[0], *cells[5:8], without[0]]
+    top = [judges.get(cells[1], cells[1]), cells[2], interval("pearson")[0], interval("spearman")[0],
+           *cells[5:8], without[0]]
     under = ["", "", interval("pearson")[1], interval("spearman")[1], "", "", "", without[1]]
     rows = [" & ".join(latex_escape(cell) for cell in top) + r" \\"]
     return rows + ([" & ".join(latex_escape(cell) for cell in under) + r" \\"] if any(under) else [])
@@ -92,19 +94,20 @@ def systems_latex(records: Sequence[dict[str, Any]]) -> str:
     head = [("judge", "systems", "Pearson", "Spearman", "pairwise", "Williams p", "outliers", "r without"),
             ("", "", "r", "ρ", "acc.", "vs best", "", "most infl.")]
     body = [" & ".join(latex_escape(text) for text in line) + r" \\" for line in head] + [r"\midrule"]
-    heading = None
+    heading, judges = None, judge_keys([record["judge"] for record in records])
     for record in records:
         if record["criterion"] != heading:
             body += [r"\addlinespace"] if heading is not None else []
             body.append(rf"\multicolumn{{8}}{{@{{}}l}}{{\emph{{{latex_escape(record['criterion'])}}}}} \\")
             heading = record["criterion"]
-        body += _latex_rows(record)
+        body += _latex_rows(record, judges)
     tabular = [r"\begin{tabular}{@{}lrrrrrlr@{}}", r"\toprule", *body, r"\bottomrule", r"\end{tabular}"]
     return "\n".join([r"% needs \usepackage{booktabs,graphicx}", r"\begin{table*}[t]", r"\centering",
                       r"\footnotesize", r"\setlength{\tabcolsep}{4pt}", *fit_to_width(tabular, r"\textwidth"),
                       r"\caption{System level: correlations of system means with people's, percentile "
                       r"intervals under each; Williams p (raw) against the best judge; outliers by the "
-                      r"Bonferroni outlier test; r without the most influential system.}",
+                      r"Bonferroni outlier test; r without the most influential system."
+                      + (judge_legend(judges) if judges else "") + "}",
                       r"\end{table*}"]) + "\n"
 
 

@@ -157,7 +157,8 @@ class AnnotatorPages:
         return leave_page(self.message, self._, self.campaign.leave(annotator, work), person=person,
                           kind=platform.kind, worked=self.campaign.worked(annotator),
                           reference=annotator in self.campaign.spec.qualification.reference_annotators,
-                          reward=platform.screen_out_reward, currency=platform.currency)
+                          reward=platform.screen_out_reward, currency=platform.currency,
+                          qualification=work.qualification.outcome if work.qualification else None)
 
     def guidelines(self, request: Request) -> Response:
         _, token = self._person(request)

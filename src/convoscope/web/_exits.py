@@ -20,6 +20,10 @@ REASONS = {
     "done": N_("You have answered everything assigned to you. Thank you!"),
     "not_qualified": N_("Your answers in the qualification batch did not agree closely enough with the "
                         "reference answers, so this study has no further work for you."),
+    # A refused "cannot tell" (qualify's chance check): the batch was too short to judge, not the person.
+    "cannot_tell": N_("Your answers in the qualification batch met the agreement needed, but the batch "
+                      "was too short to tell them apart from guessing, so this study has no further work "
+                      "for you."),
     "blocked": N_("Your participation has ended: this link no longer takes answers."),
     "screened_out": N_("From your answers, this study is not the right fit for you."),
     "no_work": N_("There is no work left in this study right now."),
@@ -53,11 +57,13 @@ PLATFORM_NAMES = {"prolific": "Prolific", "mturk": "MTurk"}
 
 def leave_page(message: Callable[..., Response], gettext: Callable[[str], str], leave: Exit, *,
                person: Annotator | None, kind: str, worked: bool, reference: bool,
-               reward: float | None = None, currency: str = "GBP") -> Response:
+               reward: float | None = None, currency: str = "GBP",
+               qualification: str | None = None) -> Response:
     """The response for a person leaving: ``message`` renders a page, ``gettext`` translates;
-    ``reward``: the study's fixed screen-out reward, when campaign.yaml gives it."""
+    ``reward``: the study's fixed screen-out reward, when campaign.yaml gives it; ``qualification``:
+    the outcome of the person's qualification decision, if any."""
     _ = gettext
-    reason = _(_reason(leave, worked=worked, reference=reference))
+    reason = _(_reason(leave, worked=worked, reference=reference, qualification=qualification))
     platform = PLATFORM_NAMES.get(kind, kind)
     session = person.session if person is not None else {}
     submit_to = session.get("turkSubmitTo", "").rstrip("/")
@@ -102,7 +108,9 @@ def pay_text(_: Callable[[str], str], leave: Exit, platform: str, reward: float 
     return _(PARTIAL_AMOUNT if leave.bonus is not None else PARTIAL_PAID) % values
 
 
-def _reason(leave: Exit, *, worked: bool, reference: bool) -> str:
+def _reason(leave: Exit, *, worked: bool, reference: bool, qualification: str | None) -> str:
+    if leave.state == "not_qualified" and qualification == "cannot_tell":
+        return REASONS["cannot_tell"]
     if reference and leave.state == "done":
         return REASONS["reference"]
     if leave.state == "no_work" and worked:
