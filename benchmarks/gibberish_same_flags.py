@@ -51,7 +51,8 @@ def library_parts(shared: Path | None):  # type: ignore[no-untyped-def]
             yield f"{path.name} declared", detect_many(texts, languages=[row[column] or None for row in rows])
     if shared is not None and (shared / "gibberish-rrenaud").exists():
         rr = shared / "gibberish-rrenaud"
-        texts = [t for name in ("good.txt", "bad.txt") for t in (rr / name).read_text().splitlines() if t.strip()]
+        texts = [t for name in ("good.txt", "bad.txt")
+                 for t in (rr / name).read_text().splitlines() if t.strip()]
         yield "rrenaud auto", detect_many(texts)
         yield "voynich auto", detect_many(gibberish_eval.voynich_lines(shared))
 
@@ -93,7 +94,8 @@ def main() -> None:
         for name, value in found.items():
             print(f"{value}  {name}")
         return
-    expected = dict(reversed(line.rstrip("\n").split("  ", 1)) for line in args.check.read_text().splitlines())
+    expected = dict(reversed(line.rstrip("\n").split("  ", 1))
+                    for line in args.check.read_text().splitlines())
     moved = [name for name in expected if found.get(name) != expected[name]]
     print("identical" if not moved else "CHANGED: " + ", ".join(moved))
     raise SystemExit(1 if moved else 0)
