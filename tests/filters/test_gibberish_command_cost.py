@@ -41,7 +41,8 @@ def test_the_gibberish_command_imports_neither_wordfreq_nor_the_model_clients(tm
 
 
 def _dumped(answers, results):
-    return "".join(json.dumps(flag_record(a, r), ensure_ascii=False) + "\n" for a, r in zip(answers, results))
+    return "".join(json.dumps(flag_record(a, r), ensure_ascii=False) + "\n"
+                   for a, r in zip(answers, results, strict=True))
 
 
 def test_the_writer_gives_the_lines_of_pydantics_serialiser_for_every_kind_of_result():
@@ -54,7 +55,8 @@ def test_the_writer_gives_the_lines_of_pydantics_serialiser_for_every_kind_of_re
     # float as null and an int in a float field as 1.0; json would write -Infinity and 1.
     odd = [GibberishResult.model_construct(text="x", lang="en", gibberish=True, log_likelihood=-math.inf),
            GibberishResult.model_construct(text="y", lang="en", gibberish=False, valid_word_ratio=1),
-           GibberishResult.model_construct(text="z", lang="en", gibberish=False, language_probability=math.nan)]
+           GibberishResult.model_construct(text="z", lang="en", gibberish=False,
+                                           language_probability=math.nan)]
     answers += [Answer(line=90 + n, text=r.text) for n, r in enumerate(odd)]
     results += odd
     written = io.StringIO()
