@@ -67,7 +67,7 @@ def _unpack(packed: Path, unpacked: Path) -> None:
             with lzma.open(packed) as source:
                 shutil.copyfileobj(source, part, length=1 << 20)
         os.replace(part.name, unpacked)  # whole or absent: a reader never sees half a file
-    except OSError:
+    except (OSError, EOFError, lzma.LZMAError):  # py3langid's own loader then reports a bad model
         try:
             os.unlink(part.name)
         except (NameError, OSError):
