@@ -19,8 +19,9 @@ runs the command end to end instead: `convoscope gibberish FILE --out flags.json
 `--lang auto`, and `--lang en`) on that many distinct English lines (the lines above, then pairs
 of them joined, so that no line repeats), against gibberish-detector in a fresh process reading
 the same file line by line and writing one JSON line per answer (its model trained beforehand on
-the dev lines, not timed). Turn about; CPU is the child's user + system time; peak resident
-memory beside it.
+the dev lines, not timed), and on 10 lines (its start-up). ``--before SRC`` runs the convoscope
+commands from an older ``src`` folder too. Turn about; CPU is the child's user + system time;
+peak resident memory beside it.
 """
 
 from __future__ import annotations
@@ -125,20 +126,22 @@ def distinct_lines(english: list[str], count: int) -> list[str]:
     return lines[:count]
 
 
-def child_cost(command: list[str]) -> tuple[float, float]:
-    """CPU seconds (user + system) and peak resident MB of one child process."""
+def child_cost(command: list[str], source: str | None = None) -> tuple[float, float]:
+    """CPU seconds (user + system) and peak resident MB of one child process; ``source``: a
+    ``src`` folder put first on its PYTHONPATH (another version of convoscope)."""
     import os
 
+    env = dict(os.environ, PYTHONPATH=source) if source else dict(os.environ)
     pid = os.fork()
     if pid == 0:  # the child replaces itself with the command; its rusage is its own
-        os.execvp(command[0], command)
+        os.execvpe(command[0], command, env)
     _, status, usage = os.wait4(pid, 0)
     if status != 0:
         raise SystemExit(f"failed: {' '.join(command)}")
     return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def cli_lines(count: int, repeats: int, shared: Path | None) -> None:
+def cli_lines(count: int, repeats: int, shared: Path | None, before: Path | None = None) -> None:
     import os
     import statistics
     import tempfile
@@ -159,17 +162,32 @@ def cli_lines(count: int, repeats: int, shared: Path | None) -> None:
             "gibberish-detector, a plain loop": [sys.executable, "-c", BASELINE_LOOP, str(model), str(answers),
                                                  str(out)],
         }
+        ten = Path(folder, "ten.txt")
+        ten.write_text("\n".join(distinct_lines(english, 10)) + "\n", encoding="utf-8")
+        commands["convoscope gibberish, 10 lines (start-up)"] = [
+            sys.executable, "-m", "convoscope", "gibberish", str(ten), "--out", str(out)]
+        sources: dict[str, str | None] = {name: None for name in commands}
+        if before is not None:  # the same commands run from an older src folder, turn about
+            for name in [name for name in commands if name.startswith("convoscope")]:
+                commands[f"before: {name}"] = commands[name]
+                sources[f"before: {name}"] = str(before)
         costs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+        loads = []
         for _ in range(repeats):
             for name, command in commands.items():
-                costs[name].append(child_cost(command))
-    print(f"{count:,} distinct English lines, medians of {repeats}, load {os.getloadavg()[0]:.1f}\n")
-    print("| command | CPU s | lines/s (CPU) | peak MB |")
-    print("|---|---:|---:|---:|")
+                loads.append(os.getloadavg()[0])
+                costs[name].append(child_cost(command, sources[name]))
+    print(f"{count:,} distinct English lines, medians of {repeats}, load {min(loads):.1f}-{max(loads):.1f}\n")
+    print("| command | CPU s | lines/s (CPU) | peak MB | x gibberish-detector |")
+    print("|---|---:|---:|---:|---:|")
+    baseline_cpu = statistics.median(run[0] for run in costs["gibberish-detector, a plain loop"])
     for name, runs in costs.items():
         cpu = statistics.median(run[0] for run in runs)
         memory = statistics.median(run[1] for run in runs)
-        print(f"| {name} | {cpu:.2f} | {count / cpu:,.0f} | {memory:.0f} |")
+        if "10 lines" in name:  # start-up: no rate to compare
+            print(f"| {name} | {cpu:.2f} | - | {memory:.0f} | - |")
+        else:
+            print(f"| {name} | {cpu:.2f} | {count / cpu:,.0f} | {memory:.0f} | {baseline_cpu / cpu:.2f} |")
 
 
 def main() -> None:
@@ -178,9 +196,12 @@ def main() -> None:
     parser.add_argument("--shared", type=Path, default=DEFAULT_SHARED if DEFAULT_SHARED.exists() else None)
     parser.add_argument("--cli", type=int, metavar="LINES", help="time the command end to end on LINES lines")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--before", type=Path, metavar="SRC",
+                        help="with --cli: also run the commands from this src folder (e.g. an older "
+                        "commit: git archive COMMIT src | tar -x -C /tmp/before), turn about")
     args = parser.parse_args()
     if args.cli:
-        cli_lines(args.cli, args.repeats, args.shared)
+        cli_lines(args.cli, args.repeats, args.shared, args.before)
         return
     for lang, text in (("en", "The fries were great"), ("ko", "감자튀김이 맛있어요")):
         seconds, megabytes = start_up(text)

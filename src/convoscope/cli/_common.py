@@ -22,13 +22,12 @@ def fail_on(console: Console) -> Iterator[None]:
     from rich.markup import escape
 
     from convoscope.errors import ConvoscopeError
-    from convoscope.models._base import EndpointUnreachable
 
     try:
         yield
     except click.ClickException:
         raise
-    except EndpointUnreachable as error:
+    except _endpoint_unreachable() as error:
         # Every call would fail alike: stopped at once, work outstanding (exit 3), not bad input.
         console.print(f"[red]error:[/red] {escape(str(error))}; stopped: what was finished is kept, run "
                       "the same command again once the endpoint answers", soft_wrap=True)
@@ -48,6 +47,22 @@ def fail_on(console: Console) -> Iterator[None]:
             raise
         console.print(f"[red]error:[/red] {escape(problem)}", soft_wrap=True)
         raise SystemExit(2) from None
+
+
+def _endpoint_unreachable() -> type[BaseException]:
+    """The models' EndpointUnreachable, or a class nothing raises when no model was ever imported
+    (``gibberish`` reads no endpoint, and importing the models costs it ~0.1 s CPU)."""
+    import sys
+
+    if "convoscope.models._base" not in sys.modules:
+        return _NeverRaised
+    from convoscope.models._base import EndpointUnreachable
+
+    return EndpointUnreachable
+
+
+class _NeverRaised(Exception):
+    pass
 
 
 def _first_leaf(error: BaseException) -> BaseException:

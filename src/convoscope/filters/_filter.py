@@ -572,6 +572,7 @@ class _AsciiEnglish:
         self.segments = thresholds.segments
         self.choice = choice
         self.quick = _without_morphemes(thresholds)
+        self.general_flags: dict[str, bool] = {}  # segment -> fragment verdict of the general path
 
     def verdict(self, text: str) -> tuple[bool, tuple[Reason, ...], tuple[Note, ...], EnglishStats] | None:
         """(gibberish, reasons, notes, figures) of the English rules on the whole text, or None
@@ -615,9 +616,20 @@ class _AsciiEnglish:
         """Whether a segment is a gibberish fragment (``_detect``'s segment test)."""
         found = self.verdict(segment)
         if found is None:
-            part = _detect_whole(segment, self.choice, self.quick)
-            return part.gibberish and _counts_as_fragment(part)
+            known = self.general_flags.get(segment)
+            if known is None:
+                part = _detect_whole(segment, self.choice, self.quick)
+                known = part.gibberish and _counts_as_fragment(part)
+                if len(self.general_flags) < _SEGMENT_MEMO_LIMIT:
+                    self.general_flags[segment] = known
+            return known
         return found[0] and _is_fragment(found[1], segment)
+
+
+# Segments the fast path cannot decide ("Adorei.", "Asdfg qwert.": no English function word) go
+# through the identifier, about 0.25 ms each; short sentences recur across answers, and a verdict
+# depends on the segment and the thresholds alone, so it is kept, up to this many.
+_SEGMENT_MEMO_LIMIT = 100_000
 
 
 @functools.lru_cache(maxsize=8)

@@ -65,10 +65,9 @@ def wordfreq_words(min_zipf: float) -> frozenset[str]:
     import gzip as gz
 
     import msgpack  # a dependency of wordfreq
-    import wordfreq
 
     last_bucket = int(round((9 - min_zipf) * 100 + 1e-9))
-    path = Path(wordfreq.__file__).parent / "data" / "large_en.msgpack.gz"
+    path = _wordfreq_data() / "large_en.msgpack.gz"
     words: set[str] = set()
     with gz.open(path, "rb") as handle:
         unpacker = msgpack.Unpacker(handle, raw=False)
@@ -79,11 +78,20 @@ def wordfreq_words(min_zipf: float) -> frozenset[str]:
     return frozenset(words)
 
 
+@cache
+def _wordfreq_data() -> Path:
+    """wordfreq's data folder, found without importing wordfreq: its import pulls in ftfy,
+    langcodes and regex (about 0.1 s CPU) and only the files are read here."""
+    spec = importlib.util.find_spec("wordfreq")
+    locations = spec.submodule_search_locations if spec is not None else None
+    if not locations:
+        raise ConfigError("the wordfreq package is not installed: pip install 'convoscope[gibberish]'")
+    return Path(next(iter(locations))) / "data"
+
+
 @cache  # one stat per language, not one per short answer that asks
 def _wordfreq_file(lang: str) -> Path | None:
-    import wordfreq
-
-    folder = Path(wordfreq.__file__).parent / "data"
+    folder = _wordfreq_data()
     for size in ("large", "small"):
         path = folder / f"{size}_{lang}.msgpack.gz"
         if path.exists():
@@ -104,22 +112,34 @@ def has_word_list(lang: str) -> bool:
 def language_words(lang: str, min_zipf: float) -> frozenset[str]:
     """Every word of ``lang``'s wordfreq list at or above a Zipf frequency (empty when wordfreq
     has no list); read as ``wordfreq_words`` reads the English one, without the ASCII filter."""
+    buckets = _word_buckets(lang, min(min_zipf, _READ_FLOOR))
+    return frozenset(word for bucket in buckets[:_last_bucket(min_zipf) + 1] for word in bucket)
+
+
+# The rules ask for a language's words at Zipf 3.0 (short answers) and 2.5 (other languages):
+# its file is read once down to 2.5 and both sets are cut from the same buckets.
+_READ_FLOOR = 2.5
+
+
+def _last_bucket(min_zipf: float) -> int:
+    """wordfreq's buckets run one per centibel down from Zipf 9; the last one at ``min_zipf``."""
+    return int(round((9 - min_zipf) * 100 + 1e-9))
+
+
+@cache
+def _word_buckets(lang: str, min_zipf: float) -> tuple[list[str], ...]:
     import gzip as gz
 
     import msgpack
 
     path = _wordfreq_file(lang) if wordfreq_available() else None
     if path is None:
-        return frozenset()
-    last_bucket = int(round((9 - min_zipf) * 100 + 1e-9))
-    words: set[str] = set()
+        return ()
     with gz.open(path, "rb") as handle:
         unpacker = msgpack.Unpacker(handle, raw=False)
         count = unpacker.read_array_header()
         unpacker.skip()
-        for _ in range(min(count - 1, last_bucket + 1)):
-            words.update(unpacker.unpack())
-    return frozenset(words)
+        return tuple(unpacker.unpack() for _ in range(min(count - 1, _last_bucket(min_zipf) + 1)))
 
 
 @lru_cache(maxsize=8)
@@ -191,11 +211,11 @@ def langid_available() -> bool:
 
 @lru_cache(maxsize=1)
 def language_identifier() -> object:
-    """py3langid's naive Bayes identifier with normalised probabilities (~0.9 s and ~30 MB on
-    first use, so it is built only when an answer needs it)."""
-    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+    """py3langid's naive Bayes identifier with normalised probabilities (~0.3 s and ~80 MB on
+    first use once its model is unpacked, see ``_langid_model``; built only when an answer needs it)."""
+    from convoscope.filters._langid_model import load_identifier
 
-    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    return load_identifier()
 
 
 def identify(text: str) -> tuple[str, float] | None:
