@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -144,3 +145,57 @@ def test_judge_starts_without_retry_or_pooling_libraries_or_compiled_safety_rule
              " any(pattern._compiled is not None for _, _, pattern in _safety._RULES))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "False", "False"]
+
+
+# What `convoscope judge` imports or does only after its first request (issue 39, observation 2):
+# httpx (with the command-line tool its import brings: pygments, rich's syntax view) and
+# urllib.request, which the default sender (httpcore) and a plain http:// endpoint never need;
+# rich's progress bar, never drawn but on a terminal, and its table, for the summary at the end.
+LAZY_UNTIL_FIRST_REQUEST = ("httpx", "pygments", "rich.syntax", "urllib.request", "rich.progress",
+                            "rich.table")
+
+FIRST_REQUEST_PROBE = r"""
+import gc, json, sys
+import httpcore
+import yaml.composer
+
+out, composed, sent = sys.argv.pop(1), [], []
+compose = yaml.composer.Composer.compose_document
+yaml.composer.Composer.compose_document = lambda self: composed.append(1) or compose(self)
+request = httpcore.AsyncConnectionPool.request
+
+async def first(self, method, url, **options):
+    if not sent:
+        sent.append({"url": url.decode() if isinstance(url, bytes) else str(url),
+                     "imported": [name for name in LAZY if name in sys.modules],
+                     "pure_python_yaml": len(composed), "collecting": gc.isenabled(),
+                     "frozen": gc.get_freeze_count()})
+    return await request(self, method, url, **options)
+
+httpcore.AsyncConnectionPool.request = first
+from convoscope.cli import main
+try:
+    main()
+finally:
+    with open(out, "w") as file:
+        json.dump(sent, file)
+"""
+
+
+def test_judge_sends_its_first_request_before_importing_httpx_or_reading_yaml_in_python(
+        canned_proxy, tmp_path):
+    (tmp_path / "items.jsonl").write_text(json.dumps(
+        {"id": "a", "question": "What would improve the bus?", "response": "More buses"}) + "\n")
+    probe = f"LAZY = {LAZY_UNTIL_FIRST_REQUEST!r}\n" + FIRST_REQUEST_PROBE
+    env = {key: value for key, value in os.environ.items() if not key.lower().endswith("_proxy")}
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path / "first.json"), "judge", "items.jsonl",
+         "--criterion", "survey/effort", "--judge", f"openai:canned@{canned_proxy.base_url}",
+         "--mode", "chat", "--store", "s.db"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    (first,) = json.loads((tmp_path / "first.json").read_text())
+    assert first["url"].startswith(canned_proxy.base_url.removesuffix("/v1"))
+    assert first["imported"] == []
+    assert first["pure_python_yaml"] == 0  # the built-in suite went through libyaml
+    assert first["collecting"] and first["frozen"] > 0  # imports frozen, collection back on

@@ -10,8 +10,6 @@ from typing import Any
 import click
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
 from convoscope.cli._common import fail_on, naming_encoding_flag
 from convoscope.cli._progress import RunProgress
@@ -377,6 +375,9 @@ _EXIT_NOTES = {
 
 
 def _print_summary(console: Console, result: RunResult) -> None:
+    from rich.table import Table  # once the run is over, not before its first request (issue 39)
+    from rich.text import Text
+
     summary = result.summary
     table = Table(title=f"Run {summary.run_id}", show_header=False)
     rows: list[tuple[str, object]] = [

@@ -13,10 +13,12 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 
 class RunProgress:
@@ -46,6 +48,15 @@ class RunProgress:
 
     def __enter__(self) -> RunProgress:
         if self._terminal:
+            # Imported here: logs, CI and pipes never draw a bar (issue 39: judge's start-up).
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
             columns = ("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                        TimeElapsedColumn(), "eta", TimeRemainingColumn())
             self._bar = Progress(*columns, console=self.console, transient=False)

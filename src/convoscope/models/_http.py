@@ -15,20 +15,28 @@ Both deal requests round-robin over several small pools: one big pool scans ever
 holds on each request, so its cost per request grows with its size (encode/httpx#3215). The pools
 share one TLS context; building one loads the CA bundle (tens of milliseconds). A plain http://
 endpoint needs none and gets an empty context that would trust nothing (fails closed).
+
+Both also send the model's side requests (``side``: ``/props``, ``/tokenize``) over the same pools.
+httpx itself is imported only where it is used (an https endpoint's CA bundle, a proxy, a caller's
+transport): its import, with the command-line tool it brings along, was a tenth of the CPU spent
+before ``convoscope judge`` sent its first request (issue 39).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import os
 import ssl
-import urllib.request
+import sys
 from collections.abc import Mapping
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpcore
-import httpx
+
+if TYPE_CHECKING:
+    import httpx
 
 POOL_SHARDS = 8
 KEEPALIVE_S = 5.0  # as httpx: an idle connection is closed after this long
@@ -64,6 +72,8 @@ class Reply:
 
     @cached_property
     def headers(self) -> Mapping[str, str]:
+        import httpx
+
         return self._raw if isinstance(self._raw, httpx.Headers) else httpx.Headers(self._raw)
 
     @property
@@ -75,12 +85,21 @@ def tls_context(base_url: str) -> ssl.SSLContext:
     """The CA bundle for https (honours SSL_CERT_FILE / SSL_CERT_DIR, as httpx does); for plain
     http, a context that verifies and trusts nothing, so it can never be used by mistake."""
     if base_url.startswith("https:"):
+        import httpx
+
         return httpx.create_ssl_context()
     return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 
 
 def proxied(base_url: str) -> bool:
     """Whether the environment sets a proxy that httpx would apply to ``base_url``."""
+    if sys.platform not in ("darwin", "win32") and not any(
+            name.lower().endswith("_proxy") for name in os.environ):
+        return False  # all getproxies() reads here: nothing to import urllib.request for
+    import urllib.request
+
+    import httpx
+
     proxies = urllib.request.getproxies()
     scheme = base_url.split(":", 1)[0].lower()
     if not (proxies.get(scheme) or proxies.get("all")):
@@ -111,9 +130,27 @@ class CoreSender:
             ssl_context=tls, max_connections=None, max_keepalive_connections=_KEEPALIVE_PER_SHARD,
             keepalive_expiry=KEEPALIVE_S) for _ in range(POOL_SHARDS)]
         self._turn = itertools.count()
+        self._timeout = timeout
 
     def tls_contexts(self) -> list[ssl.SSLContext | None]:
         return [pool._ssl_context for pool in self._pools]
+
+    async def side(self, method: str, url: str, body: Any = None, *, timeout: float) -> Reply:
+        """A side request to ``url`` (absolute), with the endpoint's headers (a GET sends no
+        Content-Type); ``body``: JSON, or None."""
+        pool = self._pools[next(self._turn) % POOL_SHARDS]
+        headers = self._headers if body is not None else self._headers[1:]
+        seconds = min(timeout, self._timeout)
+        extensions = {"timeout": {"connect": min(10.0, seconds), "read": seconds, "write": seconds,
+                                  "pool": seconds}}
+        try:
+            response = await pool.request(method, url, headers=headers, extensions=extensions,
+                                          content=None if body is None else encode(body))
+        except httpcore.TimeoutException as error:
+            raise SendTimeout(type(error).__name__) from None
+        except _FAILED as error:
+            raise SendFailed(f"{type(error).__name__}: {error or 'the connection failed'}") from None
+        return Reply(response.status, response.content, response.headers)
 
     async def post(self, path: str, body: Any, content: bytes | None = None) -> Reply:
         """POST ``body`` as JSON (``content``: its bytes, when the caller has them already)."""
@@ -139,6 +176,8 @@ class HttpxSender:
 
     def __init__(self, base_url: str, headers: Mapping[str, str], *, timeout: float,
                  tls: ssl.SSLContext, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        import httpx
+
         self._clients = [httpx.AsyncClient(
             base_url=base_url, headers=dict(headers), transport=transport, verify=tls,
             timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)),
@@ -150,6 +189,8 @@ class HttpxSender:
         return [client._transport._pool._ssl_context for client in self._clients]  # type: ignore[attr-defined]
 
     async def post(self, path: str, body: Any, content: bytes | None = None) -> Reply:
+        import httpx
+
         client = self._clients[next(self._turn) % POOL_SHARDS]
         try:
             if content is None:
@@ -161,6 +202,18 @@ class HttpxSender:
         except httpx.RequestError as error:
             raise SendFailed(f"{type(error).__name__}: {error or 'the connection failed'}",
                              no_connection=isinstance(error, httpx.ConnectError)) from None
+        return Reply(response.status_code, response.content, response.headers)
+
+    async def side(self, method: str, url: str, body: Any = None, *, timeout: float) -> Reply:
+        """A side request to ``url`` (absolute) through the first client (its transport, proxy)."""
+        import httpx
+
+        try:
+            response = await self._clients[0].request(method, url, json=body, timeout=timeout)
+        except httpx.TimeoutException as error:
+            raise SendTimeout(type(error).__name__) from None
+        except httpx.HTTPError as error:
+            raise SendFailed(f"{type(error).__name__}: {error}") from None
         return Reply(response.status_code, response.content, response.headers)
 
     async def aclose(self) -> None:

@@ -17,9 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from convoscope.models._base import EndpointUnreachable, GenerateRequest, Generation, ModelError
 from convoscope.models._capabilities import (
@@ -63,6 +61,9 @@ from convoscope.models._wire import (
     whitespace_lead,
 )
 
+if TYPE_CHECKING:
+    import httpx
+
 
 class OpenAIModel:
     """A model behind an OpenAI-compatible ``/v1`` endpoint.
@@ -102,9 +103,6 @@ class OpenAIModel:
             self._sender = CoreSender(self.base_url, headers, timeout=timeout, tls=tls)
         else:
             self._sender = HttpxSender(self.base_url, headers, timeout=timeout, tls=tls, transport=transport)
-        self._client = httpx.AsyncClient(  # side requests: /props, /tokenize
-            base_url=self.base_url, headers=headers, transport=transport, verify=tls,
-            timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)))
         self._price = price_per_million
         self._context_length = context_length
         self._token_counter: str | None = None  # the tokenizer route; "" once known to be absent
@@ -283,10 +281,9 @@ class OpenAIModel:
     async def _quiet(self, method: str, url: str, body: Any = None) -> dict[str, Any] | None:
         """A best-effort side request: any failure means 'the server does not have this'."""
         try:
-            response = await self._client.request(method, url, json=body,
-                                                  timeout=min(10.0, self._policy.timeout))
-            data = response.json() if response.status_code == 200 else None
-        except (httpx.HTTPError, ValueError):
+            reply = await self._sender.side(method, url, body, timeout=min(10.0, self._policy.timeout))
+            data = json.loads(reply.content) if reply.status == 200 else None
+        except (SendTimeout, SendFailed, ValueError):
             return None
         return data if isinstance(data, dict) else None
 
@@ -379,7 +376,6 @@ class OpenAIModel:
 
     async def aclose(self) -> None:
         await self._sender.aclose()
-        await self._client.aclose()
 
 
 # Stand-ins for the parts of a chat body cut from the request's serialisation (a NUL cannot occur
