@@ -17,6 +17,16 @@ import httpx
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
+# A Prolific study that pays per task (and a partial code for work done before a screen-out).
+PROLIFIC_PAID = """\
+platform:
+  kind: prolific
+  completion_code: C0MPL3
+  screen_out_code: SCR33N
+  partial_code: PART1AL
+  pay_per_task: 0.05
+"""
+
 SPEC = """\
 name: tiny-study
 criteria:

@@ -11,20 +11,13 @@ from pathlib import Path
 
 import httpx
 import pytest
-from campaign_helpers import answer_all, write_campaign
+from campaign_helpers import PROLIFIC_PAID, answer_all, write_campaign
 from leavers import right
 
 from convoscope.campaigns import Campaign, Submission, invite, open_campaign
 from convoscope.web import build_server, start_background
 
-PROLIFIC = """\
-platform:
-  kind: prolific
-  completion_code: C0MPL3
-  screen_out_code: SCR33N
-  partial_code: PART1AL
-  pay_per_task: 0.05
-"""
+PROLIFIC = PROLIFIC_PAID
 DISAGREED = {"en": "did not agree closely enough", "ko": "충분히 일치하지 않아"}
 TOO_SHORT = {"en": "the batch was too short to tell them apart from guessing", "ko": "배치가 너무 짧아"}
 PAID = {"en": "You gave 6 answers", "ko": "GBP 0.30"}

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from campaign_helpers import answer_all, get, hidden_field, write_campaign
+from campaign_helpers import PROLIFIC_PAID, answer_all, get, hidden_field, write_campaign
 
 from convoscope.campaigns import (
     Campaign,
@@ -26,15 +26,7 @@ from convoscope.campaigns import (
 )
 from convoscope.web import build_server, dashboard_secret, join_secret, start_background
 
-PROLIFIC = """\
-platform:
-  kind: prolific
-  completion_code: C0MPL3
-  screen_out_code: SCR33N
-  partial_code: PART1AL
-  pay_per_task: 0.05
-  screen_out_reward: 0.10
-"""
+PROLIFIC = PROLIFIC_PAID + "  screen_out_reward: 0.10\n"
 SESSION = {"STUDY_ID": "st1", "SESSION_ID": "se1"}
 
 

@@ -11,21 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from campaign_helpers import answer_all, write_campaign
+from campaign_helpers import PROLIFIC_PAID, answer_all, write_campaign
 from click.testing import CliRunner
 
 from convoscope.campaigns import Campaign, Task, invite, open_campaign
 from convoscope.campaigns._prolific import Prolific, ProlificError, sync_submissions
 from convoscope.cli._campaign import campaign_group
 
-PROLIFIC = """\
-platform:
-  kind: prolific
-  completion_code: C0MPL3
-  screen_out_code: SCR33N
-  partial_code: PART1AL
-  pay_per_task: 0.05
-"""
+PROLIFIC = PROLIFIC_PAID
 
 
 def pid(number: int) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from campaign_helpers import CHROMIUM, write_campaign
+from campaign_helpers import CHROMIUM, PROLIFIC_PAID, write_campaign
 from sklearn.metrics import cohen_kappa_score
 
 from convoscope.analysis import fleiss_kappa
@@ -22,13 +22,7 @@ from convoscope.web import build_server, join_secret, start_background
 pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
 
-PLATFORM = """\
-platform:
-  kind: prolific
-  completion_code: C0MPL3
-  screen_out_code: SCR33N
-  partial_code: PART1AL
-  pay_per_task: 0.05
+PLATFORM = PROLIFIC_PAID + """\
   max_participants: 10
   completion_url: "{prolific}/submissions/complete?cc={{code}}"
 """

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from campaign_helpers import answer_all, write_campaign
+from campaign_helpers import PROLIFIC_PAID, answer_all, write_campaign
 from click.testing import CliRunner
 from leavers import right
 
@@ -98,14 +98,7 @@ def test_a_person_marked_by_hand_leaves_the_results_and_can_be_brought_back(tmp_
     assert f"human:{leaver}" in _raters(again.verdicts())
 
 
-PROLIFIC = """\
-platform:
-  kind: prolific
-  completion_code: C0MPL3
-  screen_out_code: SCR33N
-  partial_code: PART1AL
-  pay_per_task: 0.05
-"""
+PROLIFIC = PROLIFIC_PAID
 
 
 def test_a_participant_who_timed_out_after_working_stays_in_the_ledger_for_review(tmp_path: Path) -> None:
