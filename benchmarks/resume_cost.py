@@ -75,7 +75,8 @@ def fill_directly(items: Path, folder: Path, base_url: str, done: int) -> None:
     """Verdicts for every item after the first chunk, written as the engine writes them."""
     from convoscope.criteria import select_criteria
     from convoscope.items._stream import ItemStream
-    from convoscope.runs._build import RunOptions, run_judge_of
+    from convoscope.runs._here import run_judge_of
+    from convoscope.runs._options import RunOptions
     from convoscope.runs._plan import plan_tasks, run_id_for
     from convoscope.store import Store
     from convoscope.store._chunks import claim_chunk, finish_chunk, register_tasks

@@ -5,13 +5,15 @@ A run of a million items never holds them all: :class:`ItemStream` yields :class
 (the raw lines of a JSONL file), so a resumed run can tell a chunk it has finished from a changed
 one without parsing or rendering it; :meth:`RawChunk.items` parses and validates on demand, with
 errors that name the file, the line and the field. Duplicate ids are found across the whole input
-(64-bit hashes of the ids seen, most kept in sorted arrays: :class:`SeenIds`).
+(64-bit hashes of the ids seen, most kept in sorted arrays: :class:`SeenIds`). A JSON-lines file
+the run finished the first chunks of is read from after them (a done prefix: see items._prefix).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +29,7 @@ from convoscope.items._io import (
     records,
 )
 from convoscope.items._model import Item
+from convoscope.items._prefix import Prefix, digest_upto, in_sorted, jsonl_path, next_prefix, stable_markers
 from convoscope.items._text import open_text
 
 DEFAULT_CHUNK = 256
@@ -76,19 +79,66 @@ class ItemStream:
             self.name = f"<{type(source).__name__}>"
         else:
             self.name = "<items>"
+        self._prefix: Prefix | None = None  # finished chunks skipped unread (see items._prefix)
+        self._prefix_lookup: array[int] | None = None
+        self.layout: dict[int, tuple[int, int, str]] = {}  # chunk -> (last line, size, fingerprint)
+        self._markers: dict[int, array[int]] = {}  # chunk -> stable markers of its ids
+        self._stamp = self._file_stamp()
 
     def chunks(self) -> Iterator[RawChunk]:
-        """Every chunk, in input order; the input is read again on every call."""
+        """Every chunk, in input order (after a skipped prefix: from the first chunk beyond it,
+        numbered as ever); the input is read again on every call."""
         seen = SeenIds()
-        count = 0
-        for index, raw in enumerate(_grouped(self._records(), self.chunk_size, self.limit)):
+        prefix = self._prefix
+        first, count = (prefix.chunks, prefix.chunks * self.chunk_size) if prefix else (0, 0)
+        records = self._records(prefix)
+        for index, raw in enumerate(_grouped(records, self.chunk_size, self.limit), start=first):
             # Each record followed by a newline, hashed in one call (a resume reads every line).
             digest = hashlib.sha256(b"\n".join([record[1] for record in raw]) + b"\n")
-            parse, ids = self._parser(raw, seen)
+            parse, ids = self._parser(raw, seen, index)
+            self.layout[index] = (raw[-1][0], len(raw), digest.hexdigest())
             yield RawChunk(index, digest.hexdigest(), len(raw), count, parse, ids)
             count += len(raw)
         if count == 0:
             raise self._empty()
+
+    def _jsonl(self) -> Path | None:
+        return jsonl_path(self.source, self.encoding, self.limit)
+
+    def _file_stamp(self) -> tuple[int, int] | None:
+        path = self._jsonl()
+        if path is None:
+            return None
+        status = path.stat()
+        return status.st_mtime_ns, status.st_size
+
+    def skip(self, prefix: Prefix | None) -> bool:
+        """Skip ``prefix`` unread if the file still starts with exactly its bytes."""
+        path = self._jsonl()
+        if prefix is None or path is None or prefix.chunk_size != self.chunk_size \
+                or digest_upto(path, prefix.offset) != prefix.digest:
+            return False
+        self._prefix, self._prefix_lookup = prefix, None
+        return True
+
+    @property
+    def skipped(self) -> Prefix | None:
+        """The done prefix this stream skips, if any."""
+        return self._prefix
+
+    def _prefix_ids(self) -> array[int]:
+        if self._prefix_lookup is None:
+            self._prefix_lookup = self._prefix.lookup()  # type: ignore[union-attr]
+        return self._prefix_lookup
+
+    def done_prefix(self, finished: Callable[[int, str], bool]) -> Prefix | None:
+        """The longest run of full chunks from the first that ``finished(index, fingerprint)``
+        says are done, as a :class:`Prefix` (None: nothing new to record, or a file that changed
+        while the run read it)."""
+        path = self._jsonl()
+        if path is None or self._file_stamp() != self._stamp:
+            return None
+        return next_prefix(path, self._prefix, self.chunk_size, self.layout, self._markers, finished)
 
     def __iter__(self) -> Iterator[Item]:
         """Every item, parsed and validated, in input order (one chunk in memory at a time)."""
@@ -123,15 +173,16 @@ class ItemStream:
             found = min(found, self.limit)
         return found
 
-    def _records(self) -> Iterator[tuple[int, bytes, Any]]:
-        """(line, bytes to fingerprint, the record for the parser) for every record."""
+    def _records(self, prefix: Prefix | None = None) -> Iterator[tuple[int, bytes, Any]]:
+        """(line, bytes to fingerprint, the record for the parser) for every record (beyond
+        ``prefix`` if given)."""
         from convoscope.items._frames import _rows, is_table
 
         source = self.source
         if isinstance(source, str | Path):
             path = Path(source)
             if path.suffix.lower() in (".jsonl", ".ndjson"):
-                yield from _jsonl_lines(path, self.encoding)
+                yield from _jsonl_lines(path, self.encoding, prefix)
                 return
             rows: Iterable[tuple[int, dict[str, Any]]] = records(path, encoding=self.encoding)
             if path.suffix.lower() in TABLE_SUFFIXES:
@@ -159,7 +210,7 @@ class ItemStream:
             record = row
         return _validate(self.name, line, record)  # type: ignore[arg-type]
 
-    def _parser(self, raw: list[tuple[int, bytes, Any]], seen: SeenIds
+    def _parser(self, raw: list[tuple[int, bytes, Any]], seen: SeenIds, index: int
                 ) -> tuple[Callable[[], list[Item]], Callable[[], None]]:
         """A parser for one chunk that also refuses an id seen earlier in the input, and a check of
         its ids alone. A row that does not parse is reported after any duplicate before it, as if
@@ -177,7 +228,7 @@ class ItemStream:
             finally:  # on a bad row, the rows before it are still checked (and a duplicate wins)
                 if not counted[0]:
                     counted[0] = True
-                    self._refuse_duplicates([item.id for item in items], lines, seen)
+                    self._refuse_duplicates([item.id for item in items], lines, seen, index)
             return items
 
         def ids() -> None:
@@ -191,7 +242,7 @@ class ItemStream:
                 row = _decoded(record)
                 value = row.get("id") if type(row) is dict else None
                 found.append(value if type(value) is str and value else self._id_of(line, record))
-            self._refuse_duplicates(found, [line for line, _bytes, _record in raw], seen)
+            self._refuse_duplicates(found, [line for line, _bytes, _record in raw], seen, index)
 
         return parse, ids
 
@@ -211,11 +262,16 @@ class ItemStream:
             return value
         return self.parse(line, record).id
 
-    def _refuse_duplicates(self, ids: list[str], lines: list[int], seen: SeenIds) -> None:
+    def _refuse_duplicates(self, ids: list[str], lines: list[int], seen: SeenIds, chunk: int) -> None:
         if not ids:
             return
-        markers = _markers(ids)
-        for index in seen.add(markers):
+        repeated = seen.add(_markers(ids))
+        if self._stamp is not None:  # a JSON-lines file: its ids may make a done prefix later
+            stable = stable_markers(ids)
+            self._markers[chunk] = array("Q", stable)  # 8 bytes an id
+            if self._prefix is not None:
+                repeated = sorted(set(repeated) | set(in_sorted(self._prefix_ids(), stable)))
+        for index in repeated:
             item_id, line = ids[index], lines[index]
             first = self.first_line_of(item_id)  # a marker collision
             if first is not None and first != line:
@@ -335,9 +391,10 @@ def _grouped(records: Iterator[tuple[int, bytes, Any]], size: int, limit: int | 
         yield group
 
 
-def _jsonl_lines(path: Path, encoding: str) -> Iterator[tuple[int, bytes, str]]:
-    with open_text(path, encoding=encoding) as lines:  # BOMs, line ends, NUL bytes as every reader
-        for number, text in enumerate(lines, start=1):
+def _jsonl_lines(path: Path, encoding: str, prefix: Prefix | None = None) -> Iterator[tuple[int, bytes, str]]:
+    start = (prefix.offset, prefix.line) if prefix else (0, 0)
+    with open_text(path, encoding=encoding, start=start) as lines:  # BOMs, line ends, NUL bytes
+        for number, text in enumerate(lines, start=start[1] + 1):
             if text.strip():
                 line = text.rstrip("\r\n")
                 yield number, line.encode("utf-8", "surrogatepass"), line

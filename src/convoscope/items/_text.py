@@ -57,7 +57,8 @@ def effective_encoding(path: Path, encoding: str = "utf-8") -> str:
 
 
 @contextmanager
-def open_text(path: str | Path, *, encoding: str = "utf-8") -> Iterator[Iterator[str]]:
+def open_text(path: str | Path, *, encoding: str = "utf-8",
+              start: tuple[int, int] = (0, 0)) -> Iterator[Iterator[str]]:
     """The lines of a text file (line ends kept, as ``open(newline="")`` gives them, so the csv
     module reads quoted line breaks), checked as they are read: a NUL byte or an undecodable byte
     raises an :class:`ItemError` naming the file and the line.
@@ -66,14 +67,21 @@ def open_text(path: str | Path, *, encoding: str = "utf-8") -> Iterator[Iterator
 
         with open_text("answers.csv", encoding="cp949") as lines:
             rows = list(csv.reader(lines))
+
+    ``start``: (byte offset, lines before it) to read from the start of a line within the file.
     """
     path = Path(path)
     if not path.is_file():
         raise ItemError(path, None, None, "file not found")
     codec = effective_encoding(path, encoding)
+    offset, before = start
+    if offset and codec == "utf-8-sig":
+        codec = "utf-8"  # a byte-order mark is only ever at the very start
     with path.open(encoding=codec, newline="") as handle:
+        if offset:
+            handle.seek(offset)  # a fresh decoder: the position is the byte offset
         try:
-            yield _checked(path, handle)
+            yield _checked(path, handle, before + 1)
         except UnicodeDecodeError as error:
             raise _not_in_encoding(path, codec, error) from None
 
@@ -84,8 +92,7 @@ def read_text(path: str | Path, *, encoding: str = "utf-8") -> str:
         return "".join(lines)
 
 
-def _checked(path: Path, lines: Iterator[str]) -> Iterator[str]:
-    number = 1
+def _checked(path: Path, lines: Iterator[str], number: int = 1) -> Iterator[str]:
     for text in lines:
         if "\x00" in text:
             before = text[: text.index("\x00")]

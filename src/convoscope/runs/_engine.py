@@ -24,6 +24,7 @@ from typing import Any
 
 from convoscope.criteria import Criterion
 from convoscope.items import Item
+from convoscope.items._prefix import Prefix
 from convoscope.items._stream import ItemStream, RawChunk
 from convoscope.judges import Judge, Panel, Verdict
 from convoscope.metrics import check_metric_inputs
@@ -72,6 +73,7 @@ class EngineOptions:
     stop_grace_s: float = STOP_GRACE_S
     held: Held | None = None  # what the sink already holds from earlier runs (not passed on again)
     on_stale: Callable[[], None] | None = None  # the sink will be written again at the end
+    prefix: Prefix | None = None  # finished chunks an earlier run recorded (see items._prefix)
 
 
 class Engine:
@@ -135,6 +137,7 @@ class Engine:
         try:
             known = await asyncio.to_thread(chunk_states, self.store.engine, self.run_id)
             self.known = known
+            await self._skip_prefix(stream, known)
             held = await self._pass(stream.chunks(), known, queue, None)
             while held:
                 await asyncio.sleep(min(2.0, self.options.lease_s / 4))
@@ -149,6 +152,19 @@ class Engine:
             raise
         for _ in range(workers):
             await queue.put(None)
+
+    async def _skip_prefix(self, stream: ItemStream, known: dict[int, ChunkState]) -> None:
+        """Count the chunks of a recorded done prefix without reading them, when the input still
+        starts with its bytes and the store still has each of them done."""
+        prefix = self.options.prefix
+        if prefix is None or self.options.again or any(
+                index not in known or known[index].state != "done" for index in range(prefix.chunks)):
+            return
+        if not await asyncio.to_thread(stream.skip, prefix):
+            return
+        for index in range(prefix.chunks):
+            self.seen[index] = prefix.chunk_size
+            await self._found_finished(index, known[index])
 
     async def _pass(self, chunks: Iterator[RawChunk], known: dict[int, ChunkState],
                     queue: asyncio.Queue[Task | None], only: set[int] | None) -> set[int]:

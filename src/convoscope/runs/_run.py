@@ -28,7 +28,7 @@ from convoscope.runs._repeats import ConsistencyTally
 from convoscope.runs._result import RunResult
 from convoscope.runs._summary import RunSummary
 from convoscope.store import Store
-from convoscope.store._chunks import chunk_states, worker_name
+from convoscope.store._chunks import chunk_states, load_prefix, save_prefix, worker_name
 
 DEFAULT_LEASE_S = 120.0  # a dead worker's chunks are free again after this long
 
@@ -104,7 +104,8 @@ async def run_judge(
                             again=retry_unscored, on_progress=on_progress,
                             sink=sink if collect or repeated or on_verdicts is not None else None,
                             order={} if collect else None, held=held,
-                            on_stale=kept.stale if held is not None else None)  # type: ignore[union-attr]
+                            on_stale=kept.stale if held is not None else None,  # type: ignore[union-attr]
+                            prefix=await asyncio.to_thread(load_prefix, store.engine, run_id))
     stamp = {"run_id": run_id, "convoscope_version": __version__}
     engine = Engine(store, run_id, judge, criteria, summary, stamp, options)
     try:
@@ -117,6 +118,7 @@ async def run_judge(
             await asyncio.to_thread(kept.rewrite, engine.stored_batches(everything))
         raise
     engine.close()
+    await asyncio.to_thread(_record_prefix, stream, store, run_id)
     if kept is not None:
         await asyncio.to_thread(_settle_the_file, kept, engine, held)
     summary.outstanding = engine.outstanding()
@@ -128,6 +130,20 @@ async def run_judge(
         finals.sort(key=lambda v: options.order.get((v.item_id, v.criterion), last))  # type: ignore[union-attr]
         members.sort(key=lambda v: options.order.get((v.item_id, v.criterion), last))  # type: ignore[union-attr]
     return RunResult(run_id, tuple(finals), summary, tuple(members), store.location)
+
+
+def _record_prefix(stream: ItemStream, store: Store, run_id: str) -> None:
+    """After a run that ended well: its first chunks that are done, as read by this run, become
+    the run's done prefix, which the next run skips unread (see items._prefix)."""
+    states = chunk_states(store.engine, run_id)
+
+    def finished(index: int, fingerprint: str) -> bool:
+        state = states.get(index)
+        return state is not None and state.state == "done" and state.fingerprint == fingerprint
+
+    prefix = stream.done_prefix(finished)
+    if prefix is not None:
+        save_prefix(store.engine, run_id, prefix, only_longer=stream.skipped is not None)
 
 
 def _settle_the_file(kept: VerdictFile, engine: Engine, held: Any) -> None:

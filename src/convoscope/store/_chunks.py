@@ -31,7 +31,8 @@ from typing import Literal
 
 import sqlalchemy as sa
 
-from convoscope.store._schema import insert_for, run_chunks, run_tasks
+from convoscope.items._prefix import Prefix
+from convoscope.store._schema import insert_for, run_chunks, run_prefixes, run_tasks
 
 Claim = Literal["claimed", "done", "held"]
 
@@ -189,3 +190,25 @@ def chunk_task_keys(engine: sa.Engine, run_id: str, chunk: int) -> list[str]:
         query = sa.select(run_tasks.c.task_key).where(run_tasks.c.run_id == run_id,
                                                       run_tasks.c.chunk == chunk)
         return [key for (key,) in connection.execute(query)]
+
+
+def load_prefix(engine: sa.Engine, run_id: str) -> Prefix | None:
+    """The run's recorded done prefix, if any (one indexed row)."""
+    with engine.connect() as connection:
+        row = connection.execute(sa.select(run_prefixes).where(run_prefixes.c.run_id == run_id)).first()
+    if row is None:
+        return None
+    return Prefix(row.chunks, row.chunk_size, row.line, row.offset, row.digest, bytes(row.markers))
+
+
+def save_prefix(engine: sa.Engine, run_id: str, prefix: Prefix, *, only_longer: bool) -> None:
+    """Record the run's done prefix. ``only_longer``: the run started from the recorded one (it
+    still holds), so a shorter one (another worker's, finishing later) does not replace it;
+    otherwise the recorded one no longer matched the file and is replaced whatever its length."""
+    values = {"chunks": prefix.chunks, "chunk_size": prefix.chunk_size, "line": prefix.line,
+              "offset": prefix.offset, "digest": prefix.digest, "markers": prefix.markers}
+    with engine.begin() as connection:
+        connection.execute(insert_for(engine, run_prefixes).values(run_id=run_id, **values)
+                           .on_conflict_do_update(index_elements=["run_id"], set_=values,
+                                                  where=run_prefixes.c.chunks < prefix.chunks
+                                                  if only_longer else None))

@@ -82,6 +82,20 @@ run_chunks = sa.Table(
     sa.Column("outcome", sa.Text),
 )
 
+# A run's done prefix (see convoscope.items._prefix): its first ``chunks`` chunks, all done, are
+# the input file's first ``offset`` bytes (lines ``1..line``), whose hash is ``digest``; ``markers``:
+# the sorted 64-bit markers of their ids (8 bytes each), to refuse a new item repeating one.
+run_prefixes = sa.Table(
+    "run_prefixes", metadata,
+    sa.Column("run_id", sa.String(64), primary_key=True),
+    sa.Column("chunks", sa.Integer, nullable=False),
+    sa.Column("chunk_size", sa.Integer, nullable=False),
+    sa.Column("line", sa.Integer, nullable=False),
+    sa.Column("offset", sa.BigInteger, nullable=False),
+    sa.Column("digest", sa.String(128), nullable=False),
+    sa.Column("markers", sa.LargeBinary, nullable=False),
+)
+
 # The batch ledger (see convoscope.store._batches). A job is one batch at a provider (or one
 # exported file); ``state``: submitting, submitted, in_progress, completed, failed, expired,
 # cancelled (the provider's ending, not yet collected), collected. ``owner``/``lease_until``:
@@ -217,6 +231,11 @@ def _v5(connection: sa.Connection) -> None:
     batch_requests.create(connection, checkfirst=True)
 
 
+def _v6(connection: sa.Connection) -> None:
+    """A run's done prefix, so a resume skips its finished chunks unread."""
+    run_prefixes.create(connection, checkfirst=True)
+
+
 def insert_for(engine: sa.Engine | sa.Connection, table: sa.Table) -> Any:
     """An INSERT with the dialect's ON CONFLICT clauses (each dialect imported when first used:
     a SQLite run never loads the PostgreSQL dialect)."""
@@ -230,7 +249,7 @@ def insert_for(engine: sa.Engine | sa.Connection, table: sa.Table) -> Any:
 
 
 # Each migration takes the schema from version i to i + 1. Append, never edit.
-MIGRATIONS: list[Callable[[sa.Connection], None]] = [_v1, _v2, _v3, _v4, _v5]
+MIGRATIONS: list[Callable[[sa.Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
 _LOCK_ID = 0x636F6E76  # "conv": the advisory lock PostgreSQL workers take while migrating
 
 
