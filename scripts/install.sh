@@ -7,6 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${1:-local}"
 python3 -m pip install --quiet --upgrade pip >/dev/null 2>&1 || true
+# The build backend pyproject.toml names (a licence as an SPDX expression needs setuptools >= 77): pip
+# fetches it for its own isolated builds, and a build without isolation (the suite's wheel check) uses this.
+python3 -m pip install --quiet "setuptools>=77" wheel
 # llama-cpp-python has no prebuilt wheel on PyPI for Linux (checked for 0.3.x, Python 3.11, x86_64,
 # 2026-11-28): pip compiles it from source the first time (8-9 min on 2 idle cores, about 40 on a
 # loaded machine) and caches the wheel, so later installs take seconds.

@@ -3,9 +3,10 @@
 The key is a hash of the model's identity and the whole request (messages or prompt, schema,
 sampling settings, seed, candidates): everything that can change the output, hashed from the bytes
 the request is serialised to once (``GenerateRequest.wire``, which its task key hashes and its body
-is cut from). Keys are ``v2:`` and a SHA-256; a cache written before them (plain SHA-256 of another
-serialisation) is still read: on a miss the old key is asked too, only in such a cache. Only
-successful generations are stored. One SQLite file, written by one thread in grouped commits.
+is cut from). Keys are ``v2:`` and a SHA-256, 64 characters in all; a cache written before them
+(plain SHA-256 of another serialisation) is still read: on a miss the old key is asked too, only in
+such a cache. Only successful generations are stored. One SQLite file, written by one thread in
+grouped commits.
 """
 
 from __future__ import annotations
@@ -37,11 +38,14 @@ create table if not exists responses (
 
 
 KEY_PREFIX = "v2:"
+KEY_LENGTH = 64  # the store keeps keys in VARCHAR(64) columns (the batch ledger), which PostgreSQL enforces
 
 
 def cache_key(model_name: str, request: GenerateRequest) -> str:
-    """The request's key: a hash of the model's name and the request's one serialisation."""
-    return KEY_PREFIX + hashlib.sha256(model_name.encode() + b"\n" + request.wire).hexdigest()
+    """The request's key: a hash of the model's name and the request's one serialisation (``v2:`` and
+    the first 61 hex digits of a SHA-256, 244 bits: 64 characters, as the store's key columns hold)."""
+    digest = hashlib.sha256(model_name.encode() + b"\n" + request.wire).hexdigest()
+    return (KEY_PREFIX + digest)[:KEY_LENGTH]
 
 
 def legacy_cache_key(model_name: str, request: GenerateRequest) -> str:
