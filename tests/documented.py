@@ -88,8 +88,8 @@ SMALLER: list[tuple[str, str, str, str]] = [  # applied in this order
     ("docs/synth.md", "SynthSettings(max_turns=6)", "SynthSettings(max_turns=2)",
      "two turns show the Python loop runs"),
     ("README.md", "convoscope judge examples/response_candidates.jsonl --suite response-candidates",
-     "convoscope judge examples/response_candidates.jsonl --limit 2 --suite response-candidates",
-     "four rubrics on every candidate take minutes on the embedded model; two candidates show it runs"),
+     "convoscope judge examples/response_candidates.jsonl --limit 1 --suite response-candidates",
+     "four rubrics on every candidate take minutes on the embedded model; one candidate shows it runs"),
     ("README.md", "judge examples/dialogues.jsonl --suite dialogue-issues \\\n",
      "judge examples/dialogues.jsonl --limit 1 --suite dialogue-issues \\\n",
      "three dialogues x nine rubrics x two judges is 54 calls (over three minutes on two cores); one "
