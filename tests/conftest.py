@@ -88,9 +88,10 @@ def llama_server():
     port = free_port()
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(embedded_model_path("smollm2")),
                "--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(port),
-               "--n_ctx", "2048", "--n_threads", "2"]
-    # Two threads: mostly one worker at a time asks the server (on one thread the endpoint blocks of the
-    # docs test took 20-60 s longer each). logits_all stays on: /completions logprobs need it.
+               "--n_ctx", "2048", "--n_threads", "1"]
+    # One thread: llama.cpp's threads spin at every barrier, and the suite runs two workers on two cores.
+    # Fresh-clone runs: the whole suite took 20 min 29 s with one thread, over 23 min with two (each
+    # endpoint block is slower alone, the whole is faster). logits_all stays on: /completions logprobs.
     # The server logs a lot; a file (not a pipe nobody reads) keeps it from blocking.
     log = tempfile.TemporaryFile()
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
