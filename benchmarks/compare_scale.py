@@ -41,11 +41,11 @@ RESULTS = Path(__file__).parent / "results" / "compare_scale.md"
 def build(store: Path, run_id: str, count: int, shift: int) -> float:
     """One run of ``count`` verdicts (count // 4 items × four criteria, 0–7 scores, three systems,
     two languages, a reason each) written through the store's API; returns the seconds taken."""
-    import sqlalchemy as sa
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from run_archive import write_group
 
     from convoscope.judges import Verdict
     from convoscope.store import Store
-    from convoscope.store._schema import run_tasks
 
     started = time.perf_counter()
     opened = Store(store)
@@ -63,11 +63,7 @@ def build(store: Path, run_id: str, count: int, shift: int) -> float:
                               value=value, reason=f"run {run_id} gave {value}: a reason of some words",
                               system=f"bot-{item % 3}", language=("en", "de")[item % 2])
             rows.append((key, verdict))
-        with opened.engine.begin() as connection:
-            opened.write(connection, rows, run_id=run_id)
-            connection.execute(sa.insert(run_tasks), [
-                {"run_id": run_id, "task_key": key, "chunk": 0, "position": first + offset, "member": False}
-                for offset, (key, _) in enumerate(rows)])
+        write_group(opened, run_id, rows, first)
     opened.finish_run(run_id, {"verdicts": count})
     opened.close()
     return time.perf_counter() - started

@@ -28,13 +28,24 @@ print(code, wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 """
 
 
-def build(store: Path, count: int) -> str:
-    """One run of ``count`` verdicts on count // 4 items and four criteria."""
+def write_group(opened, run_id: str, rows: list, first: int) -> None:
+    """Verdicts (task key, Verdict) and their ``run_tasks`` rows at positions ``first``..., in one
+    transaction: what a judging run leaves in the store (also used by compare_scale.py)."""
     import sqlalchemy as sa
 
+    from convoscope.store._schema import run_tasks
+
+    with opened.engine.begin() as connection:
+        opened.write(connection, rows, run_id=run_id)
+        connection.execute(sa.insert(run_tasks), [
+            {"run_id": run_id, "task_key": key, "chunk": 0, "position": first + offset, "member": False}
+            for offset, (key, _) in enumerate(rows)])
+
+
+def build(store: Path, count: int) -> str:
+    """One run of ``count`` verdicts on count // 4 items and four criteria."""
     from convoscope.judges import Verdict
     from convoscope.store import Store
-    from convoscope.store._schema import run_tasks
 
     opened = Store(store)
     run_id = f"bench{count}"
@@ -46,11 +57,7 @@ def build(store: Path, count: int) -> str:
                  Verdict(item_id=f"i{n // 4}", criterion=criteria[n % 4], rater="python:bench",
                          value=n % 7, reason="a reason of a few words " * 3))
                 for n in range(first, min(count, first + group))]
-        with opened.engine.begin() as connection:
-            opened.write(connection, rows, run_id=run_id)
-            connection.execute(sa.insert(run_tasks), [
-                {"run_id": run_id, "task_key": key, "chunk": 0, "position": first + offset, "member": False}
-                for offset, (key, _) in enumerate(rows)])
+        write_group(opened, run_id, rows, first)
     opened.finish_run(run_id, {"verdicts": count})
     opened.close()
     return run_id
