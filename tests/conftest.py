@@ -33,6 +33,13 @@ def pytest_configure(config: pytest.Config) -> None:
                       ("MPLCONFIGDIR", ".config/matplotlib"), ("HF_HOME", ".cache/huggingface")):
         os.environ[name] = os.path.join(home, sub)
     os.environ["RAY_TMPDIR"] = home  # Ray's session folders (short: its socket paths must fit)
+    # One OpenMP thread for llama.cpp in every process the suite starts (set before any of them loads
+    # it; children inherit it). llama-cpp-python evaluates prompts on as many threads as there are
+    # cores, and its OpenMP threads spin at every barrier: with the suite's two workers on two cores,
+    # two 900-token prompts of the embedded model took 35-38 s CPU with two threads and 16.8 s with
+    # one, in the same wall time (/tmp script, machine at load 7-10). The product's own default is
+    # unchanged: on idle cores the second thread halves a prompt's wall time.
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
 
 # The longest modules first: with `-n 2 --dist loadfile` a worker takes the next module as it frees up,
@@ -74,12 +81,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def llama_server():
-    """llama-cpp-python's OpenAI-compatible server on the embedded SmolLM2 weights.
-
-    Yields the base URL (``http://127.0.0.1:PORT/v1``) and the model alias.
-    """
+def _serve_llama(*, logprobs: bool):
+    """Start llama-cpp-python's OpenAI-compatible server on the embedded SmolLM2 weights; yield
+    (base URL, alias) and stop it afterwards."""
     pytest.importorskip("llama_cpp.server", reason="needs llama-cpp-python[server]")
     import httpx
 
@@ -88,10 +92,10 @@ def llama_server():
     port = free_port()
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(embedded_model_path("smollm2")),
                "--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(port),
-               "--n_ctx", "2048", "--n_threads", "1"]
+               "--n_ctx", "2048", "--n_threads", "1", "--logits_all", str(logprobs)]
     # One thread: llama.cpp's threads spin at every barrier, and the suite runs two workers on two cores.
     # Fresh-clone runs: the whole suite took 20 min 29 s with one thread, over 23 min with two (each
-    # endpoint block is slower alone, the whole is faster). logits_all stays on: /completions logprobs.
+    # endpoint block is slower alone, the whole is faster).
     # The server logs a lot; a file (not a pipe nobody reads) keeps it from blocking.
     log = tempfile.TemporaryFile()
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
@@ -117,6 +121,23 @@ def llama_server():
         except subprocess.TimeoutExpired:
             server.kill()
         log.close()
+
+
+@pytest.fixture(scope="session")
+def llama_server():
+    """llama-cpp-python's OpenAI-compatible server on the embedded SmolLM2 weights, with
+    /completions logprobs (llama-cpp-python's logits_all). Yields the base URL
+    (``http://127.0.0.1:PORT/v1``) and the model alias."""
+    yield from _serve_llama(logprobs=True)
+
+
+@pytest.fixture(scope="session")
+def llama_server_chat():
+    """The same server without logprobs (logits_all off), as some real endpoints are: it answers a
+    request that asks for logprobs with HTTP 500, which convoscope's capability probe notes and
+    works around. Prompts are evaluated 2.3 times faster (9 dialogue-issues calls, one thread: 62
+    against 26 s), so the long chat-mode tests and the documented blocks use it."""
+    yield from _serve_llama(logprobs=False)
 
 
 @pytest.fixture

@@ -60,8 +60,8 @@ async def test_embedded_user_judge_and_chatbot_make_a_dialogue_and_resume(tmp_pa
 
 
 @pytest.mark.slow
-def test_cli_against_an_openai_compatible_server(llama_server, tmp_path):
-    base_url, alias = llama_server
+def test_cli_against_an_openai_compatible_server(llama_server_chat, tmp_path):
+    base_url, alias = llama_server_chat
     _register()
     contexts, out = tmp_path / "contexts.jsonl", tmp_path / "dialogues.jsonl"
     runner = CliRunner()
