@@ -95,12 +95,13 @@ class NginxMock:
         if not Path(NGINX).exists():
             raise RuntimeError("nginx is not installed: apt-get install -y nginx-light")
         if delay and not Path(ECHO_MODULE).exists():
-            raise RuntimeError("a latency needs nginx's echo module: apt-get install -y libnginx-mod-http-echo")
+            raise RuntimeError("a latency needs nginx's echo module: "
+                               "apt-get install -y libnginx-mod-http-echo")
         self.folder = Path(tempfile.mkdtemp(prefix="nginx-mock-"))
         self.port = port or free_port()
         (self.folder / "nginx.conf").write_text(config(self.folder, self.port, delay))
-        self.process = subprocess.Popen([NGINX, "-p", str(self.folder), "-c", str(self.folder / "nginx.conf")],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        argv = [NGINX, "-p", str(self.folder), "-c", str(self.folder / "nginx.conf")]
+        self.process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         self._wait_until_up()
 
@@ -183,12 +184,13 @@ def compare(requests: int, concurrency: int) -> None:
             mock, base_url, cpu = start(kind, 0.0)
             try:
                 before, started = cpu(), time.perf_counter()  # type: ignore[operator]
-                subprocess.run([sys.executable, str(folder / "loop.py"), base_url, str(folder / "bodies.jsonl"),
-                                str(concurrency), "8"], check=True)
+                subprocess.run([sys.executable, str(folder / "loop.py"), base_url,
+                                str(folder / "bodies.jsonl"), str(concurrency), "8"], check=True)
                 used, wall = cpu() - before, time.perf_counter() - started  # type: ignore[operator]
             finally:
                 mock.kill()  # type: ignore[attr-defined]
-            print(f"{kind:6} {requests} requests at c {concurrency}: wall {wall:.2f} s, mock CPU {used:.2f} s "
+            print(f"{kind:6} {requests} requests at c {concurrency}: wall {wall:.2f} s, "
+                  f"mock CPU {used:.2f} s "
                   f"= {1e6 * used / requests:.0f} µs per request   load {os.getloadavg()[0]:.2f}")
 
 
