@@ -3,12 +3,15 @@
 
 Each run is a whole ``convoscope judge ITEMS --criterion survey/effort --judge openai:mock@URL
 --mode chat --concurrency C --no-cache --store NEW.db`` process timed from start to exit (its
-spawned workers included), into a fresh store, against the same OpenAI-compatible mock
-(``benchmarks/mock_openai.py``, its own process, optional fixed latency). The settings are
-interleaved (1, 2, 1, 2, ...) so that a change in the machine's load hits both alike; medians over
-the repeats, and the 1-minute load average before and after every run (the machine is shared).
+spawned workers included), into a fresh store, against the same OpenAI-compatible mock (nginx,
+``benchmarks/nginx_mock.py``, which leaves the client nearly all of the cores; ``--mock python``
+for ``benchmarks/mock_openai.py``; optional fixed latency). The settings are interleaved (1, 2, 1,
+2, ...) so that a change in the machine's load hits both alike; medians over the repeats, and the
+1-minute load average before and after every run (the machine is shared). Start-up (from the
+command's start to its first stored verdict) and the steady rate (between the first and the last
+stored verdict) are reported apart, from the verdicts' ``created_at``, and the mock's CPU.
 
-    python benchmarks/run_spread.py --items 4000 --concurrency 32 --repeats 3
+    python benchmarks/run_spread.py --items 20000 --concurrency 32 --repeats 3
     python benchmarks/run_spread.py --items 4000 --concurrency 32 --delay 0.05 --repeats 3
     # a Ray cluster of your own (stop it by its process ids afterwards; `ray stop` stops every one):
     ray start --head --port 6390 --num-cpus 4 --temp-dir /tmp/rb --include-dashboard false \
