@@ -27,6 +27,9 @@ then runs in this process and reads the child's CPU from ``/proc/PID/stat``. Tar
     python benchmarks/cli_overhead.py --items 3000 --concurrency 32 --delay 0.05 --repeats 3
     python benchmarks/cli_overhead.py --items 300 --repeats 0 --first-request 5
 
+``--mock nginx`` serves the same replies from nginx (``benchmarks/nginx_mock.py``), which uses about
+half the Python mock's CPU per request, so the sides have more of the cores to themselves.
+
 ``--append results/cli_overhead.md`` appends the figures as a table row (date, commit, load).
 """
 
@@ -48,7 +51,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from judge_overhead import start_mock  # noqa: E402
+from nginx_mock import start  # noqa: E402
 
 PLAIN = r'''
 import asyncio, itertools, json, sys
@@ -164,6 +167,9 @@ def main() -> None:
     parser.add_argument("--shards", type=int, default=8, help="the baseline's httpcore pools")
     parser.add_argument("--first-request", type=int, default=0, metavar="N",
                         help="also measure the CPU spent before the first request, N times per side")
+    parser.add_argument("--mock", choices=("python", "nginx"), default="python",
+                        help="the server: the Python mock, or nginx (benchmarks/nginx_mock.py: a "
+                             "fraction of the CPU, so the client has the cores to itself)")
     parser.add_argument("--append", type=Path, help="append the figures to this markdown file")
     parser.add_argument("--compare-src", type=Path, metavar="DIR",
                         help="also run convoscope from this source tree (e.g. an earlier commit's "
@@ -199,7 +205,7 @@ def main() -> None:
                     str(args.concurrency), str(shards)]
 
         if args.repeats:
-            mock, base_url = start_mock(args.delay)
+            mock, base_url, _ = start(args.mock, args.delay)
             try:
                 timed(command("httpcore x8", base_url, -1), folder)  # warm the mock and the page cache
                 for repeat in range(args.repeats):
@@ -207,7 +213,7 @@ def main() -> None:
                         env = other_env if side == "compared" else None
                         runs[side].append(timed(command(side, base_url, repeat), folder, env))
             finally:
-                mock.kill()
+                mock.kill()  # type: ignore[attr-defined]
         if args.first_request:
             first = first_requests(args.first_request, lambda side, url, n: command(side, url, 1000 + n),
                                    folder, other_env)
@@ -266,7 +272,7 @@ def first_requests(times: int, command: Any, folder: Path,
 def report(args: argparse.Namespace, runs: dict[str, list[tuple[float, float]]],
            first: dict[str, list[tuple[float, float]]], load_before: str, load_after: str) -> None:
     lines = [f"items={args.items} concurrency={args.concurrency} delay={args.delay:g} s "
-             f"repeats={args.repeats} (interleaved)", f"load before: {load_before}",
+             f"repeats={args.repeats} (interleaved) mock={args.mock}", f"load before: {load_before}",
              f"load after:  {load_after}"]
     medians: dict[str, tuple[float, float]] = {}
     for side, timings in runs.items():

@@ -46,6 +46,23 @@ def test_three_workers_never_claim_the_same_chunk(tmp_path):
     assert sum(len(claimed) for claimed in got.values()) == 120  # disjoint
 
 
+def test_a_worker_done_with_its_own_chunks_looks_again_at_held_ones_soon_then_less_often():
+    """At the end of a run spread over processes, each waits for the chunks the others still
+    hold. It looks again after 50 ms, not after a fixed 2 s (issue 39: every `--workers 2` run
+    ended up to 2 s after its last verdict), and backs off to at most min(2 s, lease / 4)."""
+    from itertools import islice
+
+    from convoscope.runs._engine import held_waits
+
+    waits = list(islice(held_waits(120.0), 12))
+    assert waits[0] == 0.05
+    assert all(later >= earlier for earlier, later in zip(waits, waits[1:], strict=False))
+    assert max(waits) == waits[-1] == 2.0
+    assert sum(1 for wait in waits if wait < 2.0) == 6  # 0.05 to 1.6: about 3 s before the cap
+    assert max(islice(held_waits(1.0), 12)) == 0.25  # a short lease is looked at more often
+    assert next(held_waits(0.1)) == 0.025
+
+
 def test_a_dead_workers_lease_expires_finished_chunks_stay_finished_changed_ones_reopen(tmp_path):
     store = Store(tmp_path / "s.db")
     assert claim_chunk(store.engine, "r", 0, "f0", "dead", 0.2) == "claimed"

@@ -6,10 +6,14 @@ work is divided, and the proxy can hold answers so that a worker is certainly ki
 middle of a call, however fast or slow the machine."""
 
 import json
+import os
 import re
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
+from patience import PATIENT_S
 from spread_run import (
     N_ITEMS,
     every_item_once,
@@ -18,6 +22,7 @@ from spread_run import (
     run,
     run_summary,
     scoring,
+    stored,
     write_inputs,
 )
 
@@ -91,3 +96,53 @@ def test_a_batch_run_with_several_workers_is_refused_before_any_call(tmp_path, c
     assert result.exit_code == 2, result.output
     assert "not with several workers" in result.output
     assert canned_proxy.requests == []
+
+
+# Put first on the path of a `convoscope judge` process, this holds every process it spawns
+# (multiprocessing's ``spawn_main``) in its start-up until the file GATE exists.
+_SLOW_START = """
+import os, time
+
+def _hold():
+    try:
+        with open("/proc/self/cmdline", "rb") as handle:
+            spawned = b"spawn_main" in handle.read()
+    except OSError:
+        return
+    while spawned and not os.path.exists(GATE):
+        time.sleep(0.05)
+
+_hold()
+"""
+
+
+def test_the_first_process_judges_while_the_second_is_still_starting(tmp_path, canned_proxy):
+    """A spawned worker's start-up (its imports: most of a second of CPU, more on a busy machine) is
+    not waited for (issue 39, observation 5): the first process judges from its own start and the
+    second claims what is left once it has loaded. Here the second cannot finish loading until
+    every item is stored, so the first judges them all."""
+    write_inputs(tmp_path)
+    hook, gate = tmp_path / "hook", tmp_path / "gate"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(_SLOW_START.replace("GATE", repr(str(gate))))
+    path = [str(hook), *filter(None, [os.environ.get("PYTHONPATH")])]
+    process = subprocess.Popen(_command(tmp_path, canned_proxy.base_url), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONPATH": os.pathsep.join(path)})
+    try:
+        deadline = time.monotonic() + PATIENT_S
+        while len(stored(tmp_path)) < N_ITEMS and time.monotonic() < deadline:
+            assert process.poll() is None, process.stderr.read()[-3000:]
+            time.sleep(0.1)
+        assert _worker_of(process.pid) is not None  # the second process is still held in its start
+        gate.touch()
+        assert process.wait(timeout=PATIENT_S) == 0, process.stderr.read()[-3000:]
+    finally:
+        gate.touch()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    every_item_once(tmp_path)
+    assert len(scoring(canned_proxy)) == N_ITEMS
+    summary = run_summary(tmp_path)
+    assert summary["verdicts"] == N_ITEMS and "and 1 more (which judged 0)" in summary["worker"]

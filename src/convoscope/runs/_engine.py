@@ -76,6 +76,17 @@ class EngineOptions:
     prefix: Prefix | None = None  # finished chunks an earlier run recorded (see items._prefix)
 
 
+def held_waits(lease_s: float) -> Iterator[float]:
+    """The pauses between looks at the chunks other workers still hold at the end of a run: from
+    50 ms (the other process usually finishes its last chunk moments after this one; a fixed 2 s
+    cost every ``--workers 2`` run up to 2 s), doubling up to min(2 s, lease / 4)."""
+    cap = min(2.0, lease_s / 4)
+    wait = min(0.05, cap)
+    while True:
+        yield wait
+        wait = min(cap, 2 * wait)
+
+
 class Engine:
     def __init__(self, store: Store, run_id: str, judge: Judge, criteria: Sequence[Criterion],
                  summary: RunSummary, stamp: dict[str, Any], options: EngineOptions) -> None:
@@ -139,8 +150,9 @@ class Engine:
             self.known = known
             await self._skip_prefix(stream, known)
             held = await self._pass(stream.chunks(), known, queue, None)
+            waits = held_waits(self.options.lease_s)
             while held:
-                await asyncio.sleep(min(2.0, self.options.lease_s / 4))
+                await asyncio.sleep(next(waits))
                 held = await self._settle_held(stream, held, queue)
         except BaseException:
             # Stopping early (an error, Ctrl-C): the queued tasks are dropped, never judged (a

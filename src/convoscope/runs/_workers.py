@@ -7,9 +7,11 @@ judged twice, and a process that dies leaves its chunks to the others once its l
 chunk over (at most ``concurrency`` calls); verdicts are stored once per task key whatever
 happens. The extra processes are started fresh (``spawn``: a copy of a process that has loaded a
 model or opened connections is not safe), judge with the same settings, and send their summary
-back. This process waits until they have started (so that all claim chunks from the first),
-streams every verdict (its own and those the others commit) to the caller, waits for all of them
-and returns one result whose summary counts what all of them did.
+back. This process does not wait for them to start (a spawned process spends most of a second
+importing before it can judge): it judges from its own start, and each of the others claims the
+chunks nobody holds yet once it has loaded. It streams every verdict (its own and those the others
+commit) to the caller, waits for all of them and returns one result whose summary counts what all
+of them did.
 """
 
 from __future__ import annotations
@@ -62,8 +64,6 @@ async def judge_on_workers(items: Any, criteria: Sequence[Criterion], judge: Any
             process.start()
             sending.close()
             started.append((process, receiving))
-        for _, receiving in started:  # all start claiming together, not as each happens to load
-            await asyncio.to_thread(_ready, receiving)
         # Stopped early, this process stops the others before it passes on what they stored.
         result = await judge_here(items, criteria, judge, store, alone, extra,
                                   on_stop=functools.partial(_stop, started), **hooks)
@@ -86,7 +86,6 @@ def _worker(sending: Connection, items: Any, criteria: list[Criterion], judge: A
     SIGTERM stops it as it stops the command: the calls in flight are given time to be answered
     and stored, then everything judged is committed."""
     try:
-        sending.send("ready")
         result = run_sync(until_terminated(judge_here(items, criteria, judge, store, options, extra,
                                                       collect=False)))
         sending.send(result.summary)
@@ -104,13 +103,6 @@ def _sendable(error: Exception) -> Exception:
         return error
     except Exception:
         return RuntimeError(f"a worker failed: {type(error).__name__}: {error}")
-
-
-def _ready(receiving: Connection) -> None:
-    try:
-        receiving.recv()
-    except EOFError:  # died while starting: the others do its share
-        pass
 
 
 def _outcome(process: Any, receiving: Connection) -> RunSummary | BaseException | None:
