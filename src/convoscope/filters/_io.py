@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from itertools import islice
 from json.encoder import encode_basestring
 from math import isfinite
@@ -49,7 +49,8 @@ def read_answers(path: Path, *, column: str | None = None, encoding: str = "utf-
 def iter_answers(path: Path, *, column: str | None = None, encoding: str = "utf-8",
                  lang_column: str | None = None) -> Iterator[Answer]:
     """:func:`read_answers` as a stream: the file is read as the answers are taken, so a file of
-    any size costs the memory of one line. A bad line raises when it is reached."""
+    any size costs the memory of a few lines (plain text is read a block of lines at a time). A
+    bad line raises when it is reached, after every answer before it."""
     suffix = path.suffix.lower()
     structured = suffix in TABLE_SUFFIXES or suffix in JSONL_SUFFIXES
     if structured and not column:
@@ -69,8 +70,7 @@ def _stream(path: Path, suffix: str, column: str, encoding: str, lang_column: st
         elif suffix in JSONL_SUFFIXES:
             yield from _read_jsonl(path, _split_lines(lines), column, lang_column)
         else:
-            for number, line in enumerate(_split_lines(lines), start=1):
-                yield _plain_answer(number, line)
+            yield from _plain_answers(lines)
 
 
 _ANSWER_FIELDS = {"line", "text"}  # shared: the answers are frozen and never copied in place
@@ -88,6 +88,35 @@ def _plain_answer(number: int, text: str) -> Answer:
     _set_attribute(answer, "__pydantic_extra__", None)
     _set_attribute(answer, "__pydantic_private__", None)
     return answer
+
+
+# Physical lines read together: one ``splitlines`` and one list of answers per block, not a
+# generator step and a ``splitlines`` call per line.
+_BLOCK_LINES = 1024
+
+
+def _plain_answers(lines: Iterator[str]) -> Iterator[Answer]:
+    """The answers of a plain text file: ``_split_lines`` numbered from 1, a block at a time. A
+    block's lines each end at a line break (only the file's last may not), so the breaks
+    ``splitlines`` finds in their joined text are theirs, and the same. A bad line (a NUL byte,
+    an undecodable byte) still raises only after every answer before it is given."""
+    number = 1
+    while True:
+        block: list[str] = []
+        try:
+            block.extend(islice(lines, _BLOCK_LINES))  # keeps the lines read before an error
+        except Exception:
+            yield from _numbered(number, block)
+            raise
+        if not block:
+            return
+        number = yield from _numbered(number, block)
+
+
+def _numbered(number: int, block: list[str]) -> Generator[Answer, None, int]:
+    texts = "".join(block).splitlines()
+    yield from map(_plain_answer, range(number, number + len(texts)), texts)
+    return number + len(texts)
 
 
 def _split_lines(lines: Iterable[str]) -> Iterator[str]:
