@@ -72,3 +72,53 @@ def test_answers_read_from_a_plain_text_file_equal_validated_answers(tmp_path):
     assert read == expected
     assert [a.model_fields_set for a in read] == [a.model_fields_set for a in expected]
     assert [a.model_dump_json() for a in read] == [a.model_dump_json() for a in expected]
+
+
+def test_english_flags_are_written_from_the_template_without_encoding_a_dict(monkeypatch):
+    """The writer's template gives pydantic's line for results of every shape the rules build
+    (English with and without a segment, Korean with its morpheme flag, identified answers with a
+    probability): no line goes through json's encoder of a dict."""
+    from convoscope.filters import _io
+
+    texts = ["The fries were great", "The food was great. Asdf jkl qwer.", "asdfghjkl", "감자튀김이 맛있어요",
+             "Das Essen war lecker und gut", "adorei", "C'est très bon", "ok", "😀 great"]
+    results = detect_many(texts)
+    korean = results[3].model_copy(update={"morpheme_found": True})
+    results += [korean, korean.model_copy(update={"morpheme_found": False, "distinct_jamo": 7})]
+    answers = [Answer(line=n, text=r.text) for n, r in enumerate(results, start=1)]
+    encoded = []
+    encode = _io._encode_record
+    monkeypatch.setattr(_io, "_encode_record", lambda record: encoded.append(record) or encode(record))
+    written = io.StringIO()
+    write_flags(answers, results, written)
+    assert encoded == []
+    assert written.getvalue() == _dumped(answers, results)
+    assert any(r.segment for r in results) and any(r.language_probability for r in results)
+
+
+def test_a_result_whose_fields_are_out_of_order_is_written_in_its_own_order(monkeypatch):
+    """The template writes the fields in the model's order; a result built another way (its
+    fields in another order) is written as before, by encoding its dict."""
+    result = detect_many(["The fries were great"])[0]
+    shuffled = result.model_copy()
+    object.__setattr__(shuffled, "__dict__", dict(reversed(result.__dict__.items())))
+    assert tuple(shuffled.__dict__) != tuple(result.__dict__)
+    written = io.StringIO()
+    write_flags([Answer(line=1, text=result.text)], [shuffled], written)
+    record = {"line": 1, **shuffled.__dict__}
+    assert written.getvalue() == json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def test_the_summary_counts_a_chunk_as_result_by_result():
+    from convoscope.filters._io import _Tally, summarize
+
+    texts = ["The fries were great", "asdfghjkl", "", "감자튀김이 맛있어요", "ㅁㄴㅇㄹ", "qwrtzp"]
+    results = detect_many(texts * 3)
+    one_by_one = _Tally()
+    for result in results:
+        one_by_one.answers[result.lang] += 1
+        one_by_one.flagged[result.lang] += result.gibberish
+        one_by_one.reasons.update(result.reasons)
+    summary = summarize(results)
+    assert summary == one_by_one.summary()
+    assert list(summary.by_reason) == list(one_by_one.summary().by_reason)

@@ -179,3 +179,19 @@ def english_signals_stats(text, is_word, slang, model):
     return (len(signals.tokens), signals.valid_word_ratio, "slang" in signals.kinds,
             "elongated" in signals.kinds, signals.longest_class_run,
             model.mean_log_likelihood_of_words(signals.words))
+
+
+def test_answers_left_to_the_identifier_are_scored_from_the_fast_paths_table():
+    """An ASCII answer (or sentence) the fast path leaves to py3langid is scored again on the
+    general path from the same byte-keyed token table, warm, not from a second table keyed by
+    str that starts cold (issue 39: the identified sentences of 50,000 lines filled it anew)."""
+    from convoscope.filters._english import token_scorer
+
+    thresholds = GibberishThresholds(en_dictionary="corpus", en_min_word_zipf=2.75)
+    is_word = word_checker(thresholds.en_dictionary, thresholds.en_min_word_zipf)
+    by_str = token_scorer(is_word, thresholds.en_slang, bigram_model("en"))
+    by_bytes = token_scorer(is_word, thresholds.en_slang, bigram_model("en"), byte_keys=True)
+    texts = ["Adorei o lanche", "Qwrtzp xkcdvbn fhgjt", "Tom Brady rocks. Zxcvbnm qwerty."]
+    results = detect_many(texts, thresholds=thresholds)
+    assert len(by_str.packed) == 0 and len(by_bytes.packed) > 0
+    assert results == [detect(text, thresholds=thresholds) for text in texts]

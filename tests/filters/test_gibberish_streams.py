@@ -76,3 +76,41 @@ def test_answers_are_read_lazily_so_a_bad_line_is_met_only_when_reached(tmp_path
         assert "line 3" in str(error)
     else:
         raise AssertionError("the bad third line was not reported")
+
+
+def test_plain_text_read_a_block_at_a_time_gives_each_line_and_break_as_splitlines(tmp_path):
+    """Plain text is split a block of lines at a time (issue 39: less work per line); the answers
+    are those of splitting each line, for every kind of line break and across blocks."""
+    from convoscope.filters import _io
+
+    pieces = ["one\n", "\n", "two\r\n", "three\r", "\r", "four\x0cfive\n", "six\u2028seven\n"] * 400
+    text = "".join(pieces) + "last without a break"
+    path = tmp_path / "answers.txt"
+    path.write_bytes(text.encode("utf-8"))
+    read = list(iter_answers(path))
+    expected = text.splitlines()
+    assert [a.text for a in read] == expected and [a.line for a in read] == list(range(1, len(expected) + 1))
+    assert len(pieces) > 2 * _io._BLOCK_LINES
+
+
+def test_a_bad_plain_text_line_is_reported_after_every_answer_before_it(tmp_path):
+    path = tmp_path / "answers.txt"
+    path.write_bytes(b"fine\ngood\n" * 700 + b"bad \x00 byte\nnever read\n")
+    stream = iter_answers(path)
+    taken = []
+    try:
+        for answer in stream:
+            taken.append(answer.line)
+    except LocatedError as error:
+        assert "line 1401" in str(error)
+    else:
+        raise AssertionError("the NUL byte on line 1401 was not reported")
+    assert taken == list(range(1, 1401))
+
+
+def test_the_command_writes_every_chunk_before_a_bad_line(tmp_path):
+    answers, out = tmp_path / "answers.txt", tmp_path / "flags.jsonl"
+    answers.write_bytes(b"The fries were great\n" * 2010 + b"bad \x00 byte\n")
+    result = CliRunner().invoke(cli, ["gibberish", str(answers), "--out", str(out)])
+    assert result.exit_code != 0 and "line 2011" in result.output
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 2000

@@ -464,7 +464,11 @@ def _no_letters_of(lang: Literal["en", "ko"], text: str) -> GibberishResult:
 
 def _english(text: str, thresholds: GibberishThresholds, notes: tuple[Note, ...]) -> GibberishResult:
     is_word = _resources.word_checker(thresholds.en_dictionary, thresholds.en_min_word_zipf)
-    stats = english_stats(text, is_word, thresholds.en_slang, _resources.bigram_model("en"))
+    if text.isascii():  # the fast path's table (byte keys) already holds these tokens, warm
+        stats = token_scorer(is_word, thresholds.en_slang, _resources.bigram_model("en"),
+                             byte_keys=True).stats(ascii_tokens(text))
+    else:
+        stats = english_stats(text, is_word, thresholds.en_slang, _resources.bigram_model("en"))
     if not stats.tokens:
         return _no_letters_of("en", text)
     likelihood = stats.log_likelihood
@@ -580,6 +584,9 @@ class _AsciiEnglish:
         tokens = ascii_tokens(text)
         if not tokens:  # ASCII without a letter: empty, digits or punctuation
             return None
+        lowered = text.lower()
+        if self.ask_language and not _has_function_word_lowered(lowered):
+            return None  # not surely English whatever the rules say: py3langid decides
         stats = self.scorer.stats(tokens)
         likelihood, ratio = stats.log_likelihood, stats.valid_word_ratio
         unlikely = likelihood is not None and likelihood < self.min_log_likelihood
@@ -595,8 +602,7 @@ class _AsciiEnglish:
             reasons = tuple(name for name, hit in fired if hit)  # type: ignore[misc]
             if acronyms_only(text, self.quick.neutral_max_noise_share):
                 reasons, notes = (), (*notes, "slang")
-        if self.ask_language and (reasons or (ratio or 0.0) < self.sure_word_ratio
-                                  or not _has_function_word_lowered(text.lower())):
+        if self.ask_language and (reasons or (ratio or 0.0) < self.sure_word_ratio):
             return None  # not surely English: py3langid decides on the general path
         return bool(reasons), reasons, notes, stats
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import csv
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from itertools import islice
+from json.encoder import encode_basestring
 from math import isfinite
 from pathlib import Path
 from typing import TextIO
@@ -48,7 +49,8 @@ def read_answers(path: Path, *, column: str | None = None, encoding: str = "utf-
 def iter_answers(path: Path, *, column: str | None = None, encoding: str = "utf-8",
                  lang_column: str | None = None) -> Iterator[Answer]:
     """:func:`read_answers` as a stream: the file is read as the answers are taken, so a file of
-    any size costs the memory of one line. A bad line raises when it is reached."""
+    any size costs the memory of a few lines (plain text is read a block of lines at a time). A
+    bad line raises when it is reached, after every answer before it."""
     suffix = path.suffix.lower()
     structured = suffix in TABLE_SUFFIXES or suffix in JSONL_SUFFIXES
     if structured and not column:
@@ -68,8 +70,7 @@ def _stream(path: Path, suffix: str, column: str, encoding: str, lang_column: st
         elif suffix in JSONL_SUFFIXES:
             yield from _read_jsonl(path, _split_lines(lines), column, lang_column)
         else:
-            for number, line in enumerate(_split_lines(lines), start=1):
-                yield _plain_answer(number, line)
+            yield from _plain_answers(lines)
 
 
 _ANSWER_FIELDS = {"line", "text"}  # shared: the answers are frozen and never copied in place
@@ -87,6 +88,35 @@ def _plain_answer(number: int, text: str) -> Answer:
     _set_attribute(answer, "__pydantic_extra__", None)
     _set_attribute(answer, "__pydantic_private__", None)
     return answer
+
+
+# Physical lines read together: one ``splitlines`` and one list of answers per block, not a
+# generator step and a ``splitlines`` call per line.
+_BLOCK_LINES = 1024
+
+
+def _plain_answers(lines: Iterator[str]) -> Iterator[Answer]:
+    """The answers of a plain text file: ``_split_lines`` numbered from 1, a block at a time. A
+    block's lines each end at a line break (only the file's last may not), so the breaks
+    ``splitlines`` finds in their joined text are theirs, and the same. A bad line (a NUL byte,
+    an undecodable byte) still raises only after every answer before it is given."""
+    number = 1
+    while True:
+        block: list[str] = []
+        try:
+            block.extend(islice(lines, _BLOCK_LINES))  # keeps the lines read before an error
+        except Exception:
+            yield from _numbered(number, block)
+            raise
+        if not block:
+            return
+        number = yield from _numbered(number, block)
+
+
+def _numbered(number: int, block: list[str]) -> Generator[Answer, None, int]:
+    texts = "".join(block).splitlines()
+    yield from map(_plain_answer, range(number, number + len(texts)), texts)
+    return number + len(texts)
 
 
 def _split_lines(lines: Iterable[str]) -> Iterator[str]:
@@ -145,15 +175,61 @@ def flag_record(answer: Answer, result: GibberishResult) -> dict[str, object]:
 
 def write_flags(answers: Iterable[Answer], results: Iterable[GibberishResult], handle: TextIO) -> None:
     """One JSON object per answer, in input order."""
-    dumps = json.JSONEncoder(ensure_ascii=False).encode
-    handle.writelines(dumps(_plain_record(answer, result)) + "\n"
-                      for answer, result in zip(answers, results, strict=True))
+    handle.writelines(_json_line(answer, result) for answer, result in zip(answers, results, strict=True))
 
 
 # Types JSON writes as pydantic does; ints only in the int fields (an int in a float field would
 # be written 1 where pydantic writes 1.0).
 _JSON_NATIVE = frozenset({str, bool, tuple, type(None)})
 _INT_FIELDS = frozenset({"longest_class_run", "distinct_jamo"})
+_FLOAT_FIELDS = ("log_likelihood", "valid_word_ratio", "complete_syllable_ratio", "language_probability")
+_RESULT_FIELDS = tuple(GibberishResult.model_fields)  # the template writes them in this order
+_encode_record = json.JSONEncoder(ensure_ascii=False).encode
+_names_json: dict[tuple[str, ...], str] = {}  # ("low_likelihood",) -> '["low_likelihood"]'
+_float_repr = float.__repr__
+
+
+def _json_line(answer: Answer, result: GibberishResult) -> str:
+    """The line ``json.dumps(flag_record(answer, result), ensure_ascii=False)`` writes, from a
+    template when every field is of the kind the template writes as json does (str, bool,
+    tuples of names, finite floats, ints, None): about half the cost of building a dict and
+    encoding it, per line. Anything else goes through ``_plain_record``."""
+    fields, number = result.__dict__, answer.line
+    text, lang, gibberish, segment = fields["text"], fields["lang"], fields["gibberish"], fields["segment"]
+    run, jamo, morpheme = fields["longest_class_run"], fields["distinct_jamo"], fields["morpheme_found"]
+    floats = [fields[name] for name in _FLOAT_FIELDS]
+    if (tuple(fields) != _RESULT_FIELDS or type(number) is not int or type(text) is not str
+            or type(lang) is not str or type(gibberish) is not bool
+            or not (segment is None or type(segment) is str)
+            or not (run is None or type(run) is int) or not (jamo is None or type(jamo) is int)
+            or not (morpheme is None or type(morpheme) is bool)
+            or not all(value is None or (type(value) is float and isfinite(value)) for value in floats)):
+        return _encode_record(_plain_record(answer, result)) + "\n"
+    reasons, notes = _names(fields["reasons"]), _names(fields["notes"])
+    if reasons is None or notes is None:
+        return _encode_record(_plain_record(answer, result)) + "\n"
+    likelihood, ratio, syllables, probability = (
+        "null" if value is None else _float_repr(value) for value in floats)
+    return (f'{{"line": {number}, "text": {encode_basestring(text)}, "lang": {encode_basestring(lang)}, '
+            f'"gibberish": {"true" if gibberish else "false"}, "reasons": {reasons}, "notes": {notes}, '
+            f'"log_likelihood": {likelihood}, "valid_word_ratio": {ratio}, '
+            f'"longest_class_run": {"null" if run is None else run}, '
+            f'"complete_syllable_ratio": {syllables}, "distinct_jamo": {"null" if jamo is None else jamo}, '
+            f'"morpheme_found": {"null" if morpheme is None else "true" if morpheme else "false"}, '
+            f'"language_probability": {probability}, '
+            f'"segment": {"null" if segment is None else encode_basestring(segment)}}}\n')
+
+
+def _names(names: object) -> str | None:
+    """A tuple of reason or note names as JSON, or None when it is not a tuple of str."""
+    if type(names) is not tuple:
+        return None
+    found = _names_json.get(names)
+    if found is None:
+        if not all(type(name) is str for name in names):
+            return None
+        found = _names_json[names] = json.dumps(list(names), ensure_ascii=False)
+    return found
 
 
 def _plain_record(answer: Answer, result: GibberishResult) -> dict[str, object]:
@@ -187,8 +263,7 @@ class GibberishSummary(BaseModel):
 
 def summarize(results: Iterable[GibberishResult]) -> GibberishSummary:
     tally = _Tally()
-    for result in results:
-        tally.add(result)
+    tally.add_many(list(results))
     return tally.summary()
 
 
@@ -201,9 +276,13 @@ class _Tally:
         self.reasons: Counter[str] = Counter()
 
     def add(self, result: GibberishResult) -> None:
-        self.answers[result.lang] += 1
-        self.flagged[result.lang] += result.gibberish
-        self.reasons.update(result.reasons)
+        self.add_many([result])
+
+    def add_many(self, results: list[GibberishResult]) -> None:
+        """A chunk's counts in three C-level passes (``Counter.update`` on iterables)."""
+        self.answers.update([result.lang for result in results])
+        self.flagged.update([result.lang for result in results if result.gibberish])
+        self.reasons.update([reason for result in results for reason in result.reasons])
 
     def summary(self) -> GibberishSummary:
         return GibberishSummary(
@@ -227,6 +306,5 @@ def flag_answers(answers: Iterable[Answer], handle: TextIO, *,
     while batch := list(islice(stream, chunk)):
         results = judge(batch)
         write_flags(batch, results, handle)
-        for result in results:
-            tally.add(result)
+        tally.add_many(results)
     return tally.summary()

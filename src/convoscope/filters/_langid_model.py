@@ -11,13 +11,17 @@ read, py3langid's own loader is used.
 
 from __future__ import annotations
 
+import contextlib
 import lzma
 import os
 import shutil
+import struct
 import tempfile
 import zipfile
+from array import array
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import Any
 
 
 def cache_folder() -> Path:
@@ -75,15 +79,66 @@ def _unpack(packed: Path, unpacked: Path) -> None:
 
 
 def _read_unpacked(path: Path) -> tuple[object, ...] | None:
-    """The six parts py3langid's ``modelio.load_model`` returns, read as it reads them after
-    unpacking; None (and the file removed) when the file is damaged or of another layout."""
+    """The six parts py3langid's ``modelio.load_model`` returns, with the same values; None (and
+    the file removed) when the file is damaged or of another layout. The two large tables are
+    not read through the archive: the class-feature table (28 MB, of which one answer needs a few
+    rows) is mapped from the file, and the tokeniser's transitions (39 MB) are read once straight
+    into the array py3langid walks, instead of into a numpy array first and copied."""
     import numpy as np
     from py3langid.modelio import _to_array
 
     try:
+        nextmove, ptc = _transitions(path), _mapped(path, "ptc")
         with np.load(path, allow_pickle=False) as data:
-            return (data["ptc"], data["pc"], data["classes"].tolist(), _to_array(data["nextmove"]),
+            return (ptc, data["pc"], data["classes"].tolist(), nextmove,
                     _to_array(data["nextmove_row"]), data["out_feat"].tolist())
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
-        path.unlink(missing_ok=True)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, struct.error):
+        with contextlib.suppress(OSError):  # a system that cannot remove a mapped file keeps it
+            path.unlink(missing_ok=True)
         return None
+
+
+def _member(path: Path, name: str) -> tuple[int, tuple[int, ...], bool, Any]:
+    """(offset of the data, shape, Fortran order, dtype) of ``name``.npy stored uncompressed in
+    the archive (as ``numpy.savez`` stores it)."""
+    from numpy.lib import format as npy
+
+    with zipfile.ZipFile(path) as archive, open(path, "rb") as raw:
+        info = archive.getinfo(f"{name}.npy")
+        if info.compress_type != zipfile.ZIP_STORED:
+            raise ValueError(f"{name}: compressed")
+        raw.seek(info.header_offset)
+        local = raw.read(30)
+        if local[:4] != b"PK\x03\x04":
+            raise ValueError(f"{name}: no local header")
+        name_length, extra_length = struct.unpack("<HH", local[26:30])
+        raw.seek(info.header_offset + 30 + name_length + extra_length)
+        major, _ = npy.read_magic(raw)
+        read_header = npy.read_array_header_1_0 if major == 1 else npy.read_array_header_2_0
+        shape, fortran, dtype = read_header(raw)
+        return raw.tell(), shape, fortran, dtype
+
+
+def _mapped(path: Path, name: str) -> object:
+    import numpy as np
+
+    offset, shape, fortran, dtype = _member(path, name)
+    return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape, order="F" if fortran else "C")
+
+
+def _transitions(path: Path) -> array:
+    """``_to_array(data["nextmove"])``: the same typecode and items, read from the file."""
+    offset, shape, _, dtype = _member(path, "nextmove")
+    if len(shape) != 1 or dtype.kind != "u" or not dtype.isnative or dtype.itemsize not in _TYPECODES:
+        raise ValueError("nextmove: not a native unsigned vector")
+    found = array(_TYPECODES[dtype.itemsize])
+    if found.itemsize != dtype.itemsize:
+        raise ValueError("nextmove: item size")
+    with open(path, "rb") as raw:
+        raw.seek(offset)
+        found.fromfile(raw, shape[0])  # EOFError on a short file
+    return found
+
+
+# py3langid's ``modelio._TYPECODE``: the array typecode of an unsigned item size.
+_TYPECODES = {2: "H", 4: "I", 8: "L"}

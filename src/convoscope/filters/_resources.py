@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gzip
 import importlib.util
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from functools import cache, lru_cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -114,6 +114,19 @@ def language_words(lang: str, min_zipf: float) -> frozenset[str]:
     has no list); read as ``wordfreq_words`` reads the English one, without the ASCII filter."""
     buckets = _word_buckets(lang, min(min_zipf, _READ_FLOOR))
     return frozenset(word for bucket in buckets[:_last_bucket(min_zipf) + 1] for word in bucket)
+
+
+@cache
+def known_words(lang: str, min_zipf: float) -> Container[str]:
+    """``language_words`` for membership tests only, read from the packed form kept once per
+    machine (``_word_lists``): a later process reads no msgpack file and builds no set."""
+    source = _wordfreq_file(lang) if lang.isalpha() and wordfreq_available() else None
+    if source is None:
+        return frozenset()
+    from convoscope.filters._word_lists import packed_path, packed_words
+
+    return packed_words(packed_path(source, lang, _last_bucket(min_zipf)),
+                        lambda: language_words(lang, min_zipf))
 
 
 # The rules ask for a language's words at Zipf 3.0 (short answers) and 2.5 (other languages):

@@ -49,13 +49,13 @@ def short_foreign(text: str, flagged: bool) -> tuple[str, float] | None:
     rest = [word for word in words if word not in chat]
     if not rest:
         return ("other", 0.0) if chat else None
-    english = _resources.language_words("en", _SURE_FOREIGN_ZIPF)
+    english = _resources.known_words("en", _SURE_FOREIGN_ZIPF)
     if all(word in english for word in rest):
         return None  # English words the English rules flagged: their verdict stands
     ranked = dict(_resources.identify_ranked(text))
     for code in dict.fromkeys([*ranked, *_COMMON_LANGUAGES]):
         if code != "en" and _resources.has_word_list(code):
-            known = _resources.language_words(code, _SURE_FOREIGN_ZIPF)
+            known = _resources.known_words(code, _SURE_FOREIGN_ZIPF)
             if all(any(form in known for form in _forms(word)) for word in rest):
                 return code, ranked.get(code, 0.0)
     return None
@@ -100,8 +100,8 @@ def cjk_language(text: str, code: str) -> str:
 def word_checker_for(code: str) -> Callable[[str], bool]:
     """Known words of the language (its wordfreq list) or of English (code-switching: "ok",
     "wifi", "top"); English only when wordfreq has no list for the language."""
-    own = _resources.language_words(code, _OTHER_MIN_ZIPF) if _resources.has_word_list(code) else frozenset()
-    english = (_resources.language_words("en", _OTHER_MIN_ZIPF) if _resources.wordfreq_available()
+    own = _resources.known_words(code, _OTHER_MIN_ZIPF) if _resources.has_word_list(code) else frozenset()
+    english = (_resources.known_words("en", _OTHER_MIN_ZIPF) if _resources.wordfreq_available()
                else _resources.corpus_words())
 
     def is_word(token: str) -> bool:

@@ -1,0 +1,95 @@
+"""Other languages' word lists, packed once per machine.
+
+Short answers the English rules flag are tried against the word lists of up to fourteen
+languages (``_routing.short_foreign``), and answers in another language are judged with its
+list. Reading a list from wordfreq's gzipped msgpack file and building a set of its words costs
+about 35 ms and 10-20 MB a language: the largest part of ``convoscope gibberish --lang auto``
+after the English rules. The words at or above a frequency are kept, sorted and UTF-8 encoded,
+under ``$XDG_CACHE_HOME/convoscope`` (as py3langid's unpacked model is, see ``_langid_model``),
+named by wordfreq's version, the list file's size and time, the language and the frequency; a
+later process reads one file and looks words up by bisection, in C, without building a set.
+When the folder cannot be written, or a kept file is damaged, the set itself is used.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from bisect import bisect_left
+from collections.abc import Callable, Container
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from convoscope.filters._langid_model import cache_folder
+
+_MAGIC = b"convoscope-words 1"
+
+
+class SortedWords:
+    """``word in words`` for a sorted list of UTF-8 encoded words: the same answers as the set
+    of those words, for any ``str``."""
+
+    __slots__ = ("_words",)
+
+    def __init__(self, words: list[bytes]) -> None:
+        self._words = words
+
+    def __contains__(self, word: object) -> bool:
+        if not isinstance(word, str):
+            return False
+        key = word.encode("utf-8", "surrogatepass")
+        words = self._words
+        index = bisect_left(words, key)
+        return index < len(words) and words[index] == key
+
+    def __len__(self) -> int:
+        return len(self._words)
+
+
+def packed_path(source: Path, lang: str, last_bucket: int) -> Path:
+    """Where the words of ``lang`` down to ``last_bucket`` of this wordfreq file are kept."""
+    try:
+        release = version("wordfreq")
+    except PackageNotFoundError:
+        release = "unknown"
+    stat = source.stat()
+    return cache_folder() / f"wordfreq-{release}-{lang}-{last_bucket}-{stat.st_size}-{stat.st_mtime_ns}.txt"
+
+
+def packed_words(path: Path, build: Callable[[], frozenset[str]]) -> Container[str]:
+    """The kept words at ``path``, or ``build()``'s words, kept there for the next process."""
+    kept = _read(path)
+    if kept is not None:
+        return kept
+    words = build()
+    _write(path, words)
+    return words
+
+
+def _read(path: Path) -> SortedWords | None:
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    header, _, body = raw.partition(b"\n")
+    lines = body.split(b"\n") if body else []
+    if header != _MAGIC + b" %d" % len(lines):  # not ours, or another layout
+        path.unlink(missing_ok=True)
+        return None
+    return SortedWords(lines)
+
+
+def _write(path: Path, words: frozenset[str]) -> None:
+    """Best effort, whole or absent: a reader never sees half a file."""
+    if "" in words or any("\n" in word for word in words):
+        return  # a word the line format cannot hold: this list stays a set
+    encoded = sorted(word.encode("utf-8", "surrogatepass") for word in words)
+    part = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False) as part:
+            part.write(_MAGIC + b" %d\n" % len(encoded) + b"\n".join(encoded))
+        os.replace(part.name, path)
+    except OSError:
+        if part is not None:
+            Path(part.name).unlink(missing_ok=True)

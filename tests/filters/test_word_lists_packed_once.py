@@ -1,0 +1,87 @@
+"""`convoscope gibberish --lang auto` (issue 39, observation 8): other languages' word lists are
+read from wordfreq's files once per machine and kept packed; a later process (here: the caches
+cleared) answers the same words without reading any msgpack file or building a set."""
+
+import pytest
+
+from convoscope.filters import _resources, _routing, detect
+from convoscope.filters._word_lists import SortedWords, _read, packed_path
+
+pytest.importorskip("wordfreq")
+
+
+def _clear() -> None:
+    for cached in (_resources.known_words, _resources.language_words, _resources._word_buckets,
+                   _routing.word_checker_for):
+        cached.cache_clear()
+
+
+@pytest.fixture
+def fresh_caches(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    _clear()
+    yield tmp_path
+    _clear()
+
+
+def _count_reads(monkeypatch) -> list[str]:
+    reads: list[str] = []
+    original = _resources._word_buckets.__wrapped__
+    monkeypatch.setattr(_resources, "_word_buckets",
+                        _resources.cache(lambda lang, zipf: reads.append(lang) or original(lang, zipf)))
+    return reads
+
+
+SHORT_ANSWERS = ["adorei", "lecker", "bof bof", "genial", "mercii", "asdf qwer"]
+
+
+def test_a_second_process_routes_short_answers_without_reading_a_word_list(fresh_caches, monkeypatch):
+    first = [detect(text) for text in SHORT_ANSWERS]
+    _clear()  # as a new process on the same machine
+    reads = _count_reads(monkeypatch)
+    second = [detect(text) for text in SHORT_ANSWERS]
+    assert reads == []
+    assert second == first
+    assert [result.lang for result in first][:3] == ["pt", "de", "fr"]
+
+
+def test_other_language_answers_are_judged_alike_from_the_packed_lists(fresh_caches, monkeypatch):
+    texts = ["Eu adorei o atendimento, muito obrigado", "asdfgh jklö qwertz", "Das Essen war lecker"]
+    first = [detect(text, lang=code) for text, code in zip(texts, ["pt", "de", "de"], strict=True)]
+    _clear()
+    reads = _count_reads(monkeypatch)
+    assert [detect(text, lang=code) for text, code in zip(texts, ["pt", "de", "de"], strict=True)] == first
+    assert reads == []
+
+
+def test_packed_words_answer_membership_as_the_set_does(fresh_caches):
+    words = _resources.language_words("de", 3.0)
+    kept = _resources.known_words("de", 3.0)
+    assert kept is words  # the first process builds the set and keeps it packed
+    _clear()
+    packed = _resources.known_words("de", 3.0)
+    assert isinstance(packed, SortedWords) and len(packed) == len(words)
+    probes = [*sorted(words)[::211], "straße", "Straße", "lecker", "", "zzzzzz", "\udcff", "a\nb", 3, None]
+    assert [probe in packed for probe in probes] == [probe in words for probe in probes]
+
+
+def test_a_damaged_packed_list_is_dropped_and_the_set_used(fresh_caches, monkeypatch):
+    words = _resources.language_words("nl", 3.0)
+    _resources.known_words("nl", 3.0)
+    path = packed_path(_resources._wordfreq_file("nl"), "nl", _resources._last_bucket(3.0))
+    path.write_bytes(path.read_bytes()[:5000])  # cut short: the count no longer matches
+    assert _read(path) is None and not path.exists()
+    _clear()
+    assert _resources.known_words("nl", 3.0) == words
+
+
+def test_a_cache_folder_that_cannot_be_written_leaves_the_sets(tmp_path, monkeypatch):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    _clear()
+    try:
+        assert _resources.known_words("it", 3.0) == _resources.language_words("it", 3.0)
+        assert detect("buonissimo").lang == "it"
+    finally:
+        _clear()
