@@ -8,11 +8,14 @@ call, however fast or slow the machine. The cluster is stopped by the ids of the
 started (its own temp folder is in their command lines); ``ray stop`` would stop every cluster
 on the machine."""
 
+import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -38,18 +41,19 @@ from spread_run import (
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def ray_address():
+@contextlib.contextmanager
+def _cluster(*first_on_path):
     """A one-node Ray cluster on 127.0.0.1 (4 logical CPUs: two judging workers and the reads):
-    its address, and its temp folder (named in the command lines of its processes)."""
+    its address, and its temp folder (named in the command lines of its processes). Its processes
+    find ``first_on_path`` before the package under test."""
     library_or_skip("ray.data")
     folder = tempfile.mkdtemp(prefix="cs-ray-", dir="/tmp")  # short: Ray's socket paths must fit
     with socket.socket() as probe:  # a free port for the head node
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     source = import_path()  # the workers import the package under test (wheel or checkout)
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0",
-           "PYTHONPATH": os.pathsep.join(filter(None, [source, os.environ.get("PYTHONPATH")]))}
+    path = [*map(str, first_on_path), source, os.environ.get("PYTHONPATH")]
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "PYTHONPATH": os.pathsep.join(filter(None, path))}
     command = [str(Path(sys.executable).parent / "ray"), "start", "--head", "--port", str(port),
                "--node-ip-address", "127.0.0.1", "--num-cpus", "4", "--temp-dir", folder,
                "--include-dashboard", "false", "--disable-usage-stats"]
@@ -60,6 +64,12 @@ def ray_address():
     finally:
         _stop_processes(folder.encode())
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def ray_address():
+    with _cluster() as cluster:
+        yield cluster
 
 
 def _processes():
@@ -213,3 +223,41 @@ def test_the_python_entry_judges_a_ray_dataset_and_the_local_engine_finds_its_ta
                      cache_path=None, timeout=PATIENT_S, deadline=2 * PATIENT_S)
     assert local.summary.verdicts == 0 and scoring(canned_proxy, sent) == []
     every_item_once(tmp_path)
+
+
+# First on the path of a node's processes, this makes convoscope impossible to import there.
+_NO_CONVOSCOPE = """
+import sys
+
+class _Missing:
+    def find_spec(self, name, path=None, target=None):
+        if name == "convoscope" or name.startswith("convoscope."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, _Missing())
+"""
+
+
+def test_a_cluster_whose_workers_cannot_import_convoscope_is_refused_at_once_naming_the_node(
+        tmp_path, canned_proxy):
+    """Issue 39, observation 5: Ray Data started worker after worker that died importing
+    convoscope; the command ended with exit 1 and Ray's traceback (19 s here, 179 s on a cluster
+    where another node could import it). Now each node is asked first: exit 2, one line naming
+    the node and what is missing, no call made, no run recorded."""
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(_NO_CONVOSCOPE)
+    write_inputs(tmp_path)
+    with _cluster(hook) as (address, _):
+        done = subprocess.run(_command(tmp_path, address, canned_proxy.base_url), capture_output=True,
+                              text=True, timeout=PATIENT_S)
+    assert done.returncode == 2, done.stderr[-3000:]
+    error = done.stderr.strip().splitlines()[-1]
+    assert error.startswith("error: Ray workers cannot run convoscope"), done.stderr[-3000:]
+    assert re.search(r" on node [\w.:-]+: ModuleNotFoundError: No module named 'convoscope' \(install", error)
+    assert "Traceback" not in done.stderr
+    assert scoring(canned_proxy) == [] and stored(tmp_path) == []
+    if (tmp_path / "store.db").exists():
+        with sqlite3.connect(tmp_path / "store.db") as connection:
+            assert connection.execute("select count(*) from runs").fetchone() == (0,)

@@ -29,6 +29,7 @@ from convoscope.judges import Verdict
 from convoscope.runs._batchfn import BatchSettings, JudgeBatch, Rows, batch_settings, verdicts_from_table
 from convoscope.runs._engine import STOP_GRACE_S, Progress, Sink
 from convoscope.runs._options import EMBEDDED_DEFAULT, RunOptions
+from convoscope.runs._ray_nodes import check_nodes
 from convoscope.runs._repeats import ConsistencyTally
 from convoscope.runs._result import RunResult
 from convoscope.runs._summary import RunSummary
@@ -224,6 +225,7 @@ def _run(dataset: Any, settings: BatchSettings, store: Store, *, batch_size: int
          stop: threading.Event | None, started: float) -> RunResult:
     from convoscope import __version__
 
+    check_nodes(_ray())  # before the run is recorded: a node that cannot run it stops it at once
     store.start_run(settings.run_id, {"judge": settings.identity,
                                       "criteria": [c.name for c in settings.criteria],
                                       "source": settings.source, "engine": "ray",
