@@ -9,8 +9,7 @@ from __future__ import annotations
 import asyncio
 
 from convoscope.judges import Verdict
-from convoscope.store import Store, VerdictWriter
-from convoscope.store import _store
+from convoscope.store import Store, VerdictWriter, _store
 
 
 def _verdict(number: int, reason: str | None = None) -> Verdict:

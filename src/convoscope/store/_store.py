@@ -211,7 +211,8 @@ _REPLACED = ("run_id", "item_id", "criterion", "rater", "value", "unscored_reaso
 
 
 
-def _row(scope: str, producer: str, task_key: str, verdict: Verdict, now: float | None = None) -> dict[str, Any]:
+def _row(scope: str, producer: str, task_key: str, verdict: Verdict,
+         now: float | None = None) -> dict[str, Any]:
     return {
         "scope": scope, "run_id": producer, "task_key": task_key, "item_id": verdict.item_id,
         "criterion": verdict.criterion, "rater": verdict.rater,
