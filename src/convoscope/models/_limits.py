@@ -18,8 +18,10 @@ from __future__ import annotations
 import asyncio
 import collections
 import time
+from typing import TYPE_CHECKING
 
-from aiolimiter import AsyncLimiter
+if TYPE_CHECKING:
+    from aiolimiter import AsyncLimiter
 
 UNBOUNDED = 1024  # "no ceiling given": the run's own concurrency is then the limit
 
@@ -147,7 +149,10 @@ class RateBudget:
 
 
 def _spread(per_minute: float) -> AsyncLimiter:
-    """A bucket holding at least one unit that refills at ``per_minute / 60`` a second."""
+    """A bucket holding at least one unit that refills at ``per_minute / 60`` a second (aiolimiter
+    is imported only when a budget is set: most runs have none)."""
+    from aiolimiter import AsyncLimiter
+
     capacity = max(1.0, per_minute / 60)
     return AsyncLimiter(capacity, capacity * 60 / per_minute)
 
