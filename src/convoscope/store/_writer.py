@@ -1,9 +1,9 @@
 """One writer thread per run: verdicts leave the event loop and are committed in groups.
 
-``put`` hands a task's verdict rows over; the event loop gathers what arrives within a few
-milliseconds (or 64 tasks) into one hand-over, so the writer thread wakes once per group, not once
-per verdict. The thread commits whatever has queued up (up to ``batch`` tasks; while busy it
-gathers for 50 ms after each commit, see :mod:`convoscope._gather`) in one transaction,
+``put`` hands a task's verdict rows over; the event loop gathers what arrives within 50 ms (or
+256 tasks) into one hand-over, so the writer thread wakes once per group, not once per verdict.
+The thread commits whatever has queued up (up to ``batch`` tasks; while busy it gathers for
+``LINGER_S`` after each commit, see :mod:`convoscope._gather`) in one transaction,
 together with the chunks that are now finished, then passes the committed verdicts to
 ``on_commit`` (a stream to ``--out``, a result being collected) in the order they were committed;
 verdicts found already stored (``emit``) go through the same thread, so one thread writes the
