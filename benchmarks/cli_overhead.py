@@ -29,6 +29,10 @@ then runs in this process and reads the child's CPU from ``/proc/PID/stat``. Tar
 
 ``--mock nginx`` serves the same replies from nginx (``benchmarks/nginx_mock.py``), which uses about
 half the Python mock's CPU per request, so the sides have more of the cores to themselves.
+``--by-thread N`` runs convoscope (and the ``--compare-src`` tree) N more times each, interleaved,
+through a wrapper that prints each thread's CPU at exit: the event loop ("main", imports included),
+the planning threads ("asyncio"), the verdict writer; less noisy than whole-process CPU on a
+shared machine, and it says where the CPU went.
 
 ``--append results/cli_overhead.md`` appends the figures as a table row (date, commit, load).
 """
@@ -107,6 +111,32 @@ async def main(base_url, bodies_path, concurrency, shards):
 asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])))
 '''
 
+# convoscope judge with each thread's CPU printed at exit (--by-thread): the event loop ("main",
+# imports included), the planning threads ("asyncio"), the verdict writer.
+BY_THREAD = r'''
+import atexit, collections, os, runpy, sys, threading, time
+spent = collections.Counter()
+run = threading.Thread.run
+
+def timed(self):
+    try:
+        run(self)
+    finally:
+        spent[self.name.split(":")[0].split(" ")[0].rstrip("_0123456789")] += time.thread_time()
+
+threading.Thread.run = timed
+
+def report():
+    spent["main"] += time.thread_time()
+    times = os.times()
+    spent["process"] = times.user + times.system
+    print("BY-THREAD " + " ".join(f"{name}={value:.3f}" for name, value in spent.items()), file=sys.stderr)
+
+atexit.register(report)
+sys.argv = ["convoscope"] + sys.argv[1:]
+runpy.run_module("convoscope", run_name="__main__")
+'''
+
 
 def write_inputs(folder: Path, items: int) -> tuple[Path, Path]:
     """The items file, and the chat bodies convoscope renders for them (the plain loop's input)."""
@@ -170,6 +200,9 @@ def main() -> None:
     parser.add_argument("--mock", choices=("python", "nginx"), default="python",
                         help="the server: the Python mock, or nginx (benchmarks/nginx_mock.py: a "
                              "fraction of the CPU, so the client has the cores to itself)")
+    parser.add_argument("--by-thread", type=int, default=0, metavar="N",
+                        help="also run convoscope (and --compare-src) N times each, interleaved, "
+                             "and report each thread's CPU (medians)")
     parser.add_argument("--append", type=Path, help="append the figures to this markdown file")
     parser.add_argument("--compare-src", type=Path, metavar="DIR",
                         help="also run convoscope from this source tree (e.g. an earlier commit's "
@@ -217,7 +250,36 @@ def main() -> None:
         if args.first_request:
             first = first_requests(args.first_request, lambda side, url, n: command(side, url, 1000 + n),
                                    folder, other_env)
+        threads = by_thread(args.by_thread, folder, command, other_env, args.mock) if args.by_thread else []
     report(args, runs, first, load_before, uptime())
+    print("\n".join(threads))
+
+
+def by_thread(times: int, folder: Path, command: Any, other_env: dict[str, str] | None,
+              kind: str) -> list[str]:
+    """Each thread's CPU in convoscope (and the compared tree), ``times`` runs each, interleaved."""
+    (folder / "by_thread.py").write_text(BY_THREAD)
+    sides = ["convoscope"] + (["compared"] if other_env is not None else [])
+    found: dict[str, list[dict[str, float]]] = {side: [] for side in sides}
+    mock, base_url, _ = start(kind, 0.0)
+    try:
+        for n in range(times):
+            for side in sides:
+                argv = [sys.executable, str(folder / "by_thread.py"), *command(side, base_url, 2000 + n)[3:]]
+                done = subprocess.run(argv, cwd=folder, capture_output=True, text=True,
+                                      env=other_env if side == "compared" else None)
+                line = next(line for line in done.stderr.splitlines() if line.startswith("BY-THREAD"))
+                found[side].append({name: float(value) for name, value in
+                                    (part.split("=") for part in line.split()[1:])})
+    finally:
+        mock.kill()  # type: ignore[attr-defined]
+    lines = []
+    for side, rows in found.items():
+        names = sorted({name for row in rows for name in row})
+        lines.append(f"by thread ({side}), CPU s, medians of {times}: " + ", ".join(
+            f"{name} {statistics.median(row.get(name, 0.0) for row in rows):.3f}" for name in names))
+        lines.append("  process CPU per run: " + ", ".join(f"{row['process']:.2f}" for row in rows))
+    return lines
 
 
 def uptime() -> str:

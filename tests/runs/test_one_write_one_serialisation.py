@@ -150,9 +150,10 @@ def test_judge_starts_without_retry_or_pooling_libraries_or_compiled_safety_rule
 # What `convoscope judge` imports or does only after its first request (issue 39, observation 2):
 # httpx (with the command-line tool its import brings: pygments, rich's syntax view) and
 # urllib.request, which the default sender (httpcore) and a plain http:// endpoint never need;
-# rich's progress bar, never drawn but on a terminal, and its table, for the summary at the end.
+# rich's progress bar, never drawn but on a terminal, and its table, for the summary at the end;
+# aiolimiter, for per-minute budgets only.
 LAZY_UNTIL_FIRST_REQUEST = ("httpx", "pygments", "rich.syntax", "urllib.request", "rich.progress",
-                            "rich.table")
+                            "rich.table", "aiolimiter")
 
 FIRST_REQUEST_PROBE = r"""
 import gc, json, sys

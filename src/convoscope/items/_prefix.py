@@ -13,6 +13,7 @@ read again to name the first line (a marker collision is told from a duplicate t
 from __future__ import annotations
 
 import hashlib
+import itertools
 import sys
 from array import array
 from bisect import bisect_left
@@ -139,10 +140,24 @@ def next_prefix(path: Path, old: Prefix | None, chunk_size: int, layout: dict[in
     end = prefix_end(path, line)
     if end is None:
         return None
-    import numpy as np
+    parts = [markers[chunk] for chunk in range(start, index)]
+    return Prefix(index, chunk_size, line, end[0], end[1], _merged(old, parts))
 
-    parts = [np.frombuffer(markers[chunk], dtype=np.uint64) for chunk in range(start, index)]
-    if old is not None:
-        parts.insert(0, old.sorted_markers())
-    merged = np.sort(np.concatenate(parts)).astype("<u8")
-    return Prefix(index, chunk_size, line, end[0], end[1], merged.tobytes())
+
+_NUMPY_FROM = 200_000  # markers: below, a sort in Python costs less than importing numpy (~0.1 s)
+
+
+def _merged(old: Prefix | None, parts: list[array[int]]) -> bytes:
+    """The sorted little-endian uint64 markers of ``old`` and ``parts`` together."""
+    count = sum(len(part) for part in parts) + (len(old.markers) // 8 if old is not None else 0)
+    if count >= _NUMPY_FROM:
+        import numpy as np
+
+        arrays = [np.frombuffer(part, dtype=np.uint64) for part in parts]
+        if old is not None:
+            arrays.insert(0, old.sorted_markers())
+        return bytes(np.sort(np.concatenate(arrays)).astype("<u8").tobytes())
+    merged = array("Q", sorted(itertools.chain(old.lookup() if old is not None else (), *parts)))
+    if sys.byteorder != "little":
+        merged.byteswap()
+    return merged.tobytes()

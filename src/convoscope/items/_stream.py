@@ -84,6 +84,7 @@ class ItemStream:
         self.layout: dict[int, tuple[int, int, str]] = {}  # chunk -> (last line, size, fingerprint)
         self._markers: dict[int, array[int]] = {}  # chunk -> stable markers of its ids
         self._stamp = self._file_stamp()
+        self._where = Path(self.name)  # for errors: made once, not once a line (issue 39)
 
     def chunks(self) -> Iterator[RawChunk]:
         """Every chunk, in input order (after a skipped prefix: from the first chunk beyond it,
@@ -204,7 +205,7 @@ class ItemStream:
         if isinstance(record, Item):
             return record
         if isinstance(record, str):
-            row = _json_line(Path(self.name), line, record)
+            row = _json_line(self._where, line, record)
             if not isinstance(row, dict):
                 raise ItemError(self.name, line, None, "each line must be a JSON object")
             record = row

@@ -388,17 +388,39 @@ def chat_content(body: dict[str, Any], request: GenerateRequest, capabilities: C
     """The bytes of ``body`` (a chat body of ``request``), with its messages and schema, nearly all
     of its size, cut from ``request.wire`` instead of serialised again. In that JSON of every field
     in order (messages, prompt, json_schema, max_tokens, ...) no string holds an unescaped quote,
-    so ``,"prompt":`` first closes the messages and the last ``,"max_tokens":`` closes the schema."""
+    so ``,"prompt":`` first closes the messages and the last ``,"max_tokens":`` closes the schema.
+    The rest of the body (model, sampling settings, the form of the schema) is the same for most
+    calls: encoded once and kept (:func:`_shell`)."""
     wire = request.wire
-    shell = {**body, "messages": _MESSAGES_HOLE}
-    if "response_format" in body:
-        shell["response_format"] = response_format(capabilities.structured, _SCHEMA_HOLE)  # type: ignore[arg-type]
     messages = wire[len(b'{"messages":'):wire.index(b',"prompt":')]
-    content = encode(shell).replace(_ENCODED_HOLES[0], messages, 1)
-    if "response_format" in body:
-        start = wire.index(b',"json_schema":') + len(b',"json_schema":')
-        content = content.replace(_ENCODED_HOLES[1], wire[start:wire.rindex(b',"max_tokens":')], 1)
-    return content
+    parts = _shell(body, capabilities.structured)
+    if len(parts) == 2:
+        return parts[0] + messages + parts[1]
+    start = wire.index(b',"json_schema":') + len(b',"json_schema":')
+    return b"".join((parts[0], messages, parts[1], wire[start:wire.rindex(b',"max_tokens":')], parts[2]))
+
+
+_SHELLS: dict[tuple[Any, ...], tuple[bytes, ...]] = {}
+
+
+def _shell(body: dict[str, Any], structured: str) -> tuple[bytes, ...]:
+    """The encoded body around its messages (and schema): (before, after) or (before, between,
+    after), kept by everything else the body holds (with its types: 0 and 0.0 encode apart)."""
+    schema = "response_format" in body
+    key = (structured if schema else None,
+           *((name, type(value), tuple(value) if isinstance(value, list) else value)
+             for name, value in body.items() if name not in ("messages", "response_format")))
+    found = _SHELLS.get(key)
+    if found is None:
+        shell = {**body, "messages": _MESSAGES_HOLE}
+        if schema:
+            shell["response_format"] = response_format(structured, _SCHEMA_HOLE)  # type: ignore[arg-type]
+        before, after = encode(shell).split(_ENCODED_HOLES[0], 1)
+        found = (before, *after.split(_ENCODED_HOLES[1], 1)) if schema else (before, after)
+        if len(_SHELLS) >= 256:  # many models or settings in one process: start again
+            _SHELLS.clear()
+        _SHELLS[key] = found
+    return found
 
 
 class _Refused(Exception):

@@ -29,6 +29,13 @@ from convoscope.models._base import GenerateRequest, Generation, Model, ModelErr
 
 _TASK: ContextVar[dict[str, str] | None] = ContextVar("convoscope_task", default=None)
 _URL = re.compile(r"@[a-z][a-z0-9+.-]*://\S*?(?=[\[#]|$)")
+_TRACED = [0]  # how many TracedModels were made: none, and nothing reads what task_context sets
+
+
+def tracing() -> bool:
+    """Whether any model call is traced in this process (a :class:`TracedModel` exists): until
+    one does, the engine does not set the task's attributes for every call (issue 39)."""
+    return _TRACED[0] > 0
 
 
 @contextlib.contextmanager
@@ -99,6 +106,7 @@ class TracedModel:
 
         self.inner = model
         self._tracer = _tracer(tracer_provider)
+        _TRACED[0] += 1
         self._status, self._error = trace.Status, trace.StatusCode.ERROR
         self._described = describe(model)
 

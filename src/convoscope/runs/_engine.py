@@ -29,6 +29,7 @@ from convoscope.items._stream import ItemStream, RawChunk
 from convoscope.judges import Judge, Panel, Verdict
 from convoscope.metrics import check_metric_inputs
 from convoscope.models import task_context
+from convoscope.models._otel import tracing
 from convoscope.runs._out import Held
 from convoscope.runs._plan import Plan, Task, plan_tasks
 from convoscope.runs._summary import RunSummary
@@ -357,8 +358,11 @@ class Engine:
 
     async def _work(self, queue: asyncio.Queue[Task | None]) -> None:
         while (task := await queue.get()) is not None:
-            with task_context(run_id=self.run_id, item_id=task.item.id, criterion=task.criterion.name,
-                              task_key=task.key, judge=task.judge.rater):  # for tracing spans
+            if tracing():  # the attributes of the call's span
+                with task_context(run_id=self.run_id, item_id=task.item.id, criterion=task.criterion.name,
+                                  task_key=task.key, judge=task.judge.rater):
+                    final, members = await judge_task(task)
+            else:
                 final, members = await judge_task(task)
             final = final.model_copy(update=self.stamp)
             members = [member.model_copy(update=self.stamp) for member in members]

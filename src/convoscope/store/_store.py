@@ -49,6 +49,7 @@ class Store:
         # A response cache whose answers this store's run writers commit with the verdicts, in
         # one transaction (a SQLite store only: the cache's file is attached to its connection).
         self.response_cache: Any = None
+        self._inserts: dict[tuple[str, ...], Any] = {}  # the verdicts' INSERT per supersede reasons
         if not create:
             _check_exists(self.url)
         self.engine = _engine(self.url)
@@ -116,9 +117,18 @@ class Store:
         """:meth:`add_many` inside the caller's transaction (a run's writer groups them).
         ``run_id``: the run that produced the verdicts (default: the scope)."""
         producer = run_id if run_id is not None else scope
-        values = [_row(scope, producer, key, verdict) for key, verdict in rows]
+        now = time.time()
+        values = [_row(scope, producer, key, verdict, now) for key, verdict in rows]
+        connection.execute(self._verdict_insert(tuple(sorted(supersede))), values)
+
+    def _verdict_insert(self, reasons: tuple[str, ...]) -> Any:
+        """The verdicts' INSERT for these supersede reasons, built once per store: a writer
+        commits every few hundred milliseconds, and building the statement (its ``excluded``
+        columns above all) cost more than the rows' own insert (issue 39)."""
+        found = self._inserts.get(reasons)
+        if found is not None:
+            return found
         statement = self._insert(verdicts)
-        reasons = sorted(supersede)
         if reasons:
             statement = statement.on_conflict_do_update(
                 index_elements=["scope", "task_key"],
@@ -127,7 +137,8 @@ class Store:
                 where=sa.or_(*(verdicts.c.unscored_reason == reason for reason in reasons)))
         else:
             statement = statement.on_conflict_do_nothing(index_elements=["scope", "task_key"])
-        connection.execute(statement, values)
+        self._inserts[reasons] = statement
+        return statement
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -200,13 +211,14 @@ _REPLACED = ("run_id", "item_id", "criterion", "rater", "value", "unscored_reaso
 
 
 
-def _row(scope: str, producer: str, task_key: str, verdict: Verdict) -> dict[str, Any]:
+def _row(scope: str, producer: str, task_key: str, verdict: Verdict,
+         now: float | None = None) -> dict[str, Any]:
     return {
         "scope": scope, "run_id": producer, "task_key": task_key, "item_id": verdict.item_id,
         "criterion": verdict.criterion, "rater": verdict.rater,
         "value": None if verdict.value is None else json.dumps(verdict.value),
         "unscored_reason": verdict.unscored_reason,
-        "data": verdict.model_dump_json(), "created_at": time.time(),
+        "data": verdict.model_dump_json(), "created_at": time.time() if now is None else now,
     }
 
 

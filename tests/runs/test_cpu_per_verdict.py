@@ -1,0 +1,129 @@
+"""What each verdict costs the client beside its HTTP call (issue 39: CPU per verdict).
+
+Counted here, never timed: how often the writer thread is woken, how often the verdicts' INSERT
+is built. The CPU figures themselves are in benchmarks/results/cli_overhead.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from convoscope.judges import Verdict
+from convoscope.store import Store, VerdictWriter, _store
+
+
+def _verdict(number: int, reason: str | None = None) -> Verdict:
+    value = None if reason else 1
+    return Verdict(item_id=str(number), criterion="c", rater="model:x", value=value, unscored_reason=reason)
+
+
+async def test_a_burst_of_500_verdicts_wakes_the_writer_twice(tmp_path):
+    # Before: a hand-over every 64 tasks or 5 ms (8 for this burst), each waking the writer
+    # thread, which then takes the GIL from the event loop.
+    store = Store(tmp_path / "s.db")
+    writer = VerdictWriter(store, "r")
+    for number in range(500):
+        writer.put([(f"k{number}", _verdict(number))])
+    writer.close()
+    assert writer.handovers <= 2
+    assert len(store.verdicts_by_key([f"k{n}" for n in range(500)])) == 500
+
+
+def test_the_verdicts_insert_is_built_once_per_store(tmp_path, monkeypatch):
+    # Before: built for every commit, its ON CONFLICT clause and excluded columns included.
+    built = []
+    real = _store.insert_for
+    monkeypatch.setattr(_store, "insert_for", lambda *args: built.append(1) or real(*args))
+    store = Store(tmp_path / "s.db")
+    for number in range(5):
+        store.add_many("", [(f"k{number}", _verdict(number, "model_error"))], supersede=["model_error"])
+    store.add_many("", [("k0", _verdict(0))], supersede=["model_error"])  # replaces the failure
+    store.add_many("", [("k1", _verdict(1))])  # no supersede: kept as it was
+    assert len(built) == 2  # one per kind of statement, not one per write
+    found = store.verdicts_by_key(["k0", "k1"])
+    assert found["k0"].value == 1 and found["k1"].unscored_reason == "model_error"
+
+
+def test_the_writer_still_commits_a_lone_verdict_at_close(tmp_path):
+    store = Store(tmp_path / "s.db")
+
+    async def one() -> VerdictWriter:
+        writer = VerdictWriter(store, "r")
+        writer.put([("k", _verdict(1))])
+        await asyncio.sleep(0)
+        return writer
+
+    writer = asyncio.run(one())
+    writer.close()
+    assert list(store.verdicts_by_key(["k"])) == ["k"]
+
+
+async def test_the_in_flight_limit_queues_in_turn_and_survives_cancelled_waiters():
+    from convoscope.models._limits import AdaptiveLimit
+
+    limit = AdaptiveLimit(2)  # no slow start: two at once
+    order: list[int] = []
+    release = asyncio.Event()
+
+    async def call(number: int) -> None:
+        async with limit.slot():
+            order.append(number)
+            await release.wait()
+
+    tasks = [asyncio.ensure_future(call(number)) for number in range(5)]
+    await asyncio.sleep(0)
+    assert order == [0, 1] and limit.in_flight == 2
+    tasks[2].cancel()  # a waiter gives up: its place is not lost, nor counted
+    await asyncio.sleep(0)
+    release.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    assert order == [0, 1, 3, 4] and limit.in_flight == 0 and limit.peak == 2
+
+
+async def test_a_free_slot_is_taken_without_an_async_generator():
+    # Before: an @asynccontextmanager (an async generator the loop registers, then a lock taken
+    # twice) for every call.
+    from convoscope.models._limits import AdaptiveLimit
+
+    loop = asyncio.get_running_loop()
+    limit = AdaptiveLimit(8)
+    before = len(loop._asyncgens)  # type: ignore[attr-defined]
+    slot = limit.slot()
+    async with slot:
+        assert len(loop._asyncgens) == before  # type: ignore[attr-defined]
+        assert limit.in_flight == 1
+    assert limit.in_flight == 0
+
+
+def test_a_chat_body_is_the_json_of_its_fields_and_its_shell_is_encoded_once(monkeypatch):
+    # The body is cut from the request's one serialisation; what is around its messages and
+    # schema (model, sampling, the schema's form) was encoded again for every call.
+    import json
+
+    from convoscope.models import GenerateRequest, Message, OpenAIModel, _http, _openai
+    from convoscope.models._capabilities import Capabilities
+
+    model = OpenAIModel("m", base_url="http://127.0.0.1:9/v1")
+    encoded: list[int] = []
+    real = _http.encode
+    monkeypatch.setattr(_openai, "encode", lambda value: encoded.append(1) or real(value))
+    monkeypatch.setattr(_openai, "_SHELLS", {})
+    schema = {"type": "object",
+              "properties": {"prompt": {"type": "string"}, "max_tokens": {"type": "integer"}}}
+    cases = []
+    for structured in ("json_schema", "json_object", "none"):
+        for number in range(3):
+            said = Message(role="user", content=f'say "hi" ,"prompt": {number}')
+            request = GenerateRequest(messages=(said,), json_schema=schema, max_tokens=20, stop=("\n",),
+                                      temperature=0.5)
+            cases.append((request, Capabilities(structured=structured, logprobs=number == 2)))
+    cases.append((GenerateRequest(messages=(Message(role="user", content="x"),), temperature=0), cases[0][1]))
+    for request, capabilities in cases:
+        body = model._chat_body(request, capabilities)
+        content = _openai.chat_content(body, request, capabilities)
+        assert json.loads(content) == json.loads(json.dumps(body)) and content == real(body)
+    # One encoding per kind of shell: 3 forms x (with and without log-probabilities), and the last.
+    assert len(encoded) == 7
+    import asyncio
+
+    asyncio.run(model.aclose())
