@@ -155,13 +155,12 @@ def cli_lines(count: int, repeats: int, shared: Path | None, before: Path | None
 
         model.write_text(serializer.serialize(trainer.train_on_content("\n".join(dev_lines("en")),
                                                                        string.ascii_letters)))
+        gibberish = [sys.executable, "-m", "convoscope", "gibberish", str(answers)]
         commands = {
-            "convoscope gibberish (--lang auto)": [sys.executable, "-m", "convoscope", "gibberish", str(answers),
-                                                   "--out", str(out)],
-            "convoscope gibberish --lang en": [sys.executable, "-m", "convoscope", "gibberish", str(answers),
-                                               "--lang", "en", "--out", str(out)],
-            "gibberish-detector, a plain loop": [sys.executable, "-c", BASELINE_LOOP, str(model), str(answers),
-                                                 str(out)],
+            "convoscope gibberish (--lang auto)": [*gibberish, "--out", str(out)],
+            "convoscope gibberish --lang en": [*gibberish, "--lang", "en", "--out", str(out)],
+            "gibberish-detector, a plain loop": [sys.executable, "-c", BASELINE_LOOP, str(model),
+                                                 str(answers), str(out)],
         }
         ten = Path(folder, "ten.txt")
         ten.write_text("\n".join(distinct_lines(english, 10)) + "\n", encoding="utf-8")

@@ -55,7 +55,8 @@ def main() -> None:
     print("|---|---|---|---|---|")
     for size in SIZES:
         r = rates(size, args.workers, rng)
-        print(f"| {size} | {r['flip_off']:.1%} | {r['flip_on']:.1%} | {r['good_off']:.1%} | {r['good_on']:.1%} |")
+        cells = " | ".join(f"{r[name]:.1%}" for name in ("flip_off", "flip_on", "good_off", "good_on"))
+        print(f"| {size} | {cells} |")
 
 
 if __name__ == "__main__":
