@@ -112,7 +112,8 @@ Examples:
 @click.option("--store", "store_target", default=DEFAULT_STORE, show_default=True,
               help="SQLite file or PostgreSQL URL where every verdict is kept as it is made.")
 @click.option("--cache", "cache_path", type=click.Path(dir_okay=False), default=BESIDE_STORE,
-              show_default=True, help="Response cache file (beside-store: next to a SQLite store).")
+              show_default=True, envvar="CONVOSCOPE_CACHE", show_envvar=True,
+              help="Response cache file (beside-store: next to a SQLite store).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
 @click.option("--one-call", is_flag=True, help="Ask every criterion in a single chat call per item "
               "(e.g. all dialogue-issue labels at once) instead of one call per criterion; the "

@@ -99,7 +99,8 @@ def survey_group() -> None:
               type=click.Path(dir_okay=False, path_type=Path),
               help="HTML report (--report alone writes survey-report.html).")
 @click.option("--store", "store_target", default="convoscope.db", show_default=True)
-@click.option("--cache", "cache_path", type=click.Path(dir_okay=False))
+@click.option("--cache", "cache_path", type=click.Path(dir_okay=False), envvar="CONVOSCOPE_CACHE",
+              show_envvar=True, help="Response cache file (default: next to a SQLite store).")
 @click.option("--no-cache", is_flag=True)
 @click.option("--concurrency", type=int, default=8, show_default=True)
 @click.option("--limit", type=int, help="Score only the first N answers.")

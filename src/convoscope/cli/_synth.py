@@ -108,7 +108,8 @@ Examples:
 @click.option("--no-role-check", is_flag=True, help="Skip the role-reversal filter.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--concurrency", type=int, default=4, show_default=True, help="Dialogues in flight.")
-@click.option("--cache", "cache_path", type=click.Path(dir_okay=False),
+@click.option("--cache", "cache_path", type=click.Path(dir_okay=False), envvar="CONVOSCOPE_CACHE",
+              show_envvar=True,
               help="Response cache (default: OUT with .cache.db), so a resumed run repeats no call.")
 @click.option("--no-cache", is_flag=True)
 @click.option("--limit", type=int, help="Use only the first N contexts.")
