@@ -20,9 +20,9 @@ def _judge(folder, base_url, *extra, env=None):
     items = folder / "items.jsonl"
     items.write_text("".join(json.dumps({"id": f"i{n}", "response": f"Answer {n}: more trains."}) + "\n"
                              for n in range(3)))
-    return CliRunner().invoke(cli, ["judge", str(items), "--criterion", "survey/effort", "--mode", "completion",
-                                    "--judge", f"openai:canned@{base_url}", "--store", str(folder / "s.db"),
-                                    *extra], env=env or {})
+    return CliRunner().invoke(cli, ["judge", str(items), "--criterion", "survey/effort", "--mode",
+                                    "completion", "--judge", f"openai:canned@{base_url}", "--store",
+                                    str(folder / "s.db"), *extra], env=env or {})
 
 
 def _rows(path):

@@ -28,14 +28,21 @@ def cache_folder() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "convoscope"
 
 
-def unpacked_path(packed: Path) -> Path:
-    """Where the unpacked model of this py3langid (version, size and time of its file) is kept."""
+def kept_name(package: str, source: Path, *parts: object, suffix: str) -> Path:
+    """A file kept in the cache folder, named after ``package``'s release and ``source``'s size and
+    time, so that a new release or a changed file is never read from an old copy."""
     try:
-        release = version("py3langid")
+        release = version(package)
     except PackageNotFoundError:
         release = "unknown"
-    stat = packed.stat()
-    return cache_folder() / f"py3langid-{release}-{stat.st_size}-{stat.st_mtime_ns}.npz"
+    stat = source.stat()
+    name = "-".join(str(part) for part in (package, release, *parts, stat.st_size, stat.st_mtime_ns))
+    return cache_folder() / f"{name}{suffix}"
+
+
+def unpacked_path(packed: Path) -> Path:
+    """Where the unpacked model of this py3langid (version, size and time of its file) is kept."""
+    return kept_name("py3langid", packed, suffix=".npz")
 
 
 def packed_path() -> Path:

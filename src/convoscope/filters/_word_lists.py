@@ -17,10 +17,9 @@ import os
 import tempfile
 from bisect import bisect_left
 from collections.abc import Callable, Container
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from convoscope.filters._langid_model import cache_folder
+from convoscope.filters._langid_model import kept_name
 
 _MAGIC = b"convoscope-words 1"
 
@@ -48,12 +47,7 @@ class SortedWords:
 
 def packed_path(source: Path, lang: str, last_bucket: int) -> Path:
     """Where the words of ``lang`` down to ``last_bucket`` of this wordfreq file are kept."""
-    try:
-        release = version("wordfreq")
-    except PackageNotFoundError:
-        release = "unknown"
-    stat = source.stat()
-    return cache_folder() / f"wordfreq-{release}-{lang}-{last_bucket}-{stat.st_size}-{stat.st_mtime_ns}.txt"
+    return kept_name("wordfreq", source, lang, last_bucket, suffix=".txt")
 
 
 def packed_words(path: Path, build: Callable[[], frozenset[str]]) -> Container[str]:
