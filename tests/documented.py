@@ -207,8 +207,8 @@ def block_environment(folder: Path, base_url: str | None) -> dict[str, str]:
 def shared_cache(folder: Path) -> Path:
     """One response cache for every block of the session, both test workers included (their
     scratch folders share the session's base folder): several pages judge the same examples with
-    the same models (the survey wave in README.md and docs/survey.md, the rated items in four
-    blocks), and a deterministic model gives a cached answer equal to a new one, so only the
+    the same models (the survey wave in README.md and docs/survey.md, the rated items in README.md
+    and docs/metaeval.md), and a deterministic model gives a cached answer equal to a new one, so only the
     first of them pays for the calls; which one that is never changes a result."""
     session = folder.parent.parent if os.environ.get("PYTEST_XDIST_WORKER") else folder.parent
     return session / "documented-blocks.cache.db"
