@@ -96,14 +96,20 @@ def test_the_interval_equals_the_quantiles_of_alpha_recomputed_on_the_same_resam
     assert (result.low, result.high) == pytest.approx((expected.low, expected.high), abs=1e-12, rel=0)
 
 
-@pytest.mark.parametrize("level", ["interval", "ratio"])
-def test_on_a_five_point_scale_the_resamples_match_the_coincidence_matrix_they_replace(level):
-    rng = np.random.default_rng(2)
+def _five_point_resamples(seed):
+    """6 raters x 200 items on a 1-5 scale, 20 % missing: (categories, rating patterns of the
+    items rated twice or more, 100 resample weights of those patterns)."""
+    rng = np.random.default_rng(seed)
     matrix = np.clip(rng.integers(1, 6, 200) + rng.integers(-1, 2, (6, 200)), 1, 5).astype(float)
     matrix[rng.random(matrix.shape) < 0.2] = np.nan
     codes, categories = category_codes(matrix, name="test", ndim=2)
     patterns, counts = _patterns(codes, (codes >= 0).sum(axis=0) >= 2)
-    draws = _draws(counts, 100, 3)
+    return categories, patterns, _draws(counts, 100, 3)
+
+
+@pytest.mark.parametrize("level", ["interval", "ratio"])
+def test_on_a_five_point_scale_the_resamples_match_the_coincidence_matrix_they_replace(level):
+    categories, patterns, draws = _five_point_resamples(seed=2)
     values = np.where(patterns >= 0, np.asarray(categories)[patterns.clip(0)], np.nan)
     np.testing.assert_allclose(numeric_alpha_rows(draws, values, level),
                                _alpha_rows(draws, patterns, categories, level), rtol=0, atol=1e-12)
@@ -144,12 +150,7 @@ def test_a_resample_of_continuous_ratings_by_value_counts_equals_alpha_recompute
 
 @pytest.mark.parametrize("level", ["ordinal", "nominal"])
 def test_on_a_five_point_scale_the_value_counts_match_the_coincidence_matrices(level):
-    rng = np.random.default_rng(12)
-    matrix = np.clip(rng.integers(1, 6, 200) + rng.integers(-1, 2, (6, 200)), 1, 5).astype(float)
-    matrix[rng.random(matrix.shape) < 0.2] = np.nan
-    codes, categories = category_codes(matrix, name="test", ndim=2)
-    patterns, counts = _patterns(codes, (codes >= 0).sum(axis=0) >= 2)
-    draws = _draws(counts, 100, 3)
+    categories, patterns, draws = _five_point_resamples(seed=12)
     function = ordinal_alpha_rows if level == "ordinal" else nominal_alpha_rows
     np.testing.assert_allclose(function(draws, patterns, len(categories)),
                                _alpha_rows(draws, patterns, categories, level), rtol=0, atol=1e-12)
