@@ -31,6 +31,8 @@ def check_nodes(ray: Any) -> None:
     nodes = {probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False))
              .remote(): node for node in ray.nodes()
              if node.get("Alive") and node.get("Resources", {}).get("CPU", 0) > 0}
+    if not nodes:  # none with CPUs yet (an autoscaling cluster's head): Ray Data waits for them
+        return
     answered, _ = ray.wait(list(nodes), num_returns=len(nodes), timeout=NODE_ANSWER_S)
     problems = []
     for reference in answered:
