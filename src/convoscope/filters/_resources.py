@@ -66,7 +66,7 @@ def wordfreq_words(min_zipf: float) -> frozenset[str]:
 
     import msgpack  # a dependency of wordfreq
 
-    last_bucket = int(round((9 - min_zipf) * 100 + 1e-9))
+    last_bucket = _last_bucket(min_zipf)
     path = _wordfreq_data() / "large_en.msgpack.gz"
     words: set[str] = set()
     with gz.open(path, "rb") as handle:
