@@ -30,9 +30,10 @@ COMPARED = ("item_id", "criterion", "rater", "value", "unscored_reason", "reason
             "prompt_tokens", "served_model", "seed", "temperature")
 
 
-# A short request unlike any judged one. llama-cpp-python answers a prompt identical to the one it
-# evaluated last by running only its last token again, and those numerics differ: the score
-# distribution moved by 0.016 (CI, when the file listed s2 first, right after the live run's s2).
+# A short request unlike any judged one. llama-cpp-python reuses the KV cache of the longest prefix a
+# prompt shares with the last one; a prompt identical to the last (its answer's tokens still cached)
+# came out with other numerics: the score distribution moved by 0.016 (CI, when the runner answered
+# s2 right after the live run's s2; reproduced by answering the file last line first).
 UNRELATED = {"model": "smollm2", "messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 1}
 
 
