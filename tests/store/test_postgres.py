@@ -68,3 +68,57 @@ def test_store_on_postgres(postgres_url):
     reopened = Store(postgres_url)  # migrations run once
     assert len(reopened.verdicts()) == 2
     reopened.close()
+
+
+def test_a_new_run_takes_another_runs_done_chunks_on_postgres(postgres_url):
+    """What a renamed input's run does (tests/runs/test_renamed_input.py), in PostgreSQL's SQL."""
+    from collections import Counter
+
+    import sqlalchemy as sa
+
+    from convoscope.items._prefix import Prefix
+    from convoscope.store._chunks import (
+        chunk_states,
+        chunk_task_keys,
+        claim_chunk,
+        finish_chunk,
+        register_tasks,
+        related_prefixes,
+        save_prefix,
+        take_chunks,
+    )
+
+    store = Store(postgres_url)
+    try:
+        store.start_run("old", {"config": "same"})
+        store.start_run("other", {"config": "another"})
+        store.start_run("new", {"config": "same"})
+        with store.engine.begin() as connection:
+            for chunk in (0, 1, 2):
+                claim_chunk(store.engine, "old", chunk, f"f{chunk}", "w", 60.0)
+                keys = [(f"k{chunk}{i}", 2 * chunk + i, False) for i in (0, 1)]
+                register_tasks(connection, "old", chunk, keys)
+        with store.engine.begin() as connection:
+            for chunk in (0, 1):
+                finish_chunk(connection, "old", chunk, Counter(scored=2))
+        prefix = Prefix(2, 2, 4, 100, "d", b"\0" * 32)
+        save_prefix(store.engine, "old", prefix, only_longer=False)
+        save_prefix(store.engine, "other", prefix, only_longer=False)
+        assert [owner for owner, _ in related_prefixes(store.engine, "new", "same")] == ["old"]
+        assert not take_chunks(store.engine, "new", "old", 3)  # chunk 2 is not done: nothing taken
+        assert chunk_states(store.engine, "new") == {}
+        assert take_chunks(store.engine, "new", "old", 2) and take_chunks(store.engine, "new", "old", 2)
+        states = chunk_states(store.engine, "new")
+        assert sorted(states) == [0, 1] and {state.state for state in states.values()} == {"done"}
+        assert states[1].outcome == Counter(scored=2) and states[1].fingerprint == "f1"
+        assert sorted(chunk_task_keys(store.engine, "new", 1)) == ["k10", "k11"]
+        with store.engine.connect() as connection:
+            count = sa.text("select count(*) from run_tasks where run_id = 'new'")
+            assert connection.execute(count).scalar() == 4
+        # a run that holds one of those chunks with other content takes nothing
+        store.start_run("stale", {"config": "same"})
+        claim_chunk(store.engine, "stale", 1, "changed", "w", 60.0)
+        assert not take_chunks(store.engine, "stale", "old", 2)
+        assert list(chunk_states(store.engine, "stale")) == [1]
+    finally:
+        store.close()

@@ -114,9 +114,13 @@ class ItemStream:
         return status.st_mtime_ns, status.st_size
 
     def skip(self, prefix: Prefix | None) -> bool:
-        """Skip ``prefix`` unread if the file still starts with exactly its bytes."""
+        """Skip ``prefix`` unread if the file still starts with exactly its bytes (None: skip
+        nothing, as before any call)."""
         path = self._jsonl()
-        if prefix is None or path is None or prefix.chunk_size != self.chunk_size \
+        if prefix is None:
+            self._prefix, self._prefix_lookup = None, None
+            return False
+        if path is None or prefix.chunk_size != self.chunk_size \
                 or digest_upto(path, prefix.offset) != prefix.digest:
             return False
         self._prefix, self._prefix_lookup = prefix, None

@@ -44,6 +44,7 @@ from convoscope.store._chunks import (
     register_tasks,
     release_leases,
     renew_leases,
+    take_chunks,
 )
 
 Progress = Callable[[int], None]
@@ -74,7 +75,13 @@ class EngineOptions:
     stop_grace_s: float = STOP_GRACE_S
     held: Held | None = None  # what the sink already holds from earlier runs (not passed on again)
     on_stale: Callable[[], None] | None = None  # the sink will be written again at the end
-    prefix: Prefix | None = None  # finished chunks an earlier run recorded (see items._prefix)
+    # Done prefixes to try (see items._prefix): this run's own, recorded by its last run, or
+    # other runs' of the same judge and criteria (a renamed input), as (run id, prefix).
+    prefixes: list[tuple[str, Prefix]] = field(default_factory=list)
+
+
+def _all_done(known: dict[int, ChunkState], chunks: int) -> bool:
+    return all(index in known and known[index].state == "done" for index in range(chunks))
 
 
 def held_waits(lease_s: float) -> Iterator[float]:
@@ -167,17 +174,26 @@ class Engine:
             await queue.put(None)
 
     async def _skip_prefix(self, stream: ItemStream, known: dict[int, ChunkState]) -> None:
-        """Count the chunks of a recorded done prefix without reading them, when the input still
-        starts with its bytes and the store still has each of them done."""
-        prefix = self.options.prefix
-        if prefix is None or self.options.again or any(
-                index not in known or known[index].state != "done" for index in range(prefix.chunks)):
+        """Count the chunks of a done prefix without reading them, when the input still starts
+        with its bytes and the store still has each of them done: the run's own prefix, or
+        another run's (same judge and criteria, another file), whose chunks become this run's."""
+        if self.options.again:
             return
-        if not await asyncio.to_thread(stream.skip, prefix):
+        for owner, prefix in self.options.prefixes:
+            if owner == self.run_id and not _all_done(known, prefix.chunks):
+                return
+            if not await asyncio.to_thread(stream.skip, prefix):
+                continue
+            if owner != self.run_id:
+                if await asyncio.to_thread(take_chunks, self.store.engine, self.run_id, owner, prefix.chunks):
+                    known.update(await asyncio.to_thread(chunk_states, self.store.engine, self.run_id))
+                if not _all_done(known, prefix.chunks):  # gone meanwhile, or this run's own held one
+                    stream.skip(None)
+                    continue
+            for index in range(prefix.chunks):
+                self.seen[index] = prefix.chunk_size
+                await self._found_finished(index, known[index])
             return
-        for index in range(prefix.chunks):
-            self.seen[index] = prefix.chunk_size
-            await self._found_finished(index, known[index])
 
     async def _pass(self, chunks: Iterator[RawChunk], known: dict[int, ChunkState],
                     queue: asyncio.Queue[Task | None], only: set[int] | None) -> set[int]:

@@ -19,6 +19,7 @@ from typing import Any
 
 from convoscope.criteria import Criterion
 from convoscope.items import Item
+from convoscope.items._prefix import Prefix
 from convoscope.items._stream import DEFAULT_CHUNK, ItemStream
 from convoscope.judges import RETRYABLE_ON_REQUEST, TRANSIENT, Judge, Panel, Verdict
 from convoscope.runs._engine import Engine, EngineOptions, Progress, Sink, judge_task
@@ -28,7 +29,7 @@ from convoscope.runs._repeats import ConsistencyTally
 from convoscope.runs._result import RunResult
 from convoscope.runs._summary import RunSummary
 from convoscope.store import Store
-from convoscope.store._chunks import chunk_states, load_prefix, save_prefix, worker_name
+from convoscope.store._chunks import chunk_states, load_prefix, related_prefixes, save_prefix, worker_name
 
 DEFAULT_LEASE_S = 120.0  # a dead worker's chunks are free again after this long
 
@@ -77,9 +78,11 @@ async def run_judge(
     started = time.perf_counter()
     stream = items if isinstance(items, ItemStream) else ItemStream(_listed(items), chunk_size=DEFAULT_CHUNK)
     run_id = run_id_for(judge, criteria, _source(stream))
+    config = run_id_for(judge, criteria, "")  # the same for every input: see _done_prefix
     retry = TRANSIENT | (RETRYABLE_ON_REQUEST if retry_unscored else frozenset())
     store.start_run(run_id, {"judge": judge.identity(), "criteria": [c.name for c in criteria],
-                             "source": stream.name, "convoscope_version": __version__, **(spec or {})})
+                             "source": stream.name, "config": config, "convoscope_version": __version__,
+                             **(spec or {})})
     summary = RunSummary(run_id=run_id, store=store.location, worker=worker_name())
     finals: list[Verdict] = []
     members: list[Verdict] = []
@@ -105,7 +108,7 @@ async def run_judge(
                             sink=sink if collect or repeated or on_verdicts is not None else None,
                             order={} if collect else None, held=held,
                             on_stale=kept.stale if held is not None else None,  # type: ignore[union-attr]
-                            prefix=await asyncio.to_thread(load_prefix, store.engine, run_id))
+                            prefixes=await asyncio.to_thread(_done_prefixes, store, run_id, config))
     stamp = {"run_id": run_id, "convoscope_version": __version__}
     engine = Engine(store, run_id, judge, criteria, summary, stamp, options)
     try:
@@ -130,6 +133,14 @@ async def run_judge(
         finals.sort(key=lambda v: options.order.get((v.item_id, v.criterion), last))  # type: ignore[union-attr]
         members.sort(key=lambda v: options.order.get((v.item_id, v.criterion), last))  # type: ignore[union-attr]
     return RunResult(run_id, tuple(finals), summary, tuple(members), store.location)
+
+
+def _done_prefixes(store: Store, run_id: str, config: str) -> list[tuple[str, Prefix]]:
+    """The done prefix the run may skip: its own (recorded by its last run) or, for a new run
+    (a renamed or copied input), those of other runs of the same judge and criteria, which the
+    input may start with (see Engine._skip_prefix)."""
+    own = load_prefix(store.engine, run_id)
+    return [(run_id, own)] if own is not None else related_prefixes(store.engine, run_id, config)
 
 
 def _record_prefix(stream: ItemStream, store: Store, run_id: str) -> None:

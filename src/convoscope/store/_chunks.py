@@ -32,7 +32,7 @@ from typing import Literal
 import sqlalchemy as sa
 
 from convoscope.items._prefix import Prefix
-from convoscope.store._schema import insert_for, run_chunks, run_prefixes, run_tasks
+from convoscope.store._schema import insert_for, run_chunks, run_prefixes, run_tasks, runs
 
 Claim = Literal["claimed", "done", "held"]
 
@@ -199,6 +199,51 @@ def load_prefix(engine: sa.Engine, run_id: str) -> Prefix | None:
     if row is None:
         return None
     return Prefix(row.chunks, row.chunk_size, row.line, row.offset, row.digest, bytes(row.markers))
+
+
+def related_prefixes(engine: sa.Engine, run_id: str, config: str, most: int = 3) -> list[tuple[str, Prefix]]:
+    """The done prefixes of other runs with the same judge and criteria (``config`` in their spec:
+    every run of the same command over another file), longest first: a renamed or copied input
+    may start with one of them (see :func:`take_chunks`)."""
+    with engine.connect() as connection:
+        rows = connection.execute(
+            sa.select(runs.c.spec, run_prefixes).join(run_prefixes, run_prefixes.c.run_id == runs.c.run_id)
+            .where(runs.c.run_id != run_id).order_by(run_prefixes.c.chunks.desc())).all()
+    found = [(row.run_id, Prefix(row.chunks, row.chunk_size, row.line, row.offset, row.digest,
+                                 bytes(row.markers)))
+             for row in rows if json.loads(row.spec).get("config") == config]
+    return found[:most]
+
+
+def take_chunks(engine: sa.Engine, run_id: str, other: str, chunks: int) -> bool:
+    """Record ``other``'s chunks ``0..chunks-1`` (all done: the same items asked of the same judge)
+    and their tasks as this run's, in one transaction. False, and nothing written, when one of
+    them is no longer done there, or this run has one of them in another state or with other
+    content (a run over this path before). Task keys name what was asked: the verdicts are shared."""
+    with engine.begin() as connection:
+        found: dict[str, dict[int, tuple[str, str]]] = {run_id: {}, other: {}}
+        columns = (run_chunks.c.run_id, run_chunks.c.chunk, run_chunks.c.fingerprint, run_chunks.c.state)
+        query = sa.select(*columns).where(run_chunks.c.run_id.in_([run_id, other]),
+                                          run_chunks.c.chunk < chunks)
+        for row in connection.execute(query):
+            found[row.run_id][row.chunk] = (row.fingerprint, row.state)
+        theirs, ours = found[other], found[run_id]
+        if len(theirs) != chunks or any(state != "done" for _, state in theirs.values()) \
+                or any(theirs[chunk] != mine for chunk, mine in ours.items()):
+            return False
+        copied = ("chunk", "fingerprint", "state", "finished_at", "outcome")
+        connection.execute(insert_for(connection, run_chunks).from_select(
+            ["run_id", *copied],
+            sa.select(sa.literal(run_id), *(run_chunks.c[name] for name in copied))
+            .where(run_chunks.c.run_id == other, run_chunks.c.chunk < chunks)
+        ).on_conflict_do_nothing(index_elements=["run_id", "chunk"]))
+        listed = ("task_key", "chunk", "position", "member")
+        connection.execute(insert_for(connection, run_tasks).from_select(
+            ["run_id", *listed],
+            sa.select(sa.literal(run_id), *(run_tasks.c[name] for name in listed))
+            .where(run_tasks.c.run_id == other, run_tasks.c.chunk < chunks)
+        ).on_conflict_do_nothing(index_elements=["run_id", "task_key"]))
+    return True
 
 
 def save_prefix(engine: sa.Engine, run_id: str, prefix: Prefix, *, only_longer: bool) -> None:
