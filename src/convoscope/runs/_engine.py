@@ -104,6 +104,7 @@ class Engine:
         self.open: dict[int, _Open] = {}
         self.seen: dict[int, int] = {}  # chunk index -> its number of items
         self.passed_on: set[int] = set()  # chunks whose verdicts reach the sink from this process
+        self.unpassed: list[int] = []  # finished chunks whose verdicts the sink gets after the pass
         self.started = time.time()
         self.stream_name = "<items>"
         self.known: dict[int, ChunkState] = {}  # the chunks as the store knew them at the start
@@ -158,10 +159,12 @@ class Engine:
             self.known = known
             await self._skip_prefix(stream, known)
             held = await self._pass(stream.chunks(), known, queue, None)
+            await self._pass_on_finished()
             waits = held_waits(self.options.lease_s)
             while held:
                 await asyncio.sleep(next(waits))
                 held = await self._settle_held(stream, held, queue)
+                await self._pass_on_finished()
         except BaseException:
             # Stopping early (an error, Ctrl-C): the queued tasks are dropped, never judged (a
             # re-run does them), and every worker is told to stop without waiting for room.
@@ -253,16 +256,25 @@ class Engine:
             self.summary.resumed += tasks
         self.summary.not_applicable += state.outcome.get("skipped", 0)
         self._progress(tasks)
-        self.passed_on.add(index)
-        if self._in_sink(index, state):
-            return  # its verdicts are in the sink already (an earlier run put them there)
+        if self._in_sink(index, state) or self.options.sink is None:
+            self.passed_on.add(index)  # its verdicts are in the sink already (an earlier run put them there)
+            return
         self.stale |= self._covered(index)
-        if self.options.sink is not None:
-            finals, members = await asyncio.to_thread(self._stored_verdicts, [index])
+        self.unpassed.append(index)
+
+    async def _pass_on_finished(self) -> None:
+        """The stored verdicts of the finished chunks found in the pass, to the sink: after the
+        pass has queued the new chunks' tasks, so that a new input (a renamed file: the sink is a
+        new ``--out``) asks its first new question before reading every finished verdict back."""
+        while self.unpassed:
+            size = 1 if self.options.order is not None else _CATCH_UP_CHUNKS
+            batch, self.unpassed = self.unpassed[:size], self.unpassed[size:]
+            finals, members = await asyncio.to_thread(self._stored_verdicts, batch)
             if self.options.order is not None:
-                self.options.order.update({(verdict.item_id, verdict.criterion): (index, place)
+                self.options.order.update({(verdict.item_id, verdict.criterion): (batch[0], place)
                                            for place, verdict in enumerate(finals)})
             self.writer.emit(finals, members)
+            self.passed_on.update(batch)
 
     @property
     def stale(self) -> bool:
