@@ -45,6 +45,7 @@ from convoscope.store._chunks import (
     release_leases,
     renew_leases,
     take_chunks,
+    takeable,
 )
 
 Progress = Callable[[int], None]
@@ -105,6 +106,7 @@ class Engine:
         self.seen: dict[int, int] = {}  # chunk index -> its number of items
         self.passed_on: set[int] = set()  # chunks whose verdicts reach the sink from this process
         self.unpassed: list[int] = []  # finished chunks whose verdicts the sink gets after the pass
+        self.taking: tuple[str, int] | None = None  # another run's done prefix to record as this run's
         self.started = time.time()
         self.stream_name = "<items>"
         self.known: dict[int, ChunkState] = {}  # the chunks as the store knew them at the start
@@ -159,6 +161,7 @@ class Engine:
             self.known = known
             await self._skip_prefix(stream, known)
             held = await self._pass(stream.chunks(), known, queue, None)
+            await self._take_chunks()
             await self._pass_on_finished()
             waits = held_waits(self.options.lease_s)
             while held:
@@ -185,18 +188,31 @@ class Engine:
         for owner, prefix in self.options.prefixes:
             if owner == self.run_id and not _all_done(known, prefix.chunks):
                 return
+            theirs = None
+            if owner != self.run_id:
+                theirs = await asyncio.to_thread(takeable, self.store.engine, self.run_id, owner,
+                                                 prefix.chunks)
+                if theirs is None:
+                    continue
             if not await asyncio.to_thread(stream.skip, prefix):
                 continue
-            if owner != self.run_id:
-                if await asyncio.to_thread(take_chunks, self.store.engine, self.run_id, owner, prefix.chunks):
-                    known.update(await asyncio.to_thread(chunk_states, self.store.engine, self.run_id))
-                if not _all_done(known, prefix.chunks):  # gone meanwhile, or this run's own held one
-                    stream.skip(None)
-                    continue
+            if theirs is not None:  # recorded as this run's after the pass (see _take_chunks)
+                known.update((state.chunk, state) for state in theirs)
+                self.taking = (owner, prefix.chunks)
             for index in range(prefix.chunks):
                 self.seen[index] = prefix.chunk_size
                 await self._found_finished(index, known[index])
             return
+
+    async def _take_chunks(self) -> None:
+        """Another run's done prefix, skipped: its chunks and their tasks become this run's, in
+        one transaction, once the new chunks' tasks are queued (a million tasks take seconds to
+        copy). Should they be gone meanwhile (that run judged again), they stay unrecorded here:
+        counted as missing, so the exit says work is outstanding, and the next run reads them."""
+        if self.taking is not None:
+            owner, chunks = self.taking
+            self.taking = None
+            await asyncio.to_thread(take_chunks, self.store.engine, self.run_id, owner, chunks)
 
     async def _pass(self, chunks: Iterator[RawChunk], known: dict[int, ChunkState],
                     queue: asyncio.Queue[Task | None], only: set[int] | None) -> set[int]:

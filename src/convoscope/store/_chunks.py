@@ -27,7 +27,7 @@ import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import sqlalchemy as sa
 
@@ -54,9 +54,12 @@ def chunk_states(engine: sa.Engine, run_id: str) -> dict[int, ChunkState]:
     """Every chunk of the run the store has seen, by index."""
     with engine.connect() as connection:
         rows = connection.execute(sa.select(run_chunks).where(run_chunks.c.run_id == run_id))
-        return {row.chunk: ChunkState(row.chunk, row.fingerprint, row.state, row.owner, row.lease_until,
-                                      row.finished_at, Counter(json.loads(row.outcome or "{}")))
-                for row in rows}
+        return {row.chunk: _state(row) for row in rows}
+
+
+def _state(row: sa.Row[Any]) -> ChunkState:
+    return ChunkState(row.chunk, row.fingerprint, row.state, row.owner, row.lease_until, row.finished_at,
+                      Counter(json.loads(row.outcome or "{}")))
 
 
 def claim_chunk(engine: sa.Engine, run_id: str, chunk: int, fingerprint: str, worker: str,
@@ -215,21 +218,33 @@ def related_prefixes(engine: sa.Engine, run_id: str, config: str, most: int = 3)
     return found[:most]
 
 
+def takeable(engine: sa.Engine, run_id: str, other: str, chunks: int) -> list[ChunkState] | None:
+    """``other``'s chunks ``0..chunks-1`` when this run may take them as its own (see
+    :func:`take_chunks`): all done there, and each either absent from this run or the same
+    there (a run over this path before, with other content, keeps its own). None otherwise."""
+    with engine.connect() as connection:
+        return _takeable(connection, run_id, other, chunks)
+
+
+def _takeable(connection: sa.Connection, run_id: str, other: str, chunks: int) -> list[ChunkState] | None:
+    query = sa.select(run_chunks).where(run_chunks.c.run_id.in_([run_id, other]), run_chunks.c.chunk < chunks)
+    found: dict[str, dict[int, ChunkState]] = {run_id: {}, other: {}}
+    for row in connection.execute(query):
+        found[row.run_id][row.chunk] = _state(row)
+    theirs, ours = found[other], found[run_id]
+    same = all(index in theirs and (mine.fingerprint, mine.state) == (theirs[index].fingerprint, "done")
+               for index, mine in ours.items())
+    if len(theirs) != chunks or not same or any(state.state != "done" for state in theirs.values()):
+        return None
+    return [theirs[index] for index in range(chunks)]
+
+
 def take_chunks(engine: sa.Engine, run_id: str, other: str, chunks: int) -> bool:
-    """Record ``other``'s chunks ``0..chunks-1`` (all done: the same items asked of the same judge)
-    and their tasks as this run's, in one transaction. False, and nothing written, when one of
-    them is no longer done there, or this run has one of them in another state or with other
-    content (a run over this path before). Task keys name what was asked: the verdicts are shared."""
+    """Record ``other``'s chunks ``0..chunks-1`` (the same items asked of the same judge) and
+    their tasks as this run's, in one transaction, if they are still :func:`takeable`; False, and
+    nothing written, otherwise. Task keys name what was asked: the verdicts are shared."""
     with engine.begin() as connection:
-        found: dict[str, dict[int, tuple[str, str]]] = {run_id: {}, other: {}}
-        columns = (run_chunks.c.run_id, run_chunks.c.chunk, run_chunks.c.fingerprint, run_chunks.c.state)
-        query = sa.select(*columns).where(run_chunks.c.run_id.in_([run_id, other]),
-                                          run_chunks.c.chunk < chunks)
-        for row in connection.execute(query):
-            found[row.run_id][row.chunk] = (row.fingerprint, row.state)
-        theirs, ours = found[other], found[run_id]
-        if len(theirs) != chunks or any(state != "done" for _, state in theirs.values()) \
-                or any(theirs[chunk] != mine for chunk, mine in ours.items()):
+        if _takeable(connection, run_id, other, chunks) is None:
             return False
         copied = ("chunk", "fingerprint", "state", "finished_at", "outcome")
         connection.execute(insert_for(connection, run_chunks).from_select(
