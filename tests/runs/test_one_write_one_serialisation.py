@@ -206,3 +206,6 @@ def test_judge_sends_its_first_request_before_importing_httpx_or_reading_yaml_in
     stored = sqlite3.connect(tmp_path / "s.db").execute("select count(*) from verdicts").fetchone()[0]
     assert stored == 12
     assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 12
+    # ... each asked once (the engine took the early calls' outcomes), never more than 4 at once.
+    judged = [request for request in canned_proxy.requests if request.body.get("max_tokens") != 8]
+    assert len(judged) == 12 and canned_proxy.peak_in_flight <= 4  # not the capability probes
