@@ -38,7 +38,6 @@ from convoscope.runs._engine import judge_task
 from convoscope.runs._here import default_cache_path, run_judge_of, run_sync
 from convoscope.runs._options import BESIDE_STORE, EMBEDDED_DEFAULT, JudgeSpec, RunOptions
 from convoscope.runs._plan import Task, applies, plan_tasks, run_id_for
-from convoscope.store._target import is_store
 
 if TYPE_CHECKING:
     from convoscope.store import Store
@@ -93,13 +92,13 @@ def batch_settings(criteria: Sequence[Criterion], judge: Any = EMBEDDED_DEFAULT,
         raise ConfigError("a batch run keeps its ledger beside one process's cache: not per batch")
     from convoscope.store import Store
 
-    opened = store if is_store(store) else Store(store)
+    opened = store if isinstance(store, Store) else Store(store)
     try:
         cache = _cache_location(opened, chosen.cache_path)
         found = BatchSettings(tuple(criteria), _given(judge), opened.url, "", cache, chosen,
                               dict(model_options or {}), rows=rows, columns=columns, source=source)
     finally:
-        if not is_store(store):
+        if not isinstance(store, Store):
             opened.close()
     built, models = found.build()
     try:

@@ -76,7 +76,7 @@ def head_start(stream: ItemStream, criteria: Sequence[Criterion], judge: Judge,
             return None
         items = first.items()[:max(1, calls)]
         source = None if stream.name.startswith("<") else stream.name
-        check_metric_inputs(items, criteria, source=source, start=first.start)
+        check_metric_inputs(items, list(criteria), source=source, start=first.start)
         tasks = plan_tasks(items, criteria, judge).tasks[:max(1, calls)]
     except Exception:
         return None

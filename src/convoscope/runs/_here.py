@@ -8,7 +8,7 @@ import concurrent.futures
 import functools
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 from convoscope.criteria import Criterion
 from convoscope.errors import ConfigError
@@ -125,12 +125,14 @@ async def judge_here(items: Any, criteria: Sequence[Criterion], judge: Any, stor
     a new SQLite store, send the first requests before the store is set up (runs._head; not
     when several processes start together on it)."""
     owned = not is_store(store)
-    target = store if store is not None else DEFAULT_STORE
+    target = cast("str | Path", DEFAULT_STORE if store is None else store)  # when owned
     model_options = options.model_options(extra)
     new = early and owned and not model_options.get("batch") and not tracing()
-    fresh = new_sqlite_file(target) if new else None  # type: ignore[arg-type]
-    opened: Store | None = None if fresh is not None else (store if not owned else _open_store(target))
-    cache = _open_cache(opened if opened is not None else fresh, options.cache_path)
+    fresh = new_sqlite_file(target) if new else None
+    opened: Store | None = None
+    if fresh is None:
+        opened = store if is_store(store) else _open_store(target)
+    cache = _open_cache(opened if opened is not None else cast(Path, fresh), options.cache_path)
     if fresh is not None and cache is not None:
         cache.hold()  # its answers are committed with their verdicts, once the store's writer joins
     stream, head = _as_stream(items), None

@@ -34,7 +34,7 @@ from convoscope.runs._repeats import ConsistencyTally
 from convoscope.runs._result import RunResult
 from convoscope.runs._summary import RunSummary
 from convoscope.store._owner import worker_name
-from convoscope.store._target import DEFAULT_STORE, is_store
+from convoscope.store._target import DEFAULT_STORE
 
 if TYPE_CHECKING:
     from convoscope.store import Store
@@ -163,13 +163,13 @@ def judge_dataset(
                               options=options, model_options=model_options)
     from convoscope.store import Store
 
-    opened = store if is_store(store) else Store(store)
+    opened = store if isinstance(store, Store) else Store(store)
     try:
         return _run(dataset, prepared, opened, batch_size=batch_size, cpus_per_worker=cpus_per_worker,
                     on_progress=on_progress, on_verdicts=on_verdicts, collect=collect, stop=stop,
                     started=started)
     finally:
-        if not is_store(store):
+        if not isinstance(store, Store):
             opened.close()
 
 

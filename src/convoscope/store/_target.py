@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeGuard
+
+if TYPE_CHECKING:
+    from convoscope.store._store import Store
 
 DEFAULT_STORE = "convoscope.db"
 
@@ -34,7 +38,7 @@ def new_sqlite_file(target: str | Path) -> Path | None:
     return path if folder.is_dir() and os.access(folder, os.W_OK | os.X_OK) else None
 
 
-def is_store(value: object) -> bool:
+def is_store(value: object) -> TypeGuard[Store]:
     """``isinstance(value, Store)`` without importing the store (nothing is a Store before)."""
     import sys
 
