@@ -49,16 +49,19 @@ class HeadStart:
         """The call already made for this task (once), or None."""
         return self._calls.pop(key, None)
 
-    async def sent(self, wait_s: float = FIRST_ANSWER_WAIT_S) -> None:
+    async def sent(self) -> None:
         """Until the first call is answered (so its request has left; the store's set-up,
-        started after, does not delay it), or ``wait_s`` has passed (a slow endpoint)."""
+        started after, does not delay it), or FIRST_ANSWER_WAIT_S has passed (a slow endpoint)."""
         if self._calls:
-            await asyncio.wait(list(self._calls.values()), timeout=wait_s,
+            await asyncio.wait(list(self._calls.values()), timeout=FIRST_ANSWER_WAIT_S,
                                return_when=asyncio.FIRST_COMPLETED)
 
-    async def cancel(self) -> None:
-        """Cancel the calls no task took (a run stopped before its engine took them)."""
+    async def cancel(self, grace_s: float = 0.0) -> None:
+        """Cancel the calls no task took (a run stopped before its engine took them), after
+        ``grace_s`` for them to be answered (their answers then wait in the response cache)."""
         calls, self._calls = list(self._calls.values()), {}
+        if calls and grace_s > 0:
+            await asyncio.wait(calls, timeout=grace_s)
         for call in calls:
             call.cancel()
         with contextlib.suppress(BaseException):

@@ -16,6 +16,7 @@ from convoscope.items import Item, ItemStream
 from convoscope.judges import Judge, Panel, PoolRule, RubricJudge, TieRule
 from convoscope.models import Model, capability_notes, route_notes, run_span
 from convoscope.models._otel import tracing
+from convoscope.runs._engine import STOP_GRACE_S
 from convoscope.runs._head import HeadStart, head_start
 from convoscope.runs._options import BESIDE_STORE, JudgeSpec, Pool, RunOptions, judge_specs
 from convoscope.runs._repeats import DEFAULT_REPEAT_TEMPERATURE
@@ -144,9 +145,7 @@ async def judge_here(items: Any, criteria: Sequence[Criterion], judge: Any, stor
             if opened is None:
                 stream = stream if isinstance(stream, ItemStream) else ItemStream(list(stream))
                 head = head_start(stream, criteria, built, options.concurrency)
-                if head is not None:
-                    await head.sent()
-                opened = await asyncio.to_thread(_open_store, target)  # while they are in flight
+                opened = await _store_after(head, target)
             if cache is not None and opened.engine.url.get_backend_name() == "sqlite":
                 opened.response_cache = cache  # one transaction for a verdict and its answer (store/_writer)
             return await _run_here(stream, criteria, built, models, opened, options, model_options, head,
@@ -163,6 +162,20 @@ async def judge_here(items: Any, criteria: Sequence[Criterion], judge: Any, stor
             await asyncio.to_thread(cache.close)
         if owned and opened is not None:
             opened.close()
+
+
+async def _store_after(head: HeadStart | None, target: str | Path) -> Store:
+    """The store, set up once the head start's first request is out, while they are in flight.
+    Stopped before it is ready (SIGTERM, Ctrl-C), the calls in flight get the engine's grace to
+    be answered: the response cache keeps their answers for the run that resumes."""
+    try:
+        if head is not None:
+            await head.sent()
+        return await asyncio.to_thread(_open_store, target)
+    except asyncio.CancelledError:
+        if head is not None:
+            await head.cancel(STOP_GRACE_S)
+        raise
 
 
 def _open_store(target: str | Path) -> Store:
