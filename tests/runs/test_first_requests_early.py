@@ -72,3 +72,18 @@ async def test_a_store_that_holds_the_run_is_set_up_before_any_request(canned_pr
     assert early == [1]  # the usual path: the store first (what it holds is not asked again)
     assert result.summary.resumed == len(ITEMS) and result.summary.verdicts == 1
     assert len(judged_prompts(canned_proxy)) == len(ITEMS) + 1
+
+
+async def test_the_early_requests_leave_no_cache_lookup_behind(canned_proxy, tmp_path, monkeypatch):
+    # The engine looks a chunk's requests up in the cache by the request's id, and the lookup is
+    # taken when the request is sent. Those sent early are never sent again: a lookup left for
+    # them would be found by a later request that happens to get the same id.
+    from convoscope.models._cache import CachedModel
+
+    models = []
+    prefetch = CachedModel.prefetch
+    monkeypatch.setattr(CachedModel, "prefetch",
+                        lambda self, requests: models.append(self) or prefetch(self, requests))
+    result = await run(canned_proxy, tmp_path)
+    assert len(result.verdicts) == len(ITEMS) and models
+    assert all(model._prefetched == {} for model in models)

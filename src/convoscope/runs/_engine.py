@@ -325,7 +325,7 @@ class Engine:
         if self.options.order is not None:
             self.options.order.update({(task.item.id, task.criterion.name): (task.chunk, task.position)
                                        for task in plan.tasks})
-        _prefetch(plan)
+        _prefetch(plan, head.keys if head is not None else frozenset())
         keys = [(key, task.position, True) for task in plan.tasks for key in task.member_keys]
         keys += [(task.key, task.position, False) for task in plan.tasks]
         before = self._held_keys(raw.index, {key for key, _, _ in keys})
@@ -444,10 +444,14 @@ def _chunks() -> Any:
     return _chunks
 
 
-def _prefetch(plan: Plan) -> None:
-    """Let cached models key and look up a chunk's requests at once, off the event loop."""
+def _prefetch(plan: Plan, asked: frozenset[str]) -> None:
+    """Let cached models key and look up a chunk's requests at once, off the event loop. Not the
+    requests ``asked`` already (runs._head): their lookups, kept by the request's id until it is
+    sent, would never be taken, and a later request given the same id would find them."""
     wanted: dict[int, tuple[Any, list[Any]]] = {}
     for task in plan.tasks:
+        if task.key in asked:
+            continue
         judges = task.judge.members if isinstance(task.judge, Panel) else (task.judge,)
         for judge, request in zip(judges, task.requests, strict=False):
             model = getattr(judge, "model", None)

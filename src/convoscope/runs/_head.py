@@ -34,6 +34,7 @@ class HeadStart:
 
     def __init__(self, calls: dict[str, asyncio.Future[Outcome]], tasks: Sequence[Task]) -> None:
         self._calls = calls
+        self.keys = frozenset(calls)  # the tasks asked early (never prefetched by the engine)
         self._tasks = {(task.item.id, task.criterion.name): task for task in tasks}
 
     def rendered(self, item: Item, criterion: Criterion) -> Task | None:
