@@ -13,7 +13,6 @@ chunk the head start cannot read or render is left to the engine, which fails on
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Sequence
 
 from convoscope.criteria import Criterion
@@ -61,20 +60,21 @@ class HeadStart:
         """Cancel the calls no task took (a run stopped before its engine took them), after
         ``grace_s`` for them to be answered (their answers then wait in the response cache)."""
         calls, self._calls = list(self._calls.values()), {}
-        if calls and grace_s > 0:
-            await asyncio.wait(calls, timeout=grace_s)
-        for call in calls:
-            call.cancel()
-        with contextlib.suppress(BaseException):
-            await asyncio.gather(*calls, return_exceptions=True)
+        try:
+            if calls and grace_s > 0:
+                await asyncio.wait(calls, timeout=grace_s)  # a second stop ends the wait
+        finally:
+            for call in calls:
+                call.cancel()
+        await asyncio.gather(*calls, return_exceptions=True)
 
 
 def head_start(stream: ItemStream, criteria: Sequence[Criterion], judge: Judge,
                calls: int) -> HeadStart | None:
     """Send the first ``calls`` tasks of the first chunk (None: nothing to send, or a first chunk
     that fails: the engine reports it, naming file and line, before any call as ever)."""
+    chunks = stream.chunks()
     try:
-        chunks = stream.chunks()
         first = next(chunks, None)
         if first is None:
             return None
@@ -84,6 +84,8 @@ def head_start(stream: ItemStream, criteria: Sequence[Criterion], judge: Judge,
         tasks = plan_tasks(items, criteria, judge).tasks[:max(1, calls)]
     except Exception:
         return None
+    finally:
+        chunks.close()  # the engine reads the input again, from its start
     started: dict[str, asyncio.Future[Outcome]] = {}
     for task in tasks:
         if task.key not in started:
