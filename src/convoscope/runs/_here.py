@@ -128,7 +128,9 @@ async def judge_here(items: Any, criteria: Sequence[Criterion], judge: Any, stor
     owned = not is_store(store)
     target = cast("str | Path", DEFAULT_STORE if store is None else store)  # when owned
     model_options = options.model_options(extra)
-    new = early and owned and not model_options.get("batch") and not tracing()
+    # Not with a batch (its ledger is the store) nor traced calls (each in the run's span).
+    new = early and owned and not model_options.get("batch") and not model_options.get("trace") \
+        and not tracing()
     fresh = new_sqlite_file(target) if new else None
     opened: Store | None = None
     if fresh is None:
