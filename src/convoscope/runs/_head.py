@@ -85,7 +85,9 @@ def head_start(stream: ItemStream, criteria: Sequence[Criterion], judge: Judge,
     except Exception:
         return None
     finally:
-        chunks.close()  # the engine reads the input again, from its start
+        close = getattr(chunks, "close", None)  # a generator: the engine reads the input again
+        if close is not None:
+            close()
     started: dict[str, asyncio.Future[Outcome]] = {}
     for task in tasks:
         if task.key not in started:
