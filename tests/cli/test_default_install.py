@@ -97,6 +97,13 @@ def files(tmp_path_factory):
     (folder / "people.jsonl").write_text("".join(json.dumps(row) + "\n" for row in people))
     (folder / "annotations.csv").write_text("id,annotator,label\n" + "".join(
         f"{row['item_id']},{row['rater'][6:]},{row['value']}\n" for row in people))
+    # A store for `view`, whatever ran before (the `judge` case above it may leave none).
+    from convoscope.judges import Verdict
+    from convoscope.store import Store
+
+    store = Store(folder / "view.db")
+    store.add("r", "k", Verdict(item_id="q0", criterion="overall", rater="model:j", value=1))
+    store.close()
     # The folder `campaign serve` is given exists whatever ran before (tests never depend on order).
     subprocess.run([sys.executable, "-m", "convoscope", "campaign", "init", str(folder / "served")],
                    check=True, capture_output=True, timeout=PATIENT_S)
@@ -114,7 +121,7 @@ def commands(folder: Path) -> list[list[str]]:
         ["route", str(folder / "judge.jsonl"), "--random", "5", "--out", str(folder / "route.jsonl")],
         ["judge", str(examples / "survey_items.jsonl"), "--criterion", "survey/effort", "--limit", "1",
          "--store", str(folder / "run.db")],
-        ["view", str(folder / "run.db")],
+        ["view", str(folder / "view.db")],
         ["gibberish", str(examples / "survey_answers.csv"), "--column", "answer"],
         ["survey", "score", str(examples / "survey_answers.csv"), "--question-col", "question",
          "--answer-col", "answer", "--out", str(folder / "scored.csv"), "--store", str(folder / "s.db")],

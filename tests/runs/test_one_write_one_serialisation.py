@@ -152,8 +152,9 @@ def test_judge_starts_without_retry_or_pooling_libraries_or_compiled_safety_rule
 # urllib.request, which the default sender (httpcore) and a plain http:// endpoint never need;
 # rich's progress bar, never drawn but on a terminal, and its table, for the summary at the end;
 # aiolimiter, for per-minute budgets only.
+# sqlalchemy: on a new SQLite store the first requests leave before the store is set up (issue 39).
 LAZY_UNTIL_FIRST_REQUEST = ("httpx", "pygments", "rich.syntax", "urllib.request", "rich.progress",
-                            "rich.table", "aiolimiter")
+                            "rich.table", "aiolimiter", "sqlalchemy")
 
 FIRST_REQUEST_PROBE = r"""
 import gc, json, sys
@@ -185,14 +186,15 @@ finally:
 
 def test_judge_sends_its_first_request_before_importing_httpx_or_reading_yaml_in_python(
         canned_proxy, tmp_path):
-    (tmp_path / "items.jsonl").write_text(json.dumps(
-        {"id": "a", "question": "What would improve the bus?", "response": "More buses"}) + "\n")
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(
+        {"id": str(n), "question": "What would improve the bus?", "response": f"More buses ({n})"}) + "\n"
+        for n in range(12)))
     probe = f"LAZY = {LAZY_UNTIL_FIRST_REQUEST!r}\n" + FIRST_REQUEST_PROBE
     env = {key: value for key, value in os.environ.items() if not key.lower().endswith("_proxy")}
     done = subprocess.run(
         [sys.executable, "-c", probe, str(tmp_path / "first.json"), "judge", "items.jsonl",
          "--criterion", "survey/effort", "--judge", f"openai:canned@{canned_proxy.base_url}",
-         "--mode", "chat", "--store", "s.db"],
+         "--mode", "chat", "--store", "s.db", "--concurrency", "4", "--out", "out.jsonl"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     (first,) = json.loads((tmp_path / "first.json").read_text())
@@ -200,3 +202,10 @@ def test_judge_sends_its_first_request_before_importing_httpx_or_reading_yaml_in
     assert first["imported"] == []
     assert first["pure_python_yaml"] == 0  # the built-in suite went through libyaml
     assert first["collecting"] and first["frozen"] > 0  # imports frozen, collection back on
+    # The answers sent before the store existed are stored all the same, and in --out.
+    stored = sqlite3.connect(tmp_path / "s.db").execute("select count(*) from verdicts").fetchone()[0]
+    assert stored == 12
+    assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 12
+    # ... each asked once (the engine took the early calls' outcomes), never more than 4 at once.
+    judged = [request for request in canned_proxy.requests if request.body.get("max_tokens") != 8]
+    assert len(judged) == 12 and canned_proxy.peak_in_flight <= 4  # not the capability probes

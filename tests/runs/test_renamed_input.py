@@ -130,12 +130,12 @@ def test_chunks_judged_again_in_the_first_run_meanwhile_leave_the_new_run_outsta
         tmp_path, canned_proxy, monkeypatch):
     """The new run records the taken chunks after its pass; should the first run have judged one
     of them again meanwhile, nothing is taken and the exit says work is outstanding (exit 3)."""
-    import convoscope.runs._engine as engine_module
+    import convoscope.store._chunks as chunks_module
 
     _first_run(tmp_path, canned_proxy.base_url, count=6)
     shutil.copy(tmp_path / "items.jsonl", tmp_path / "renamed.jsonl")
     _write(tmp_path / "renamed.jsonl", 6, 7)
-    take = engine_module.take_chunks
+    take = chunks_module.take_chunks
 
     def judged_again_first(engine, run_id, other, chunks):
         with sqlite3.connect(tmp_path / "store.db") as connection:
@@ -143,14 +143,14 @@ def test_chunks_judged_again_in_the_first_run_meanwhile_leave_the_new_run_outsta
                                (other,))
         return take(engine, run_id, other, chunks)
 
-    monkeypatch.setattr(engine_module, "take_chunks", judged_again_first)
+    monkeypatch.setattr(chunks_module, "take_chunks", judged_again_first)
     second = CliRunner().invoke(cli, _judge(tmp_path, canned_proxy.base_url, "renamed.jsonl", "out2.jsonl"))
     assert second.exit_code == 3, second.output
     with sqlite3.connect(tmp_path / "store.db") as connection:
         per_run = dict(connection.execute(
             "select run_id, group_concat(chunk) from run_chunks group by run_id"))
     assert sorted(per_run.values()) == ["0,1,2", "3"]  # the three skipped are not the new run's yet
-    monkeypatch.setattr(engine_module, "take_chunks", take)
+    monkeypatch.setattr(chunks_module, "take_chunks", take)
     third = CliRunner().invoke(cli, _judge(tmp_path, canned_proxy.base_url, "renamed.jsonl", "out2.jsonl"))
     assert third.exit_code == 0, third.output
     assert _same(_records(tmp_path, "out2.jsonl"), _verdicts_of(tmp_path, "renamed.jsonl"))

@@ -42,7 +42,7 @@ from convoscope.runs import (
 )
 from convoscope.runs._out import VerdictFile
 from convoscope.runs._stop import Terminated, until_terminated
-from convoscope.store import DEFAULT_STORE, Store
+from convoscope.store._target import DEFAULT_STORE, new_sqlite_file
 
 EXAMPLE = """
 \b
@@ -243,10 +243,10 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
         for path in (out, summary_json):  # checked first, created last: a store that fails leaves no file
             if path is not None:
                 check_output(path, inputs=(items_path, *criteria_files, store_target))
-        store = Store(store_target)
+        store, location = _store(store_target, options)
         writer = _verdict_file(out, criteria, every=bool(rules))
         console.print(f"Judging {items_path} on {len(criteria)} criteria; "
-                      f"store: [bold]{escape(store.location)}[/bold]")
+                      f"store: [bold]{escape(location)}[/bold]")
         if any(is_embedded(spec.model) for spec in specs):
             console.print(f"[yellow]{OFFLINE_WARNING}[/yellow]")
         with naming_encoding_flag():
@@ -275,7 +275,20 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
         raise SystemExit(code)
 
 
-def _run(console: Console, stream: ItemStream, criteria: list[Criterion], specs: list[Any], store: Store,
+def _store(target: str, options: RunOptions) -> tuple[Any, str]:
+    """The store (or, a new SQLite file one process judges into, its path: the run sends its first
+    requests before it sets the store up, runs._head) and where it is, as shown."""
+    if (options.workers or 1) == 1 and options.engine == "local" and options.batch is None:
+        fresh = new_sqlite_file(target)
+        if fresh is not None:
+            return target, str(fresh)
+    from convoscope.store import Store
+
+    store = Store(target)
+    return store, store.location
+
+
+def _run(console: Console, stream: ItemStream, criteria: list[Criterion], specs: list[Any], store: Any,
          writer: VerdictFile, rules: list[GateRule], every: float, options: RunOptions,
          summary_json: Path | None) -> RunResult:
     """The run, streaming: verdicts go to --out and the gates as they are committed."""

@@ -79,6 +79,7 @@ class ResponseCache:
             is not None
         self._pending: dict[str, Generation] = {}
         self._joined: Callable[[str, Generation], None] | None = None
+        self._held: list[tuple[str, Generation]] | None = None  # see hold()
         self._gathered: list[tuple[str, Generation]] = []
         self._gather_lock = threading.Lock()
         self._scheduled: asyncio.TimerHandle | None = None
@@ -128,8 +129,23 @@ class ResponseCache:
     def join(self, sink: Callable[[str, Generation], None]) -> None:
         """Hand what is put to ``sink`` instead of this cache's writer thread, until :meth:`leave`:
         a run's verdict writer, which commits the rows with the verdicts they became, in one
-        transaction (:meth:`write_into`, :meth:`committed`), so a verdict costs one durable write."""
+        transaction (:meth:`write_into`, :meth:`committed`), so a verdict costs one durable write.
+        What was put while held goes to ``sink`` now."""
         self._joined = sink
+        held, self._held = self._held or [], None
+        for key, generation in held:
+            sink(key, generation)
+
+    def hold(self) -> None:
+        """Keep what is put (readable at once) for the writer that will :meth:`join`: answers that
+        come before a run's store is set up (runs._head). Written here if none joins by close."""
+        if self._held is None:
+            self._held = []
+
+    def _release(self) -> None:
+        held, self._held = self._held or [], None
+        for key, generation in held:
+            self.put(key, generation)
 
     def leave(self) -> None:
         self._joined = None
@@ -163,6 +179,9 @@ class ResponseCache:
         if joined is not None:
             joined(key, generation)
             return
+        if self._held is not None:
+            self._held.append((key, generation))
+            return
         with self._gather_lock:
             self._gathered.append((key, generation))
             full = len(self._gathered) >= 64
@@ -189,6 +208,7 @@ class ResponseCache:
         """Block until every row put so far is committed."""
         if self._closed:
             return
+        self._release()
         self._hand_over()
         done = threading.Event()
         self._queue.put(done)
@@ -235,6 +255,7 @@ class ResponseCache:
     def close(self) -> None:
         if self._closed:
             return
+        self._release()
         self._hand_over()
         self._closed = True
         self._queue.put(None)

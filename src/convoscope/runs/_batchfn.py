@@ -28,7 +28,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from convoscope.criteria import Criterion
 from convoscope.errors import ConfigError
@@ -38,7 +38,9 @@ from convoscope.runs._engine import judge_task
 from convoscope.runs._here import default_cache_path, run_judge_of, run_sync
 from convoscope.runs._options import BESIDE_STORE, EMBEDDED_DEFAULT, JudgeSpec, RunOptions
 from convoscope.runs._plan import Task, applies, plan_tasks, run_id_for
-from convoscope.store import Store, VerdictWriter
+
+if TYPE_CHECKING:
+    from convoscope.store import Store
 
 Rows = Literal["table", "records", "lines"]
 Output = tuple[list[tuple[str, Verdict]], str, "Verdict | None", str]  # members, key, final, origin
@@ -88,6 +90,8 @@ def batch_settings(criteria: Sequence[Criterion], judge: Any = EMBEDDED_DEFAULT,
     chosen = options if options is not None else RunOptions(**settings)
     if chosen.batch:
         raise ConfigError("a batch run keeps its ledger beside one process's cache: not per batch")
+    from convoscope.store import Store
+
     opened = store if isinstance(store, Store) else Store(store)
     try:
         cache = _cache_location(opened, chosen.cache_path)
@@ -169,6 +173,8 @@ class _Worker:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="convoscope-batch", daemon=True)
         self.thread.start()
+        from convoscope.store import Store
+
         self.store = Store(settings.store)
         self.cache = ResponseCache(settings.cache) if settings.cache else None
         self.judge_, self.models = settings.build(self.cache)
@@ -196,6 +202,8 @@ class _Worker:
                 outputs.append(([], task.key, None, "pending"))
                 todo.append((len(outputs) - 1, task, "judged" if found is None else "retried"))
         stamp = {"run_id": self.settings.run_id, "convoscope_version": __version__}
+        from convoscope.store import VerdictWriter
+
         writer = VerdictWriter(self.store, self.settings.run_id, supersede=self.retry)
         limit = asyncio.Semaphore(max(1, self.settings.options.concurrency))
 

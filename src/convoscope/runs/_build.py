@@ -25,10 +25,10 @@ from convoscope.runs._options import (
 )
 from convoscope.runs._result import RunResult
 from convoscope.runs._run import DEFAULT_LEASE_S
-from convoscope.store import Store
 
 if TYPE_CHECKING:
     from convoscope.batch._model import BatchFiles
+    from convoscope.store import Store
 
 async def judge_async(
     items: Iterable[Item] | ItemStream | str | Path | Any,

@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from convoscope.criteria import Criterion
 from convoscope.items import Item
@@ -33,20 +33,11 @@ from convoscope.models._otel import tracing
 from convoscope.runs._out import Held
 from convoscope.runs._plan import Plan, Task, plan_tasks
 from convoscope.runs._summary import RunSummary
-from convoscope.store import Store, VerdictWriter
-from convoscope.store._chunks import (
-    ChunkState,
-    chunk_keys,
-    chunk_states,
-    chunk_task_keys,
-    claim_chunk,
-    owner_gone,
-    register_tasks,
-    release_leases,
-    renew_leases,
-    take_chunks,
-    takeable,
-)
+
+if TYPE_CHECKING:
+    from convoscope.runs._head import HeadStart
+    from convoscope.store import Store
+    from convoscope.store._chunks import ChunkState
 
 Progress = Callable[[int], None]
 _CATCH_UP_CHUNKS = 64
@@ -79,6 +70,7 @@ class EngineOptions:
     # Done prefixes to try (see items._prefix): this run's own, recorded by its last run, or
     # other runs' of the same judge and criteria (a renamed input), as (run id, prefix).
     prefixes: list[tuple[str, Prefix]] = field(default_factory=list)
+    head: HeadStart | None = None  # calls sent before the store was set up (see runs._head)
 
 
 def _all_done(known: dict[int, ChunkState], chunks: int) -> bool:
@@ -101,6 +93,8 @@ class Engine:
                  summary: RunSummary, stamp: dict[str, Any], options: EngineOptions) -> None:
         self.store, self.run_id, self.judge, self.criteria = store, run_id, judge, list(criteria)
         self.summary, self.stamp, self.options = summary, stamp, options
+        from convoscope.store import VerdictWriter
+
         self.writer = VerdictWriter(store, run_id, supersede=options.retry, on_commit=options.sink)
         self.open: dict[int, _Open] = {}
         self.seen: dict[int, int] = {}  # chunk index -> its number of items
@@ -157,7 +151,7 @@ class Engine:
 
     async def _feed(self, stream: ItemStream, queue: asyncio.Queue[Task | None], workers: int) -> None:
         try:
-            known = await asyncio.to_thread(chunk_states, self.store.engine, self.run_id)
+            known = await asyncio.to_thread(_chunks().chunk_states, self.store.engine, self.run_id)
             self.known = known
             await self._skip_prefix(stream, known)
             held = await self._pass(stream.chunks(), known, queue, None)
@@ -190,7 +184,7 @@ class Engine:
                 return
             theirs = None
             if owner != self.run_id:
-                theirs = await asyncio.to_thread(takeable, self.store.engine, self.run_id, owner,
+                theirs = await asyncio.to_thread(_chunks().takeable, self.store.engine, self.run_id, owner,
                                                  prefix.chunks)
                 if theirs is None:
                     continue
@@ -212,7 +206,7 @@ class Engine:
         if self.taking is not None:
             owner, chunks = self.taking
             self.taking = None
-            await asyncio.to_thread(take_chunks, self.store.engine, self.run_id, owner, chunks)
+            await asyncio.to_thread(_chunks().take_chunks, self.store.engine, self.run_id, owner, chunks)
 
     async def _pass(self, chunks: Iterator[RawChunk], known: dict[int, ChunkState],
                     queue: asyncio.Queue[Task | None], only: set[int] | None) -> set[int]:
@@ -229,7 +223,7 @@ class Engine:
                 await asyncio.to_thread(raw.check_ids)
                 await self._found_finished(raw.index, state)
                 continue
-            claim = await asyncio.to_thread(claim_chunk, self.store.engine, self.run_id, raw.index,
+            claim = await asyncio.to_thread(_chunks().claim_chunk, self.store.engine, self.run_id, raw.index,
                                             raw.fingerprint, self.summary.worker, self.options.lease_s,
                                             again=self.options.again)
             if claim in ("held", "done"):
@@ -237,7 +231,7 @@ class Engine:
             if claim == "held":
                 held.add(raw.index)
             elif claim == "done":
-                latest = await asyncio.to_thread(chunk_states, self.store.engine, self.run_id)
+                latest = await asyncio.to_thread(_chunks().chunk_states, self.store.engine, self.run_id)
                 await self._found_finished(raw.index, latest[raw.index])
             else:
                 await self._judge_chunk(raw, queue)
@@ -246,7 +240,7 @@ class Engine:
     async def _settle_held(self, stream: ItemStream, held: set[int],
                            queue: asyncio.Queue[Task | None]) -> set[int]:
         """Chunks held by others: count those they finished; take over those whose lease ran out."""
-        states = await asyncio.to_thread(chunk_states, self.store.engine, self.run_id)
+        states = await asyncio.to_thread(_chunks().chunk_states, self.store.engine, self.run_id)
         now = time.time()
         waiting: set[int] = set()
         expired: set[int] = set()
@@ -254,7 +248,7 @@ class Engine:
             state = states[index]
             if state.state == "done" or (state.finished_at or 0) >= self.started:
                 await self._found_finished(index, state, counted=True)
-            elif state.owner is None or (state.lease_until or 0) < now or owner_gone(state.owner):
+            elif state.owner is None or (state.lease_until or 0) < now or _chunks().owner_gone(state.owner):
                 expired.add(index)
             else:
                 waiting.add(index)
@@ -321,7 +315,7 @@ class Engine:
 
     def _stored_verdicts(self, indices: list[int], passed: set[str] | frozenset[str] = frozenset()
                          ) -> tuple[list[Verdict], list[Verdict]]:
-        keys = [(key, member) for key, member in chunk_keys(self.store.engine, self.run_id, indices)
+        keys = [(key, member) for key, member in _chunks().chunk_keys(self.store.engine, self.run_id, indices)
                 if key not in passed]
         found = self.store.verdicts_by_key([key for key, _ in keys])
         finals = [found[key] for key, member in keys if not member and key in found]
@@ -367,16 +361,18 @@ class Engine:
         # Bad timestamps fail before any model call on the chunk, naming the file's line.
         source = None if self.stream_name.startswith("<") else self.stream_name
         check_metric_inputs(items, self.criteria, source=source, start=raw.start)
-        plan = plan_tasks(items, self.criteria, self.judge, chunk=raw.index)
+        head = self.options.head
+        plan = plan_tasks(items, self.criteria, self.judge, chunk=raw.index,
+                          rendered=head.rendered if head is not None else None)
         if self.options.order is not None:
             self.options.order.update({(task.item.id, task.criterion.name): (task.chunk, task.position)
                                        for task in plan.tasks})
-        _prefetch(plan)
+        _prefetch(plan, head.keys if head is not None else frozenset())
         keys = [(key, task.position, True) for task in plan.tasks for key in task.member_keys]
         keys += [(task.key, task.position, False) for task in plan.tasks]
         before = self._held_keys(raw.index, {key for key, _, _ in keys})
         with self.store.engine.begin() as connection:
-            register_tasks(connection, self.run_id, raw.index, keys)
+            _chunks().register_tasks(connection, self.run_id, raw.index, keys)
         if self.options.sink is None:
             return plan, self.store.task_states(plan.keys), {}, before
         stored = self.store.verdicts_by_key([key for key, _, _ in keys])
@@ -396,13 +392,16 @@ class Engine:
                 or not self._in_sink(index, replace(state, state="done")):
             self.stale = True
             return set()
-        had = set(chunk_task_keys(self.store.engine, self.run_id, index))
+        had = set(_chunks().chunk_task_keys(self.store.engine, self.run_id, index))
         self.stale |= not had <= wanted
         return had & wanted
 
     async def _work(self, queue: asyncio.Queue[Task | None]) -> None:
         while (task := await queue.get()) is not None:
-            if tracing():  # the attributes of the call's span
+            early = self.options.head.take(task.key) if self.options.head is not None else None
+            if early is not None:  # sent before the store was ready: its outcome, not a new call
+                final, members = await early
+            elif tracing():  # the attributes of the call's span
                 with task_context(run_id=self.run_id, item_id=task.item.id, criterion=task.criterion.name,
                                   task_key=task.key, judge=task.judge.rater):
                     final, members = await judge_task(task)
@@ -430,15 +429,15 @@ class Engine:
     async def _heartbeat(self) -> None:
         while True:
             await asyncio.sleep(self.options.lease_s / 3)
-            await asyncio.to_thread(renew_leases, self.store.engine, self.run_id, self.summary.worker,
-                                    self.options.lease_s)
+            await asyncio.to_thread(_chunks().renew_leases, self.store.engine, self.run_id,
+                                    self.summary.worker, self.options.lease_s)
 
     # -- the end ----------------------------------------------------------------------------
 
     def outstanding(self) -> Counter[str]:
         """The run's unscored verdicts by reason over the chunks of this input, read from the
         store (``missing``: tasks with no verdict yet, in chunks that are not finished)."""
-        states = chunk_states(self.store.engine, self.run_id)
+        states = _chunks().chunk_states(self.store.engine, self.run_id)
         counts: Counter[str] = Counter()
         for index, size in self.seen.items():
             state = states.get(index)
@@ -464,7 +463,7 @@ class Engine:
             if finals or members:
                 sink(finals, members)
         # Not those the sink held before this run (a stop while finished chunks are being skipped).
-        rest = sorted(index for index, state in chunk_states(self.store.engine, self.run_id).items()
+        rest = sorted(index for index, state in _chunks().chunk_states(self.store.engine, self.run_id).items()
                       if index not in self.passed_on and not self._in_sink(index, state))
         for start in range(0, len(rest), _CATCH_UP_CHUNKS):
             finals, members = self._stored_verdicts(rest[start:start + _CATCH_UP_CHUNKS])
@@ -477,13 +476,24 @@ class Engine:
         try:
             self.writer.close()
         finally:
-            release_leases(self.store.engine, self.run_id, self.summary.worker)
+            _chunks().release_leases(self.store.engine, self.run_id, self.summary.worker)
 
 
-def _prefetch(plan: Plan) -> None:
-    """Let cached models key and look up a chunk's requests at once, off the event loop."""
+def _chunks() -> Any:
+    """The store's chunk bookkeeping, imported once the store is (SQLAlchemy: issue 39)."""
+    from convoscope.store import _chunks
+
+    return _chunks
+
+
+def _prefetch(plan: Plan, asked: frozenset[str]) -> None:
+    """Let cached models key and look up a chunk's requests at once, off the event loop. Not the
+    requests ``asked`` already (runs._head): their lookups, kept by the request's id until it is
+    sent, would never be taken, and a later request given the same id would find them."""
     wanted: dict[int, tuple[Any, list[Any]]] = {}
     for task in plan.tasks:
+        if task.key in asked:
+            continue
         judges = task.judge.members if isinstance(task.judge, Panel) else (task.judge,)
         for judge, request in zip(judges, task.requests, strict=False):
             model = getattr(judge, "model", None)

@@ -8,25 +8,33 @@ import concurrent.futures
 import functools
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 from convoscope.criteria import Criterion
 from convoscope.errors import ConfigError
 from convoscope.items import Item, ItemStream
 from convoscope.judges import Judge, Panel, PoolRule, RubricJudge, TieRule
 from convoscope.models import Model, capability_notes, route_notes, run_span
+from convoscope.models._otel import tracing
+from convoscope.runs._engine import STOP_GRACE_S
+from convoscope.runs._head import HeadStart, head_start
 from convoscope.runs._options import BESIDE_STORE, JudgeSpec, Pool, RunOptions, judge_specs
 from convoscope.runs._repeats import DEFAULT_REPEAT_TEMPERATURE
 from convoscope.runs._result import RunResult
 from convoscope.runs._run import run_judge
-from convoscope.store import DEFAULT_STORE, Store
+from convoscope.store._target import DEFAULT_STORE, is_store, new_sqlite_file
+
+if TYPE_CHECKING:
+    from convoscope.store import Store
 
 T = TypeVar("T")
 
 
-def default_cache_path(store: Store) -> Path:
-    """Beside a SQLite store (``run.db`` -> ``run.cache.db``); ``convoscope.cache.db`` in the
-    working folder for a PostgreSQL store."""
+def default_cache_path(store: Store | Path) -> Path:
+    """Beside a SQLite store (``run.db`` -> ``run.cache.db``; ``store`` may be the file of a
+    store not yet set up); ``convoscope.cache.db`` in the working folder for a PostgreSQL store."""
+    if isinstance(store, Path):
+        return store.with_suffix(".cache.db")
     if store.engine.dialect.name == "sqlite":
         return Path(store.location).with_suffix(".cache.db")
     return Path("convoscope.cache.db")
@@ -112,41 +120,86 @@ def run_judge_of(judge: Any, criteria: Sequence[Criterion], options: RunOptions,
 
 
 async def judge_here(items: Any, criteria: Sequence[Criterion], judge: Any, store: Store | str | Path | None,
-                     options: RunOptions, extra: dict[str, Any] | None, **hooks: Any) -> RunResult:
-    """The run in this process (other processes may share it through the store)."""
-    owned = not isinstance(store, Store)
-    opened = store if isinstance(store, Store) else Store(store if store is not None else DEFAULT_STORE)
-    cache = _open_cache(opened, options.cache_path)
-    if cache is not None and opened.engine.url.get_backend_name() == "sqlite":
-        opened.response_cache = cache  # one transaction for a verdict and its answer (store/_writer.py)
+                     options: RunOptions, extra: dict[str, Any] | None, *, early: bool = True,
+                     **hooks: Any) -> RunResult:
+    """The run in this process (other processes may share it through the store). ``early``: on
+    a new SQLite store, send the first requests before the store is set up (runs._head; not
+    when several processes start together on it)."""
+    owned = not is_store(store)
+    target = cast("str | Path", DEFAULT_STORE if store is None else store)  # when owned
+    model_options = options.model_options(extra)
+    # Not with a batch (its ledger is the store) nor traced calls (each in the run's span).
+    new = early and owned and not model_options.get("batch") and not model_options.get("trace") \
+        and not tracing()
+    fresh = new_sqlite_file(target) if new else None
+    opened: Store | None = None
+    if fresh is None:
+        opened = store if is_store(store) else _open_store(target)
+    cache = _open_cache(opened if opened is not None else cast(Path, fresh), options.cache_path)
+    if fresh is not None and cache is not None:
+        cache.hold()  # its answers are committed with their verdicts, once the store's writer joins
+    stream, head = _as_stream(items), None
     try:
-        model_options = options.model_options(extra)
-        if model_options.get("batch"):
+        if opened is not None and model_options.get("batch"):
             model_options.setdefault("ledger", opened)  # the batch ledger lives in the store
         built, models = run_judge_of(judge, criteria, options, cache, model_options)
         try:
-            with run_span(model_options.get("trace"), judge=built.rater,
-                          criteria=[criterion.name for criterion in criteria]) as span:
-                result = await run_judge(_as_stream(items), criteria, built, store=opened,
-                                         concurrency=options.concurrency,
-                                         retry_unscored=options.retry_unscored, lease_s=options.lease_s,
-                                         **hooks)
-                if span is not None:
-                    span.set_attributes({"convoscope.run_id": result.run_id,
-                                         "convoscope.tasks": result.summary.total_tasks})
-            result.summary.routes.extend(route_notes(models))
-            result.summary.notes.extend(capability_notes(models))
-            return result
+            if opened is None:
+                stream = stream if isinstance(stream, ItemStream) else ItemStream(list(stream))
+                head = head_start(stream, criteria, built, options.concurrency)
+                opened = await _store_after(head, target)
+            if cache is not None and opened.engine.url.get_backend_name() == "sqlite":
+                opened.response_cache = cache  # one transaction for a verdict and its answer (store/_writer)
+            return await _run_here(stream, criteria, built, models, opened, options, model_options, head,
+                                   **hooks)
         finally:
+            if head is not None:
+                await head.cancel()
             for model in models:
                 await model.aclose()
     finally:
-        if opened.response_cache is cache:
+        if opened is not None and opened.response_cache is cache:
             opened.response_cache = None
         if cache is not None:
             await asyncio.to_thread(cache.close)
-        if owned:
+        if owned and opened is not None:
             opened.close()
+
+
+async def _store_after(head: HeadStart | None, target: str | Path) -> Store:
+    """The store, set up once the head start's first request is out, while they are in flight.
+    Stopped before it is ready (SIGTERM, Ctrl-C), the calls in flight get the engine's grace to
+    be answered: the response cache keeps their answers for the run that resumes."""
+    try:
+        if head is not None:
+            await head.sent()
+        return await asyncio.to_thread(_open_store, target)
+    except asyncio.CancelledError:
+        if head is not None:
+            await head.cancel(STOP_GRACE_S)
+        raise
+
+
+def _open_store(target: str | Path) -> Store:
+    from convoscope.store import Store  # SQLAlchemy: once the first requests are out (issue 39)
+
+    return Store(target)
+
+
+async def _run_here(stream: Any, criteria: Sequence[Criterion], built: Judge, models: list[Model],
+                    store: Store, options: RunOptions, model_options: dict[str, Any], head: HeadStart | None,
+                    **hooks: Any) -> RunResult:
+    with run_span(model_options.get("trace"), judge=built.rater,
+                  criteria=[criterion.name for criterion in criteria]) as span:
+        result = await run_judge(stream, criteria, built, store=store, concurrency=options.concurrency,
+                                 retry_unscored=options.retry_unscored, lease_s=options.lease_s,
+                                 head=head, **hooks)
+        if span is not None:
+            span.set_attributes({"convoscope.run_id": result.run_id,
+                                 "convoscope.tasks": result.summary.total_tasks})
+    result.summary.routes.extend(route_notes(models))
+    result.summary.notes.extend(capability_notes(models))
+    return result
 
 
 def _specs(judge: Any, options: RunOptions) -> list[JudgeSpec | Judge]:
@@ -175,7 +228,7 @@ def _is_item_list(items: Any) -> bool:
     return isinstance(items, list) and all(isinstance(item, Item) for item in items)
 
 
-def _open_cache(store: Store, cache_path: str | Path | None) -> Any:
+def _open_cache(store: Store | Path, cache_path: str | Path | None) -> Any:
     from convoscope.models import ResponseCache
 
     if cache_path is None:

@@ -18,11 +18,12 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from convoscope.judges import Verdict
-from convoscope.store import Store
-from convoscope.store._outputs import output_mark, record_output
+
+if TYPE_CHECKING:
+    from convoscope.store import Store
 
 Batch = tuple[list[Verdict], list[Verdict]]
 
@@ -66,6 +67,8 @@ class VerdictFile:
             return None
         if self.path is None:
             return EVERYTHING
+        from convoscope.store._outputs import output_mark
+
         mark = output_mark(store, run_id, str(self.path.resolve()))
         if mark is not None and _unchanged(self.path, mark) and self.path.suffix.lower() != ".parquet":
             self.stream = self.opener(True)
@@ -98,6 +101,8 @@ class VerdictFile:
             self.stream = self.opener(False)
         self.stream.close()
         if self._mark is not None:
+            from convoscope.store._outputs import record_output
+
             store, run_id, chunks, until = self._mark
             found = self.path.stat()
             record_output(store, run_id, str(self.path.resolve()), {

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from convoscope.criteria import Criterion
@@ -34,6 +34,9 @@ class Task:
     member_keys: tuple[str, ...] = ()
     chunk: int = 0
     position: int = 0
+
+
+Rendered = Callable[[Item, Criterion], "Task | None"]
 
 
 @dataclass(frozen=True)
@@ -69,9 +72,10 @@ def _marked_for(criterion: Criterion, item: Item) -> bool:
 
 
 def plan_tasks(items: Sequence[Item], criteria: Sequence[Criterion], judge: Judge, *,
-               chunk: int = 0, start: int = 0) -> Plan:
+               chunk: int = 0, start: int = 0, rendered: Rendered | None = None) -> Plan:
     """Render every task's request once and key it. Criterion-major order: consecutive prompts
-    share the rubric prefix, which serving engines with prefix caching evaluate once."""
+    share the rubric prefix, which serving engines with prefix caching evaluate once.
+    ``rendered(item, criterion)``: a task already rendered for them (runs._head), or None."""
     metric_judge = MetricJudge()
     tasks: list[Task] = []
     skipped = 0
@@ -79,7 +83,9 @@ def plan_tasks(items: Sequence[Item], criteria: Sequence[Criterion], judge: Judg
         chosen: Judge = judge if criterion.judged_by_model else metric_judge
         for item in items:
             if applies(criterion, item):
-                tasks.append(_task(chosen, item, criterion, chunk, start + len(tasks)))
+                done = rendered(item, criterion) if rendered is not None else None
+                tasks.append(_task(chosen, item, criterion, chunk, start + len(tasks)) if done is None
+                             else replace(done, chunk=chunk, position=start + len(tasks)))
             else:
                 skipped += 1
     return Plan(tuple(tasks), skipped)

@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from convoscope.criteria import Criterion
 from convoscope.errors import ConvoscopeError, missing_extra
@@ -33,8 +33,11 @@ from convoscope.runs._ray_nodes import check_nodes
 from convoscope.runs._repeats import ConsistencyTally
 from convoscope.runs._result import RunResult
 from convoscope.runs._summary import RunSummary
-from convoscope.store import DEFAULT_STORE, Store
-from convoscope.store._chunks import worker_name
+from convoscope.store._owner import worker_name
+from convoscope.store._target import DEFAULT_STORE
+
+if TYPE_CHECKING:
+    from convoscope.store import Store
 
 
 def connect(address: str | None = None) -> Any:
@@ -158,6 +161,8 @@ def judge_dataset(
     named = source or ",".join(dataset.input_files()) or "<ray-dataset>"
     prepared = batch_settings(criteria, judge, store=store, source=named, rows=rows, columns=columns,
                               options=options, model_options=model_options)
+    from convoscope.store import Store
+
     opened = store if isinstance(store, Store) else Store(store)
     try:
         return _run(dataset, prepared, opened, batch_size=batch_size, cpus_per_worker=cpus_per_worker,

@@ -15,21 +15,24 @@ import asyncio
 import hashlib
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from convoscope.criteria import Criterion
 from convoscope.items import Item
 from convoscope.items._prefix import Prefix
 from convoscope.items._stream import DEFAULT_CHUNK, ItemStream
 from convoscope.judges import RETRYABLE_ON_REQUEST, TRANSIENT, Judge, Panel, Verdict
-from convoscope.runs._engine import Engine, EngineOptions, Progress, Sink, judge_task
+from convoscope.runs._engine import Engine, EngineOptions, Progress, Sink, _chunks, judge_task
 from convoscope.runs._out import VerdictFile
 from convoscope.runs._plan import Task, applies, plan_tasks, run_id_for
 from convoscope.runs._repeats import ConsistencyTally
 from convoscope.runs._result import RunResult
 from convoscope.runs._summary import RunSummary
-from convoscope.store import Store
-from convoscope.store._chunks import chunk_states, load_prefix, related_prefixes, save_prefix, worker_name
+from convoscope.store._owner import worker_name
+
+if TYPE_CHECKING:
+    from convoscope.runs._head import HeadStart
+    from convoscope.store import Store
 
 DEFAULT_LEASE_S = 120.0  # a dead worker's chunks are free again after this long
 
@@ -57,6 +60,7 @@ async def run_judge(
     on_verdicts: Sink | None = None,
     collect: bool = True,
     on_stop: Callable[[], None] | None = None,
+    head: HeadStart | None = None,
 ) -> RunResult:
     """Judge every item on every applicable criterion with a built judge; every verdict goes to
     ``store`` as it is made.
@@ -72,7 +76,8 @@ async def run_judge(
     Stopped early (cancelled: SIGTERM, Ctrl-C; or an error), the calls in flight get a bounded
     time to be answered and stored; then ``on_stop()`` (other workers sharing the run are
     stopped there, and commit what they judged), and ``on_verdicts`` gets the stored verdicts of
-    the run's chunks it has not seen, so what it was given equals what the store holds."""
+    the run's chunks it has not seen, so what it was given equals what the store holds.
+    ``head``: calls sent before the store was set up (:mod:`convoscope.runs._head`)."""
     from convoscope import __version__
 
     started = time.perf_counter()
@@ -108,7 +113,8 @@ async def run_judge(
                             sink=sink if collect or repeated or on_verdicts is not None else None,
                             order={} if collect else None, held=held,
                             on_stale=kept.stale if held is not None else None,  # type: ignore[union-attr]
-                            prefixes=await asyncio.to_thread(_done_prefixes, store, run_id, config))
+                            prefixes=await asyncio.to_thread(_done_prefixes, store, run_id, config),
+                            head=head)
     stamp = {"run_id": run_id, "convoscope_version": __version__}
     engine = Engine(store, run_id, judge, criteria, summary, stamp, options)
     try:
@@ -117,7 +123,7 @@ async def run_judge(
         engine.close()
         await asyncio.to_thread(_after_an_early_stop, engine, on_stop)
         if kept is not None and engine.stale:
-            everything = sorted(set(chunk_states(store.engine, run_id)) | set(engine.seen))
+            everything = sorted(set(_chunks().chunk_states(store.engine, run_id)) | set(engine.seen))
             await asyncio.to_thread(kept.rewrite, engine.stored_batches(everything))
         raise
     engine.close()
@@ -139,14 +145,15 @@ def _done_prefixes(store: Store, run_id: str, config: str) -> list[tuple[str, Pr
     """The done prefix the run may skip: its own (recorded by its last run) or, for a new run
     (a renamed or copied input), those of other runs of the same judge and criteria, which the
     input may start with (see Engine._skip_prefix)."""
-    own = load_prefix(store.engine, run_id)
-    return [(run_id, own)] if own is not None else related_prefixes(store.engine, run_id, config)
+    chunks = _chunks()
+    own = chunks.load_prefix(store.engine, run_id)
+    return [(run_id, own)] if own is not None else chunks.related_prefixes(store.engine, run_id, config)
 
 
 def _record_prefix(stream: ItemStream, store: Store, run_id: str) -> None:
     """After a run that ended well: its first chunks that are done, as read by this run, become
     the run's done prefix, which the next run skips unread (see items._prefix)."""
-    states = chunk_states(store.engine, run_id)
+    states = _chunks().chunk_states(store.engine, run_id)
 
     def finished(index: int, fingerprint: str) -> bool:
         state = states.get(index)
@@ -154,7 +161,7 @@ def _record_prefix(stream: ItemStream, store: Store, run_id: str) -> None:
 
     prefix = stream.done_prefix(finished)
     if prefix is not None:
-        save_prefix(store.engine, run_id, prefix, only_longer=stream.skipped is not None)
+        _chunks().save_prefix(store.engine, run_id, prefix, only_longer=stream.skipped is not None)
 
 
 def _settle_the_file(kept: VerdictFile, engine: Engine, held: Any) -> None:

@@ -65,7 +65,7 @@ async def judge_on_workers(items: Any, criteria: Sequence[Criterion], judge: Any
             sending.close()
             started.append((process, receiving))
         # Stopped early, this process stops the others before it passes on what they stored.
-        result = await judge_here(items, criteria, judge, store, alone, extra,
+        result = await judge_here(items, criteria, judge, store, alone, extra, early=False,
                                   on_stop=functools.partial(_stop, started), **hooks)
         outcomes = [await asyncio.to_thread(_outcome, process, receiving) for process, receiving in started]
     except BaseException:
@@ -87,7 +87,7 @@ def _worker(sending: Connection, items: Any, criteria: list[Criterion], judge: A
     and stored, then everything judged is committed."""
     try:
         result = run_sync(until_terminated(judge_here(items, criteria, judge, store, options, extra,
-                                                      collect=False)))
+                                                      early=False, collect=False)))
         sending.send(result.summary)
     except (KeyboardInterrupt, Terminated):
         sending.send(None)

@@ -18,17 +18,9 @@ import sqlalchemy as sa
 from convoscope.errors import LocatedError
 from convoscope.judges import Verdict
 from convoscope.store._schema import SHARED, insert_for, migrate, run_tasks, runs, verdicts
+from convoscope.store._target import DEFAULT_STORE, store_url
 
-DEFAULT_STORE = "convoscope.db"
 _CHUNK = 500  # bound parameters per statement stay far below SQLite's limit
-
-
-def store_url(target: str | Path) -> str:
-    """A SQLAlchemy URL for a file path or a database URL."""
-    text = str(target)
-    if "://" in text:
-        return text.replace("postgresql://", "postgresql+psycopg://", 1)
-    return f"sqlite:///{Path(text).expanduser().resolve()}"
 
 
 def chunked(keys: Sequence[str], size: int = _CHUNK) -> Iterator[list[str]]:
