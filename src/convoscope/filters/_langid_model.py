@@ -19,23 +19,10 @@ import struct
 import tempfile
 import zipfile
 from array import array
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from convoscope._folders import cache_folder
-
-
-def kept_name(package: str, source: Path, *parts: object, suffix: str) -> Path:
-    """A file kept in the cache folder, named after ``package``'s release and ``source``'s size and
-    time, so that a new release or a changed file is never read from an old copy."""
-    try:
-        release = version(package)
-    except PackageNotFoundError:
-        release = "unknown"
-    stat = source.stat()
-    name = "-".join(str(part) for part in (package, release, *parts, stat.st_size, stat.st_mtime_ns))
-    return cache_folder() / f"{name}{suffix}"
+from convoscope._folders import kept_name
 
 
 def unpacked_path(packed: Path) -> Path:

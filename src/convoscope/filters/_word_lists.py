@@ -19,7 +19,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Container
 from pathlib import Path
 
-from convoscope.filters._langid_model import kept_name
+from convoscope._folders import kept_name
 
 _MAGIC = b"convoscope-words 1"
 
