@@ -12,6 +12,7 @@ read, py3langid's own loader is used.
 from __future__ import annotations
 
 import contextlib
+import functools
 import lzma
 import os
 import shutil
@@ -45,14 +46,35 @@ def load_identifier() -> object:
     if not unpacked.exists():
         _unpack(packed, unpacked)
     model = _read_unpacked(unpacked) if unpacked.exists() else None
+    kept_scores = _kept_scores_class(LanguageIdentifier)
     if model is None:
-        return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+        return kept_scores.from_model_file(MODEL_FILE, norm_probs=True)
     import numpy as np
 
     ptc, pc, classes, nextmove, row, output = model
     # As LanguageIdentifier.from_model_file builds it from the same six parts.
-    return LanguageIdentifier(np.asarray(ptc), np.asarray(pc), classes, nextmove, output,
-                              norm_probs=True, tk_row=row)
+    return kept_scores(np.asarray(ptc), np.asarray(pc), classes, nextmove, output,
+                       norm_probs=True, tk_row=row)
+
+
+# Texts whose scores are kept (a score vector is 97 float32).
+_SCORES_KEPT = 4096
+
+
+def _kept_scores_class(base: type) -> type:
+    """py3langid's identifier that scores a text once: ``classify`` (the filter's ``identify``)
+    and ``rank`` (``identify_ranked``) both start from ``_decide(text)``, the scores of every
+    language, and a short flagged answer asks both; a sentence the fast path leaves recurs
+    across answers. The scores depend on the text alone and neither method changes them, so the
+    last texts' scores are kept (a subclass: py3langid's class has slots, so no instance can
+    carry a cache of its own)."""
+
+    class KeptScores(base):  # type: ignore[misc, valid-type]
+        @functools.lru_cache(maxsize=_SCORES_KEPT)  # noqa: B019 (one identifier per process)
+        def _decide(self, text: str | bytes) -> Any:
+            return super()._decide(text)
+
+    return KeptScores
 
 
 def _unpack(packed: Path, unpacked: Path) -> None:
