@@ -22,12 +22,14 @@ try:
     main()
 except SystemExit as stop:
     assert not stop.code, stop.code
-print(" ".join(name for name in ("wordfreq", "ftfy", "langcodes", "convoscope.models", "httpx")
+print(" ".join(name for name in ("wordfreq", "ftfy", "langcodes", "convoscope.models", "httpx",
+                                 "convoscope.filters._grader", "convoscope.filters._imitation")
                if name in sys.modules))
 """
 
 
-def test_the_gibberish_command_imports_neither_wordfreq_nor_the_model_clients(tmp_path):
+def test_the_gibberish_command_imports_neither_wordfreq_nor_the_model_clients_nor_the_grader_rules(
+        tmp_path):
     pytest.importorskip("wordfreq")
     answers = tmp_path / "answers.txt"
     # English, a mash, and short answers in other languages, whose word lists are read.
