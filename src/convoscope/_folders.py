@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from pathlib import Path
 
@@ -17,15 +18,22 @@ def cache_folder() -> Path:
 def kept_name(package: str, source: Path, *parts: object, suffix: str) -> Path:
     """A file kept in the cache folder, named after ``package``'s release and ``source``'s size and
     time, so that a new release or a changed file is never read from an old copy."""
+    stat = source.stat()
+    release = _release(package)
+    name = "-".join(str(part) for part in (package, release, *parts, stat.st_size, stat.st_mtime_ns))
+    return cache_folder() / f"{name}{suffix}"
+
+
+@functools.lru_cache(maxsize=16)
+def _release(package: str) -> str:
+    """The installed release of ``package`` (read from its metadata, about 1 ms: once a process,
+    not once for each of the twenty word lists a run may keep)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        release = version(package)
+        return version(package)
     except PackageNotFoundError:
-        release = "unknown"
-    stat = source.stat()
-    name = "-".join(str(part) for part in (package, release, *parts, stat.st_size, stat.st_mtime_ns))
-    return cache_folder() / f"{name}{suffix}"
+        return "unknown"
 
 
 def keep_file(path: Path, data: bytes) -> None:

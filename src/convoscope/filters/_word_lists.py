@@ -56,7 +56,7 @@ class SortedWords:
 
 
 # Lookups in a list's text before it is split into its words.
-_TEXT_LOOKUPS = 256
+_TEXT_LOOKUPS = 64
 
 
 def _in_sorted_lines(text: bytes, key: bytes) -> bool:
