@@ -34,7 +34,7 @@ class SortedWords:
     __slots__ = ("_count", "_lookups", "_text", "_words")
 
     def __init__(self, body: bytes, count: int) -> None:
-        self._text = b"\n" + body + b"\n"  # every word between two line breaks
+        self._text = body  # the words, one a line (not copied: a list is about 1 MB)
         self._count, self._lookups = count, 0
         self._words: list[bytes] | None = None
 
@@ -47,7 +47,7 @@ class SortedWords:
             if self._lookups < _TEXT_LOOKUPS:
                 self._lookups += 1
                 return _in_sorted_lines(self._text, key)
-            words = self._words = self._text[1:-1].split(b"\n") if self._count else []
+            words = self._words = self._text.split(b"\n") if self._count else []
         index = bisect_left(words, key)
         return index < len(words) and words[index] == key
 
@@ -60,14 +60,18 @@ _TEXT_LOOKUPS = 64
 
 
 def _in_sorted_lines(text: bytes, key: bytes) -> bool:
-    """Whether ``key`` is a line of ``text`` (lines sorted, the text starting and ending with a
-    line break): bisection over the text, a line found around each midpoint."""
+    """Whether ``key`` is a line of ``text`` (sorted lines joined by line breaks): bisection over
+    the text, the line around each midpoint found by the breaks either side of it."""
     if not key or b"\n" in key:  # no kept word is empty, nor holds a line break ("a\nb")
         return False
-    low, high = 0, len(text) - 1  # both at line breaks; the lines between are the candidates
+    low, high = -1, len(text)  # breaks before the first line and after the last, as if there
     while low < high:
-        start = text.rfind(b"\n", low, (low + high) // 2 + 1)
-        end = text.find(b"\n", start + 1, high + 1)
+        start = text.rfind(b"\n", low + 1, (low + high) // 2 + 1)
+        if start == -1:
+            start = low
+        end = text.find(b"\n", start + 1, high)
+        if end == -1:
+            end = high
         line = text[start + 1:end]
         if line == key:
             return True
