@@ -209,6 +209,8 @@ def _json_line(answer: Answer, result: GibberishResult) -> str:
             or not (probability is None
                     or (type(probability) is float and probability - probability == 0.0))):
         return _encode_record(_plain_record(answer, result)) + "\n"
+    reasons_json: str | None
+    notes_json: str | None
     try:  # the names of the reasons and notes met before (a handful of tuples)
         reasons_json, notes_json = _names_json[reasons], _names_json[notes]
     except (KeyError, TypeError):  # TypeError: not hashable, so not a tuple of names

@@ -62,7 +62,7 @@ def load_identifier() -> object:
 _SCORES_KEPT = 4096
 
 
-def _kept_scores_class(base: type) -> type:
+def _kept_scores_class(base: Any) -> Any:
     """py3langid's identifier that scores a text once: ``classify`` (the filter's ``identify``)
     and ``rank`` (``identify_ranked``) both start from ``_decide(text)``, the scores of every
     language, and a short flagged answer asks both; a sentence the fast path leaves recurs
@@ -70,7 +70,7 @@ def _kept_scores_class(base: type) -> type:
     last texts' scores are kept (a subclass: py3langid's class has slots, so no instance can
     carry a cache of its own)."""
 
-    class KeptScores(base):  # type: ignore[misc, valid-type]
+    class KeptScores(base):
         @functools.lru_cache(maxsize=_SCORES_KEPT)  # noqa: B019 (one identifier per process)
         def _decide(self, text: str | bytes) -> Any:
             return super()._decide(text)
@@ -156,7 +156,7 @@ def _transitions(path: Path) -> memoryview:
     end = offset + shape[0] * dtype.itemsize
     if end > len(mapped):
         raise EOFError("nextmove: the file is cut short")
-    return memoryview(mapped)[offset:end].cast(typecode)
+    return memoryview(mapped)[offset:end].cast(typecode)  # type: ignore[call-overload]
 
 
 # py3langid's ``modelio._TYPECODE``: the array typecode of an unsigned item size.
