@@ -20,9 +20,11 @@ runs the command end to end instead: `convoscope gibberish FILE --out flags.json
 of them joined, so that no line repeats), against gibberish-detector in a fresh process reading
 the same file line by line and writing one JSON line per answer (its model trained beforehand on
 the dev lines, not timed), and on 10 lines (its start-up). ``--before SRC`` runs the convoscope
-commands from an older ``src`` folder too. Turn about, after one untimed run of each convoscope
-command (what is kept once per machine is then there); CPU is the child's user + system time;
-peak resident memory beside it.
+commands from an older ``src`` folder too. Turn about, after one untimed run of each command
+(what is kept once per machine is then there, compiled bytecode included: every child keeps it
+in one folder, as an installed package has it, even where PYTHONDONTWRITEBYTECODE is set;
+``--cold-bytecode`` does not); CPU is the child's user + system time; peak resident memory
+beside it.
 """
 
 from __future__ import annotations
@@ -127,12 +129,17 @@ def distinct_lines(english: list[str], count: int) -> list[str]:
     return lines[:count]
 
 
-def child_cost(command: list[str], source: str | None = None) -> tuple[float, float]:
+def child_cost(command: list[str], source: str | None = None,
+               bytecode: Path | None = None) -> tuple[float, float]:
     """CPU seconds (user + system) and peak resident MB of one child process; ``source``: a
-    ``src`` folder put first on its PYTHONPATH (another version of convoscope)."""
+    ``src`` folder put first on its PYTHONPATH (another version of convoscope); ``bytecode``: a
+    folder where every child keeps and finds its modules' compiled bytecode."""
     import os
 
     env = dict(os.environ, PYTHONPATH=source) if source else dict(os.environ)
+    if bytecode is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(bytecode)
     pid = os.fork()
     if pid == 0:  # the child replaces itself with the command; its rusage is its own
         os.execvpe(command[0], command, env)
@@ -142,7 +149,8 @@ def child_cost(command: list[str], source: str | None = None) -> tuple[float, fl
     return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def cli_lines(count: int, repeats: int, shared: Path | None, before: Path | None = None) -> None:
+def cli_lines(count: int, repeats: int, shared: Path | None, before: Path | None = None,
+              cold_bytecode: bool = False) -> None:
     import os
     import statistics
     import tempfile
@@ -173,16 +181,22 @@ def cli_lines(count: int, repeats: int, shared: Path | None, before: Path | None
                 sources[f"before: {name}"] = str(before)
         costs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
         loads = []
-        # One untimed run of each convoscope command first: what is kept once per machine
-        # (py3langid's unpacked model, the packed word lists) is then there, as on every run
-        # after a machine's first.
-        for name in [name for name in commands if "convoscope" in name and "10 lines" not in name]:
-            child_cost(commands[name], sources[name])
+        # Every child finds its modules compiled, as in an installed package (pip compiles on
+        # install), even where PYTHONDONTWRITEBYTECODE is set: otherwise each start compiles
+        # convoscope's sixty-odd modules again (about 0.05 s). --cold-bytecode leaves it so.
+        bytecode = None if cold_bytecode else Path(folder, "bytecode")
+        # One untimed run of each command first: what is kept once per machine (py3langid's
+        # unpacked model, the packed word lists, the compiled modules) is then there, as on
+        # every run after a machine's first.
+        for name in [name for name in commands if "10 lines" not in name]:
+            child_cost(commands[name], sources[name], bytecode)
         for _ in range(repeats):
             for name, command in commands.items():
                 loads.append(os.getloadavg()[0])
-                costs[name].append(child_cost(command, sources[name]))
-    print(f"{count:,} distinct English lines, medians of {repeats}, load {min(loads):.1f}-{max(loads):.1f}\n")
+                costs[name].append(child_cost(command, sources[name], bytecode))
+    compiled = "compiled each start" if cold_bytecode else "bytecode kept"
+    print(f"{count:,} distinct English lines, medians of {repeats}, load {min(loads):.1f}-{max(loads):.1f}, "
+          f"{compiled}\n")
     print("| command | CPU s | lines/s (CPU) | peak MB | x gibberish-detector |")
     print("|---|---:|---:|---:|---:|")
     baseline_cpu = statistics.median(run[0] for run in costs["gibberish-detector, a plain loop"])
@@ -204,9 +218,11 @@ def main() -> None:
     parser.add_argument("--before", type=Path, metavar="SRC",
                         help="with --cli: also run the commands from this src folder (e.g. an older "
                         "commit: git archive COMMIT src | tar -x -C /tmp/before), turn about")
+    parser.add_argument("--cold-bytecode", action="store_true",
+                        help="with --cli: leave PYTHONDONTWRITEBYTECODE as it is (each start may compile)")
     args = parser.parse_args()
     if args.cli:
-        cli_lines(args.cli, args.repeats, args.shared, args.before)
+        cli_lines(args.cli, args.repeats, args.shared, args.before, args.cold_bytecode)
         return
     for lang, text in (("en", "The fries were great"), ("ko", "감자튀김이 맛있어요")):
         seconds, megabytes = start_up(text)

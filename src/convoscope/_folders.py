@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 from pathlib import Path
 
@@ -11,3 +13,41 @@ def cache_folder() -> Path:
     XDG specification says): the embedded model's joined weights, py3langid's unpacked model, the
     packed word lists."""
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "convoscope"
+
+
+def kept_name(package: str, source: Path, *parts: object, suffix: str) -> Path:
+    """A file kept in the cache folder, named after ``package``'s release and ``source``'s size and
+    time, so that a new release or a changed file is never read from an old copy."""
+    stat = source.stat()
+    release = _release(package)
+    name = "-".join(str(part) for part in (package, release, *parts, stat.st_size, stat.st_mtime_ns))
+    return cache_folder() / f"{name}{suffix}"
+
+
+@functools.lru_cache(maxsize=16)
+def _release(package: str) -> str:
+    """The installed release of ``package`` (read from its metadata, about 1 ms: once a process,
+    not once for each of the twenty word lists a run may keep)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def keep_file(path: Path, data: bytes) -> None:
+    """Best effort: write ``data`` whole or not at all (a reader never sees half a file); a folder
+    that cannot be written leaves nothing behind."""
+    import tempfile
+
+    part = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False) as part:
+            part.write(data)
+        os.replace(part.name, path)
+    except OSError:
+        if part is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(part.name)

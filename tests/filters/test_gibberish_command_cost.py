@@ -22,12 +22,14 @@ try:
     main()
 except SystemExit as stop:
     assert not stop.code, stop.code
-print(" ".join(name for name in ("wordfreq", "ftfy", "langcodes", "convoscope.models", "httpx")
+print(" ".join(name for name in ("wordfreq", "ftfy", "langcodes", "convoscope.models", "httpx",
+                                 "convoscope.filters._grader", "convoscope.filters._imitation")
                if name in sys.modules))
 """
 
 
-def test_the_gibberish_command_imports_neither_wordfreq_nor_the_model_clients(tmp_path):
+def test_the_gibberish_command_imports_neither_wordfreq_nor_the_model_clients_nor_the_grader_rules(
+        tmp_path):
     pytest.importorskip("wordfreq")
     answers = tmp_path / "answers.txt"
     # English, a mash, and short answers in other languages, whose word lists are read.
@@ -45,6 +47,7 @@ def _dumped(answers, results):
                    for a, r in zip(answers, results, strict=True))
 
 
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")
 def test_the_writer_gives_the_lines_of_pydantics_serialiser_for_every_kind_of_result():
     texts = ["The fries were great", "asdfghjkl", "", "123", "!!!", "감자튀김이 맛있어요", "ㅋㅋㅋㅋ",
              "adorei", "C'est très bon", "草", "Das Essen war lecker", "qwrtzp xkcdv. Good food.",
@@ -56,7 +59,12 @@ def test_the_writer_gives_the_lines_of_pydantics_serialiser_for_every_kind_of_re
     odd = [GibberishResult.model_construct(text="x", lang="en", gibberish=True, log_likelihood=-math.inf),
            GibberishResult.model_construct(text="y", lang="en", gibberish=False, valid_word_ratio=1),
            GibberishResult.model_construct(text="z", lang="en", gibberish=False,
-                                           language_probability=math.nan)]
+                                           language_probability=math.nan),
+           # Names as a list, and a tuple that cannot be hashed: not the template's kind.
+           GibberishResult.model_construct(text="l", lang="en", gibberish=True, reasons=["empty"]),
+           GibberishResult.model_construct(text="t", lang="en", gibberish=True, notes=(["slang"],)),
+           GibberishResult.model_construct(text="f", lang="en", gibberish=False,
+                                           complete_syllable_ratio=math.inf, longest_class_run=True)]
     answers += [Answer(line=90 + n, text=r.text) for n, r in enumerate(odd)]
     results += odd
     written = io.StringIO()

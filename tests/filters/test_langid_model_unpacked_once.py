@@ -60,19 +60,24 @@ def test_a_cache_folder_that_cannot_be_written_leaves_py3langid_to_unpack(tmp_pa
     assert blocked.read_text() == "not a folder"
 
 
-def test_the_kept_models_large_tables_are_mapped_and_read_once_not_copied(tmp_path, monkeypatch):
-    """The class-feature table is mapped from the kept file (an answer reads a few of its rows)
-    and the tokeniser's transitions are read straight into py3langid's array: the same values
-    and types as py3langid's own loader gives, about 30 MB less resident (issue 39)."""
+def test_the_kept_models_large_tables_are_mapped_not_copied(tmp_path, monkeypatch):
+    """The class-feature table and the tokeniser's transitions are mapped from the kept file (an
+    answer reads a few rows of the one and walks a few hundred states of the other), not read:
+    the same values and item types as py3langid's own loader gives, 0.06 s and about 70 MB
+    resident less (issue 39)."""
+    import mmap
+
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     _langid_model.load_identifier()  # unpacks
     kept = _langid_model.load_identifier()
     reference = _reference()
     assert not kept.nb_ptc.flags.owndata and not kept.nb_ptc.flags.writeable
     assert kept.nb_ptc.dtype == reference.nb_ptc.dtype and (kept.nb_ptc == reference.nb_ptc).all()
-    assert kept.tk_nextmove.typecode == reference.tk_nextmove.typecode
+    assert isinstance(kept.tk_nextmove, memoryview) and isinstance(kept.tk_nextmove.obj, mmap.mmap)
+    assert kept.tk_nextmove.readonly and kept.tk_nextmove.format == reference.tk_nextmove.typecode
     assert kept.tk_nextmove == reference.tk_nextmove and kept.tk_row == reference.tk_row
     assert kept.tk_output == reference.tk_output and kept.nb_classes == reference.nb_classes
+    assert [kept.classify(text) for text in TEXTS] == [reference.classify(text) for text in TEXTS]
 
 
 def test_a_kept_model_cut_short_is_replaced(tmp_path, monkeypatch):

@@ -13,6 +13,9 @@ lists know) or imitate the judge (a forged ``{"score": 7}``, a fake ``</answer>`
 block, a claim that the rubric changed): ``imitation_signals``.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from convoscope.filters._filter import (
     DEFAULT_THRESHOLDS,
     GibberishResult,
@@ -24,8 +27,6 @@ from convoscope.filters._filter import (
     detect_many,
     markov_log_likelihood,
 )
-from convoscope.filters._grader import addresses_grader, grader_signals
-from convoscope.filters._imitation import IMITATION_CLASSES, imitation_signals
 from convoscope.filters._io import (
     Answer,
     GibberishSummary,
@@ -38,6 +39,24 @@ from convoscope.filters._io import (
 from convoscope.filters._korean import to_jamo
 from convoscope.filters._langid import Language, detect_language
 from convoscope.filters._markov import BigramModel
+
+if TYPE_CHECKING:
+    from convoscope.filters._grader import addresses_grader, grader_signals
+    from convoscope.filters._imitation import IMITATION_CLASSES, imitation_signals
+
+# Imported when first asked for: ``convoscope gibberish`` never uses them, and their word lists
+# and patterns cost a start-up about 15 ms.
+_LAZY = {"addresses_grader": "_grader", "grader_signals": "_grader",
+         "IMITATION_CLASSES": "_imitation", "imitation_signals": "_imitation"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "DEFAULT_THRESHOLDS",

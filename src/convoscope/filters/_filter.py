@@ -584,8 +584,7 @@ class _AsciiEnglish:
         tokens = ascii_tokens(text)
         if not tokens:  # ASCII without a letter: empty, digits or punctuation
             return None
-        lowered = text.lower()
-        if self.ask_language and not _has_function_word_lowered(lowered):
+        if self.ask_language and not _has_function_word_lowered(text.lower()):
             return None  # not surely English whatever the rules say: py3langid decides
         stats = self.scorer.stats(tokens)
         likelihood, ratio = stats.log_likelihood, stats.valid_word_ratio

@@ -182,7 +182,6 @@ def write_flags(answers: Iterable[Answer], results: Iterable[GibberishResult], h
 # be written 1 where pydantic writes 1.0).
 _JSON_NATIVE = frozenset({str, bool, tuple, type(None)})
 _INT_FIELDS = frozenset({"longest_class_run", "distinct_jamo"})
-_FLOAT_FIELDS = ("log_likelihood", "valid_word_ratio", "complete_syllable_ratio", "language_probability")
 _RESULT_FIELDS = tuple(GibberishResult.model_fields)  # the template writes them in this order
 _encode_record = json.JSONEncoder(ensure_ascii=False).encode
 _names_json: dict[tuple[str, ...], str] = {}  # ("low_likelihood",) -> '["low_likelihood"]'
@@ -192,42 +191,51 @@ _float_repr = float.__repr__
 def _json_line(answer: Answer, result: GibberishResult) -> str:
     """The line ``json.dumps(flag_record(answer, result), ensure_ascii=False)`` writes, from a
     template when every field is of the kind the template writes as json does (str, bool,
-    tuples of names, finite floats, ints, None): about half the cost of building a dict and
-    encoding it, per line. Anything else goes through ``_plain_record``."""
+    tuples of names, finite floats, ints, None): about a third of the cost of building a dict
+    and encoding it, per line. Anything else goes through ``_plain_record``."""
     fields, number = result.__dict__, answer.line
-    text, lang, gibberish, segment = fields["text"], fields["lang"], fields["gibberish"], fields["segment"]
-    run, jamo, morpheme = fields["longest_class_run"], fields["distinct_jamo"], fields["morpheme_found"]
-    floats = [fields[name] for name in _FLOAT_FIELDS]
-    if (tuple(fields) != _RESULT_FIELDS or type(number) is not int or type(text) is not str
-            or type(lang) is not str or type(gibberish) is not bool
+    if tuple(fields) != _RESULT_FIELDS or type(number) is not int:
+        return _encode_record(_plain_record(answer, result)) + "\n"
+    (text, lang, gibberish, reasons, notes, likelihood, ratio, run, syllables, jamo, morpheme,
+     probability, segment) = fields.values()
+    # ``x - x == 0.0`` is true for a finite float only (inf - inf and nan - nan are nan).
+    if (type(text) is not str or type(lang) is not str or type(gibberish) is not bool
             or not (segment is None or type(segment) is str)
             or not (run is None or type(run) is int) or not (jamo is None or type(jamo) is int)
             or not (morpheme is None or type(morpheme) is bool)
-            or not all(value is None or (type(value) is float and isfinite(value)) for value in floats)):
+            or not (likelihood is None or (type(likelihood) is float and likelihood - likelihood == 0.0))
+            or not (ratio is None or (type(ratio) is float and ratio - ratio == 0.0))
+            or not (syllables is None or (type(syllables) is float and syllables - syllables == 0.0))
+            or not (probability is None
+                    or (type(probability) is float and probability - probability == 0.0))):
         return _encode_record(_plain_record(answer, result)) + "\n"
-    reasons, notes = _names(fields["reasons"]), _names(fields["notes"])
-    if reasons is None or notes is None:
-        return _encode_record(_plain_record(answer, result)) + "\n"
-    likelihood, ratio, syllables, probability = (
-        "null" if value is None else _float_repr(value) for value in floats)
+    reasons_json: str | None
+    notes_json: str | None
+    try:  # the names of the reasons and notes met before (a handful of tuples)
+        reasons_json, notes_json = _names_json[reasons], _names_json[notes]
+    except (KeyError, TypeError):  # TypeError: not hashable, so not a tuple of names
+        reasons_json, notes_json = _names(reasons), _names(notes)
+        if reasons_json is None or notes_json is None:
+            return _encode_record(_plain_record(answer, result)) + "\n"
     return (f'{{"line": {number}, "text": {encode_basestring(text)}, "lang": {encode_basestring(lang)}, '
-            f'"gibberish": {"true" if gibberish else "false"}, "reasons": {reasons}, "notes": {notes}, '
-            f'"log_likelihood": {likelihood}, "valid_word_ratio": {ratio}, '
+            f'"gibberish": {"true" if gibberish else "false"}, "reasons": {reasons_json}, '
+            f'"notes": {notes_json}, '
+            f'"log_likelihood": {"null" if likelihood is None else _float_repr(likelihood)}, '
+            f'"valid_word_ratio": {"null" if ratio is None else _float_repr(ratio)}, '
             f'"longest_class_run": {"null" if run is None else run}, '
-            f'"complete_syllable_ratio": {syllables}, "distinct_jamo": {"null" if jamo is None else jamo}, '
+            f'"complete_syllable_ratio": {"null" if syllables is None else _float_repr(syllables)}, '
+            f'"distinct_jamo": {"null" if jamo is None else jamo}, '
             f'"morpheme_found": {"null" if morpheme is None else "true" if morpheme else "false"}, '
-            f'"language_probability": {probability}, '
+            f'"language_probability": {"null" if probability is None else _float_repr(probability)}, '
             f'"segment": {"null" if segment is None else encode_basestring(segment)}}}\n')
 
 
 def _names(names: object) -> str | None:
     """A tuple of reason or note names as JSON, or None when it is not a tuple of str."""
-    if type(names) is not tuple:
+    if type(names) is not tuple or not all(type(name) is str for name in names):
         return None
     found = _names_json.get(names)
     if found is None:
-        if not all(type(name) is str for name in names):
-            return None
         found = _names_json[names] = json.dumps(list(names), ensure_ascii=False)
     return found
 

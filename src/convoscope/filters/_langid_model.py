@@ -12,30 +12,19 @@ read, py3langid's own loader is used.
 from __future__ import annotations
 
 import contextlib
+import functools
 import lzma
+import mmap
 import os
 import shutil
 import struct
 import tempfile
 import zipfile
 from array import array
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from convoscope._folders import cache_folder
-
-
-def kept_name(package: str, source: Path, *parts: object, suffix: str) -> Path:
-    """A file kept in the cache folder, named after ``package``'s release and ``source``'s size and
-    time, so that a new release or a changed file is never read from an old copy."""
-    try:
-        release = version(package)
-    except PackageNotFoundError:
-        release = "unknown"
-    stat = source.stat()
-    name = "-".join(str(part) for part in (package, release, *parts, stat.st_size, stat.st_mtime_ns))
-    return cache_folder() / f"{name}{suffix}"
+from convoscope._folders import kept_name
 
 
 def unpacked_path(packed: Path) -> Path:
@@ -58,14 +47,35 @@ def load_identifier() -> object:
     if not unpacked.exists():
         _unpack(packed, unpacked)
     model = _read_unpacked(unpacked) if unpacked.exists() else None
+    kept_scores = _kept_scores_class(LanguageIdentifier)
     if model is None:
-        return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+        return kept_scores.from_model_file(MODEL_FILE, norm_probs=True)
     import numpy as np
 
     ptc, pc, classes, nextmove, row, output = model
     # As LanguageIdentifier.from_model_file builds it from the same six parts.
-    return LanguageIdentifier(np.asarray(ptc), np.asarray(pc), classes, nextmove, output,
-                              norm_probs=True, tk_row=row)
+    return kept_scores(np.asarray(ptc), np.asarray(pc), classes, nextmove, output,
+                       norm_probs=True, tk_row=row)
+
+
+# Texts whose scores are kept (a score vector is 97 float32).
+_SCORES_KEPT = 4096
+
+
+def _kept_scores_class(base: Any) -> Any:
+    """py3langid's identifier that scores a text once: ``classify`` (the filter's ``identify``)
+    and ``rank`` (``identify_ranked``) both start from ``_decide(text)``, the scores of every
+    language, and a short flagged answer asks both; a sentence the fast path leaves recurs
+    across answers. The scores depend on the text alone and neither method changes them, so the
+    last texts' scores are kept (a subclass: py3langid's class has slots, so no instance can
+    carry a cache of its own)."""
+
+    class KeptScores(base):
+        @functools.lru_cache(maxsize=_SCORES_KEPT)  # noqa: B019 (one identifier per process)
+        def _decide(self, text: str | bytes) -> Any:
+            return super()._decide(text)
+
+    return KeptScores
 
 
 def _unpack(packed: Path, unpacked: Path) -> None:
@@ -87,8 +97,8 @@ def _read_unpacked(path: Path) -> tuple[object, ...] | None:
     """The six parts py3langid's ``modelio.load_model`` returns, with the same values; None (and
     the file removed) when the file is damaged or of another layout. The two large tables are
     not read through the archive: the class-feature table (28 MB, of which one answer needs a few
-    rows) is mapped from the file, and the tokeniser's transitions (39 MB) are read once straight
-    into the array py3langid walks, instead of into a numpy array first and copied."""
+    rows) and the tokeniser's transitions (39 MB, of which a text walks a few hundred states) are
+    mapped from the file."""
     import numpy as np
     from py3langid.modelio import _to_array
 
@@ -131,18 +141,22 @@ def _mapped(path: Path, name: str) -> object:
     return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape, order="F" if fortran else "C")
 
 
-def _transitions(path: Path) -> array:
-    """``_to_array(data["nextmove"])``: the same typecode and items, read from the file."""
+def _transitions(path: Path) -> memoryview:
+    """``_to_array(data["nextmove"])``'s items, with its typecode as the view's format, mapped
+    from the file: py3langid only indexes the table, and a text walks a few hundred of its ten
+    million states, so reading all 39 MB (0.06 s) is wasted."""
     offset, shape, _, dtype = _member(path, "nextmove")
     if len(shape) != 1 or dtype.kind != "u" or not dtype.isnative or dtype.itemsize not in _TYPECODES:
         raise ValueError("nextmove: not a native unsigned vector")
-    found = array(_TYPECODES[dtype.itemsize])
-    if found.itemsize != dtype.itemsize:
-        raise ValueError("nextmove: item size")
-    with open(path, "rb") as raw:
-        raw.seek(offset)
-        found.fromfile(raw, shape[0])  # EOFError on a short file
-    return found
+    typecode = _TYPECODES[dtype.itemsize]
+    if array(typecode).itemsize != dtype.itemsize or offset % dtype.itemsize:
+        raise ValueError("nextmove: item size or alignment")
+    with open(path, "rb") as raw:  # the map outlives the descriptor
+        mapped = mmap.mmap(raw.fileno(), 0, access=mmap.ACCESS_READ)
+    end = offset + shape[0] * dtype.itemsize
+    if end > len(mapped):
+        raise EOFError("nextmove: the file is cut short")
+    return memoryview(mapped)[offset:end].cast(typecode)  # type: ignore[call-overload]
 
 
 # py3langid's ``modelio._TYPECODE``: the array typecode of an unsigned item size.

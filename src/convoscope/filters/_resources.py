@@ -231,6 +231,8 @@ def language_identifier() -> object:
     return load_identifier()
 
 
+
+
 def identify(text: str) -> tuple[str, float] | None:
     """(ISO 639 code, probability) from py3langid, or None when it is not installed. ``zxx``
     means "no linguistic content", py3langid's own verdict on noise."""

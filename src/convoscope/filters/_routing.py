@@ -53,10 +53,11 @@ def short_foreign(text: str, flagged: bool) -> tuple[str, float] | None:
     if all(word in english for word in rest):
         return None  # English words the English rules flagged: their verdict stands
     ranked = dict(_resources.identify_ranked(text))
+    forms = [_forms(word) for word in rest]  # the same for every language tried
     for code in dict.fromkeys([*ranked, *_COMMON_LANGUAGES]):
         if code != "en" and _resources.has_word_list(code):
             known = _resources.known_words(code, _SURE_FOREIGN_ZIPF)
-            if all(any(form in known for form in _forms(word)) for word in rest):
+            if all(any(form in known for form in word_forms) for word_forms in forms):
                 return code, ranked.get(code, 0.0)
     return None
 

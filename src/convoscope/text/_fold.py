@@ -19,12 +19,18 @@ original it came from, so a rule that matches on the folded text reports the ori
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
+import json
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import regex
+
+from convoscope._folders import keep_file, kept_name
 
 _GRAPHEME = regex.compile(r"\X")
 # Letters and the marks that belong to them: Devanagari matras and Thai vowel and tone marks stay
@@ -106,7 +112,58 @@ def fold(text: str, *, casefold: bool = True) -> str:
 
 @lru_cache(maxsize=1)
 def _latin_skeleton() -> dict[str, str]:
-    """Letter of another script -> the Latin letter TR39 says it is confusable with."""
+    """Letter of another script -> the Latin letter TR39 says it is confusable with. Built once
+    per machine and kept (as the filter's other tables are, ``convoscope._folders``): building it
+    loads the package's whole confusables data, about 0.1 s, for a table of a few hundred letters."""
+    kept = _kept_skeleton_path()
+    if kept is not None:
+        table = _read_kept_skeleton(kept)
+        if table is not None:
+            return table
+    table = _build_latin_skeleton()
+    if kept is not None:
+        keep_file(kept, json.dumps(table, ensure_ascii=False).encode("utf-8"))
+    return table
+
+
+# Raise when _build_latin_skeleton's rule changes: a table kept by an older rule is then not read.
+_SKELETON_RULE = 1
+
+
+def _kept_skeleton_path() -> Path | None:
+    """Named by the package's release and its data file's size and time; None when the package
+    is not where its files can be seen."""
+    spec = importlib.util.find_spec("confusable_homoglyphs")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    source = Path(next(iter(spec.submodule_search_locations))) / "confusables.json"
+    try:
+        return kept_name("confusable-homoglyphs", source, f"latin-skeleton{_SKELETON_RULE}", suffix=".json")
+    except OSError:
+        return None
+
+
+def _read_kept_skeleton(path: Path) -> dict[str, str] | None:
+    """The kept table, or None (and a damaged file removed) when it is missing or not a table of
+    single letters."""
+    try:
+        table = json.loads(path.read_bytes().decode("utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return None
+    if not (isinstance(table, dict) and all(
+            isinstance(key, str) and isinstance(value, str) and len(key) == len(value) == 1
+            for key, value in table.items())):
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return None
+    return table
+
+
+def _build_latin_skeleton() -> dict[str, str]:
     from confusable_homoglyphs import categories, confusables
 
     table: dict[str, str] = {}
