@@ -9,6 +9,7 @@ certainly comes while the store is not set up, however fast the machine."""
 import asyncio
 import sqlite3
 import time
+import types
 
 import pytest
 from patience import PATIENT_S
@@ -87,3 +88,22 @@ async def test_the_early_requests_leave_no_cache_lookup_behind(canned_proxy, tmp
     result = await run(canned_proxy, tmp_path)
     assert len(result.verdicts) == len(ITEMS) and models
     assert all(model._prefetched == {} for model in models)
+
+
+async def test_a_traced_model_made_earlier_in_the_process_leaves_later_runs_their_head_start(
+        canned_proxy, tmp_path, monkeypatch):
+    """Seen in CI: after a traced test had run in the same worker process, these tests found the
+    store set up before any request. Whether this run's calls are traced decides, not whether
+    any model ever was in the process."""
+    pytest.importorskip("opentelemetry.sdk")
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from convoscope.models._otel import TracedModel
+    from convoscope.runs import _here
+
+    a_model = types.SimpleNamespace(name="openai:m@http://127.0.0.1:9/v1")  # a fake: never called
+    TracedModel(a_model, tracer_provider=TracerProvider())  # as an earlier traced run left the process
+    early: list[int] = []
+    monkeypatch.setattr(_here, "head_start", lambda *args: early.append(1) or _head.head_start(*args))
+    await run(canned_proxy, tmp_path)
+    assert early == [1]

@@ -15,7 +15,6 @@ from convoscope.errors import ConfigError
 from convoscope.items import Item, ItemStream
 from convoscope.judges import Judge, Panel, PoolRule, RubricJudge, TieRule
 from convoscope.models import Model, capability_notes, route_notes, run_span
-from convoscope.models._otel import tracing
 from convoscope.runs._engine import STOP_GRACE_S
 from convoscope.runs._head import HeadStart, head_start
 from convoscope.runs._options import BESIDE_STORE, JudgeSpec, Pool, RunOptions, judge_specs
@@ -128,9 +127,9 @@ async def judge_here(items: Any, criteria: Sequence[Criterion], judge: Any, stor
     owned = not is_store(store)
     target = cast("str | Path", DEFAULT_STORE if store is None else store)  # when owned
     model_options = options.model_options(extra)
-    # Not with a batch (its ledger is the store) nor traced calls (each in the run's span).
-    new = early and owned and not model_options.get("batch") and not model_options.get("trace") \
-        and not tracing()
+    # Not with a batch (its ledger is the store) nor traced calls (each in the run's span): this
+    # run's option decides, not whether a traced model was ever made in the process (tracing()).
+    new = early and owned and not model_options.get("batch") and not model_options.get("trace")
     fresh = new_sqlite_file(target) if new else None
     opened: Store | None = None
     if fresh is None:
