@@ -153,15 +153,15 @@ def load_prefix(engine: sa.Engine, run_id: str) -> Prefix | None:
 def related_prefixes(engine: sa.Engine, run_id: str, config: str, most: int = 3) -> list[tuple[str, Prefix]]:
     """The done prefixes of other runs with the same judge and criteria (``config`` in their spec:
     every run of the same command over another file), longest first: a renamed or copied input
-    may start with one of them (see :func:`take_chunks`)."""
+    may start with one of them (see :func:`take_chunks`). Only those are read whole (a prefix
+    holds 8 bytes an id)."""
     with engine.connect() as connection:
         rows = connection.execute(
-            sa.select(runs.c.spec, run_prefixes).join(run_prefixes, run_prefixes.c.run_id == runs.c.run_id)
+            sa.select(runs.c.run_id, runs.c.spec).join(run_prefixes, run_prefixes.c.run_id == runs.c.run_id)
             .where(runs.c.run_id != run_id).order_by(run_prefixes.c.chunks.desc())).all()
-    found = [(row.run_id, Prefix(row.chunks, row.chunk_size, row.line, row.offset, row.digest,
-                                 bytes(row.markers)))
-             for row in rows if json.loads(row.spec).get("config") == config]
-    return found[:most]
+    related = [row.run_id for row in rows if json.loads(row.spec).get("config") == config][:most]
+    found = ((other, load_prefix(engine, other)) for other in related)
+    return [(other, prefix) for other, prefix in found if prefix is not None]
 
 
 def takeable(engine: sa.Engine, run_id: str, other: str, chunks: int) -> list[ChunkState] | None:
