@@ -13,13 +13,11 @@ When the folder cannot be written, or a kept file is damaged, the set itself is 
 
 from __future__ import annotations
 
-import os
-import tempfile
 from bisect import bisect_left
 from collections.abc import Callable, Container
 from pathlib import Path
 
-from convoscope._folders import kept_name
+from convoscope._folders import keep_file, kept_name
 
 _MAGIC = b"convoscope-words 1"
 
@@ -111,16 +109,8 @@ def _read(path: Path) -> SortedWords | None:
 
 
 def _write(path: Path, words: frozenset[str]) -> None:
-    """Best effort, whole or absent: a reader never sees half a file."""
+    """Best effort, whole or absent (keep_file): a reader never sees half a file."""
     if "" in words or any("\n" in word for word in words):
         return  # a word the line format cannot hold: this list stays a set
     encoded = sorted(word.encode("utf-8", "surrogatepass") for word in words)
-    part = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False) as part:
-            part.write(_MAGIC + b" %d\n" % len(encoded) + b"\n".join(encoded))
-        os.replace(part.name, path)
-    except OSError:
-        if part is not None:
-            Path(part.name).unlink(missing_ok=True)
+    keep_file(path, _MAGIC + b" %d\n" % len(encoded) + b"\n".join(encoded))
