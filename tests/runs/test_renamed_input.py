@@ -16,6 +16,7 @@ import sqlite3
 from click.testing import CliRunner
 from short_rubric import CRITERIA
 from test_resume_cost import Spies, _same, _write
+from test_resume_cost import _judge as judge_args
 
 from convoscope.cli import cli
 from convoscope.cli._app import _register
@@ -26,10 +27,7 @@ OTHER_CRITERIA = CRITERIA.replace("clarity", "plainness")
 
 
 def _judge(tmp_path, base_url, items, out, criteria="criteria.yaml"):
-    return ["judge", str(tmp_path / items), "--criteria-file", str(tmp_path / criteria),
-            "--store", str(tmp_path / "store.db"), "--judge", f"openai:canned@{base_url}",
-            "--mode", "completion", "--no-cache", "--concurrency", "2", "--chunk-size", "2",
-            "--out", str(tmp_path / out)]
+    return judge_args(tmp_path, base_url, items=items, out=out, criteria=criteria)
 
 
 def _records(tmp_path, name):

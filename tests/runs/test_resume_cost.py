@@ -35,11 +35,11 @@ def _write(path, start, stop, *, mode="a"):
             handle.write(json.dumps({"id": f"i{i}", "response": f"Answer {i}: more trains."}) + "\n")
 
 
-def _judge(tmp_path, base_url, *extra):
-    return ["judge", str(tmp_path / "items.jsonl"), "--criteria-file", str(tmp_path / "criteria.yaml"),
+def _judge(tmp_path, base_url, *extra, items="items.jsonl", out="out.jsonl", criteria="criteria.yaml"):
+    return ["judge", str(tmp_path / items), "--criteria-file", str(tmp_path / criteria),
             "--store", str(tmp_path / "store.db"), "--judge", f"openai:canned@{base_url}",
             "--mode", "completion", "--no-cache", "--concurrency", "2", "--chunk-size", "2",
-            "--out", str(tmp_path / "out.jsonl"), *extra]
+            "--out", str(tmp_path / out), *extra]
 
 
 def _out(tmp_path):

@@ -83,7 +83,7 @@ async def run_judge(
     started = time.perf_counter()
     stream = items if isinstance(items, ItemStream) else ItemStream(_listed(items), chunk_size=DEFAULT_CHUNK)
     run_id = run_id_for(judge, criteria, _source(stream))
-    config = run_id_for(judge, criteria, "")  # the same for every input: see _done_prefix
+    config = run_id_for(judge, criteria, "")  # the same for every input: see _done_prefixes
     retry = TRANSIENT | (RETRYABLE_ON_REQUEST if retry_unscored else frozenset())
     store.start_run(run_id, {"judge": judge.identity(), "criteria": [c.name for c in criteria],
                              "source": stream.name, "config": config, "convoscope_version": __version__,
