@@ -243,7 +243,7 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
         for path in (out, summary_json):  # checked first, created last: a store that fails leaves no file
             if path is not None:
                 check_output(path, inputs=(items_path, *criteria_files, store_target))
-        store, location = _store(store_target, options)
+        store, location = _store(store_target)
         writer = _verdict_file(out, criteria, every=bool(rules))
         console.print(f"Judging {items_path} on {len(criteria)} criteria; "
                       f"store: [bold]{escape(location)}[/bold]")
@@ -275,13 +275,14 @@ def judge_command(items_path: Path, suites: tuple[str, ...], criteria_refs: tupl
         raise SystemExit(code)
 
 
-def _store(target: str, options: RunOptions) -> tuple[Any, str]:
-    """The store (or, a new SQLite file one process judges into, its path: the run sends its first
-    requests before it sets the store up, runs._head) and where it is, as shown."""
-    if (options.workers or 1) == 1 and options.engine == "local" and options.batch is None:
-        fresh = new_sqlite_file(target)
-        if fresh is not None:
-            return target, str(fresh)
+def _store(target: str) -> tuple[Any, str]:
+    """The store, opened here so that one that cannot be used is refused before anything is
+    written, and where it is, as shown. A new SQLite file holds nothing to check: its path is
+    handed on, and the run decides when to set it up (one process sends its first requests
+    before, runs._head; workers, Ray and batches set it up first)."""
+    fresh = new_sqlite_file(target)
+    if fresh is not None:
+        return target, str(fresh)
     from convoscope.store import Store
 
     store = Store(target)
