@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from convoscope._deferred import Deferred
 from convoscope.criteria import Criterion
 from convoscope.items import Item
 from convoscope.items._prefix import Prefix
@@ -36,8 +37,10 @@ from convoscope.runs._summary import RunSummary
 
 if TYPE_CHECKING:
     from convoscope.runs._head import HeadStart
-    from convoscope.store import Store
+    from convoscope.store import Store, _chunks
     from convoscope.store._chunks import ChunkState
+else:  # the store's chunk bookkeeping, imported with the store (SQLAlchemy: issue 39)
+    _chunks = Deferred("convoscope.store._chunks")
 
 Progress = Callable[[int], None]
 _CATCH_UP_CHUNKS = 64
@@ -151,7 +154,7 @@ class Engine:
 
     async def _feed(self, stream: ItemStream, queue: asyncio.Queue[Task | None], workers: int) -> None:
         try:
-            known = await asyncio.to_thread(_chunks().chunk_states, self.store.engine, self.run_id)
+            known = await asyncio.to_thread(_chunks.chunk_states, self.store.engine, self.run_id)
             self.known = known
             await self._skip_prefix(stream, known)
             held = await self._pass(stream.chunks(), known, queue, None)
@@ -184,7 +187,7 @@ class Engine:
                 return
             theirs = None
             if owner != self.run_id:
-                theirs = await asyncio.to_thread(_chunks().takeable, self.store.engine, self.run_id, owner,
+                theirs = await asyncio.to_thread(_chunks.takeable, self.store.engine, self.run_id, owner,
                                                  prefix.chunks)
                 if theirs is None:
                     continue
@@ -206,7 +209,7 @@ class Engine:
         if self.taking is not None:
             owner, chunks = self.taking
             self.taking = None
-            await asyncio.to_thread(_chunks().take_chunks, self.store.engine, self.run_id, owner, chunks)
+            await asyncio.to_thread(_chunks.take_chunks, self.store.engine, self.run_id, owner, chunks)
 
     async def _pass(self, chunks: Iterator[RawChunk], known: dict[int, ChunkState],
                     queue: asyncio.Queue[Task | None], only: set[int] | None) -> set[int]:
@@ -223,7 +226,7 @@ class Engine:
                 await asyncio.to_thread(raw.check_ids)
                 await self._found_finished(raw.index, state)
                 continue
-            claim = await asyncio.to_thread(_chunks().claim_chunk, self.store.engine, self.run_id, raw.index,
+            claim = await asyncio.to_thread(_chunks.claim_chunk, self.store.engine, self.run_id, raw.index,
                                             raw.fingerprint, self.summary.worker, self.options.lease_s,
                                             again=self.options.again)
             if claim in ("held", "done"):
@@ -231,7 +234,7 @@ class Engine:
             if claim == "held":
                 held.add(raw.index)
             elif claim == "done":
-                latest = await asyncio.to_thread(_chunks().chunk_states, self.store.engine, self.run_id)
+                latest = await asyncio.to_thread(_chunks.chunk_states, self.store.engine, self.run_id)
                 await self._found_finished(raw.index, latest[raw.index])
             else:
                 await self._judge_chunk(raw, queue)
@@ -240,7 +243,7 @@ class Engine:
     async def _settle_held(self, stream: ItemStream, held: set[int],
                            queue: asyncio.Queue[Task | None]) -> set[int]:
         """Chunks held by others: count those they finished; take over those whose lease ran out."""
-        states = await asyncio.to_thread(_chunks().chunk_states, self.store.engine, self.run_id)
+        states = await asyncio.to_thread(_chunks.chunk_states, self.store.engine, self.run_id)
         now = time.time()
         waiting: set[int] = set()
         expired: set[int] = set()
@@ -248,7 +251,7 @@ class Engine:
             state = states[index]
             if state.state == "done" or (state.finished_at or 0) >= self.started:
                 await self._found_finished(index, state, counted=True)
-            elif state.owner is None or (state.lease_until or 0) < now or _chunks().owner_gone(state.owner):
+            elif state.owner is None or (state.lease_until or 0) < now or _chunks.owner_gone(state.owner):
                 expired.add(index)
             else:
                 waiting.add(index)
@@ -315,7 +318,7 @@ class Engine:
 
     def _stored_verdicts(self, indices: list[int], passed: set[str] | frozenset[str] = frozenset()
                          ) -> tuple[list[Verdict], list[Verdict]]:
-        keys = [(key, member) for key, member in _chunks().chunk_keys(self.store.engine, self.run_id, indices)
+        keys = [(key, member) for key, member in _chunks.chunk_keys(self.store.engine, self.run_id, indices)
                 if key not in passed]
         found = self.store.verdicts_by_key([key for key, _ in keys])
         finals = [found[key] for key, member in keys if not member and key in found]
@@ -372,7 +375,7 @@ class Engine:
         keys += [(task.key, task.position, False) for task in plan.tasks]
         before = self._held_keys(raw.index, {key for key, _, _ in keys})
         with self.store.engine.begin() as connection:
-            _chunks().register_tasks(connection, self.run_id, raw.index, keys)
+            _chunks.register_tasks(connection, self.run_id, raw.index, keys)
         if self.options.sink is None:
             return plan, self.store.task_states(plan.keys), {}, before
         stored = self.store.verdicts_by_key([key for key, _, _ in keys])
@@ -392,7 +395,7 @@ class Engine:
                 or not self._in_sink(index, replace(state, state="done")):
             self.stale = True
             return set()
-        had = set(_chunks().chunk_task_keys(self.store.engine, self.run_id, index))
+        had = set(_chunks.chunk_task_keys(self.store.engine, self.run_id, index))
         self.stale |= not had <= wanted
         return had & wanted
 
@@ -429,7 +432,7 @@ class Engine:
     async def _heartbeat(self) -> None:
         while True:
             await asyncio.sleep(self.options.lease_s / 3)
-            await asyncio.to_thread(_chunks().renew_leases, self.store.engine, self.run_id,
+            await asyncio.to_thread(_chunks.renew_leases, self.store.engine, self.run_id,
                                     self.summary.worker, self.options.lease_s)
 
     # -- the end ----------------------------------------------------------------------------
@@ -437,7 +440,7 @@ class Engine:
     def outstanding(self) -> Counter[str]:
         """The run's unscored verdicts by reason over the chunks of this input, read from the
         store (``missing``: tasks with no verdict yet, in chunks that are not finished)."""
-        states = _chunks().chunk_states(self.store.engine, self.run_id)
+        states = _chunks.chunk_states(self.store.engine, self.run_id)
         counts: Counter[str] = Counter()
         for index, size in self.seen.items():
             state = states.get(index)
@@ -463,7 +466,7 @@ class Engine:
             if finals or members:
                 sink(finals, members)
         # Not those the sink held before this run (a stop while finished chunks are being skipped).
-        rest = sorted(index for index, state in _chunks().chunk_states(self.store.engine, self.run_id).items()
+        rest = sorted(index for index, state in _chunks.chunk_states(self.store.engine, self.run_id).items()
                       if index not in self.passed_on and not self._in_sink(index, state))
         for start in range(0, len(rest), _CATCH_UP_CHUNKS):
             finals, members = self._stored_verdicts(rest[start:start + _CATCH_UP_CHUNKS])
@@ -476,14 +479,7 @@ class Engine:
         try:
             self.writer.close()
         finally:
-            _chunks().release_leases(self.store.engine, self.run_id, self.summary.worker)
-
-
-def _chunks() -> Any:
-    """The store's chunk bookkeeping, imported once the store is (SQLAlchemy: issue 39)."""
-    from convoscope.store import _chunks
-
-    return _chunks
+            _chunks.release_leases(self.store.engine, self.run_id, self.summary.worker)
 
 
 def _prefetch(plan: Plan, asked: frozenset[str]) -> None:

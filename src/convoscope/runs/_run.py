@@ -17,12 +17,13 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from convoscope._deferred import Deferred
 from convoscope.criteria import Criterion
 from convoscope.items import Item
 from convoscope.items._prefix import Prefix
 from convoscope.items._stream import DEFAULT_CHUNK, ItemStream
 from convoscope.judges import RETRYABLE_ON_REQUEST, TRANSIENT, Judge, Panel, Verdict
-from convoscope.runs._engine import Engine, EngineOptions, Progress, Sink, _chunks, judge_task
+from convoscope.runs._engine import Engine, EngineOptions, Progress, Sink, judge_task
 from convoscope.runs._out import VerdictFile
 from convoscope.runs._plan import Task, applies, plan_tasks, run_id_for
 from convoscope.runs._repeats import ConsistencyTally
@@ -32,7 +33,9 @@ from convoscope.store._owner import worker_name
 
 if TYPE_CHECKING:
     from convoscope.runs._head import HeadStart
-    from convoscope.store import Store
+    from convoscope.store import Store, _chunks
+else:  # imported with the store (SQLAlchemy: issue 39)
+    _chunks = Deferred("convoscope.store._chunks")
 
 DEFAULT_LEASE_S = 120.0  # a dead worker's chunks are free again after this long
 
@@ -123,7 +126,7 @@ async def run_judge(
         engine.close()
         await asyncio.to_thread(_after_an_early_stop, engine, on_stop)
         if kept is not None and engine.stale:
-            everything = sorted(set(_chunks().chunk_states(store.engine, run_id)) | set(engine.seen))
+            everything = sorted(set(_chunks.chunk_states(store.engine, run_id)) | set(engine.seen))
             await asyncio.to_thread(kept.rewrite, engine.stored_batches(everything))
         raise
     engine.close()
@@ -145,15 +148,14 @@ def _done_prefixes(store: Store, run_id: str, config: str) -> list[tuple[str, Pr
     """The done prefix the run may skip: its own (recorded by its last run) or, for a new run
     (a renamed or copied input), those of other runs of the same judge and criteria, which the
     input may start with (see Engine._skip_prefix)."""
-    chunks = _chunks()
-    own = chunks.load_prefix(store.engine, run_id)
-    return [(run_id, own)] if own is not None else chunks.related_prefixes(store.engine, run_id, config)
+    own = _chunks.load_prefix(store.engine, run_id)
+    return [(run_id, own)] if own is not None else _chunks.related_prefixes(store.engine, run_id, config)
 
 
 def _record_prefix(stream: ItemStream, store: Store, run_id: str) -> None:
     """After a run that ended well: its first chunks that are done, as read by this run, become
     the run's done prefix, which the next run skips unread (see items._prefix)."""
-    states = _chunks().chunk_states(store.engine, run_id)
+    states = _chunks.chunk_states(store.engine, run_id)
 
     def finished(index: int, fingerprint: str) -> bool:
         state = states.get(index)
@@ -161,7 +163,7 @@ def _record_prefix(stream: ItemStream, store: Store, run_id: str) -> None:
 
     prefix = stream.done_prefix(finished)
     if prefix is not None:
-        _chunks().save_prefix(store.engine, run_id, prefix, only_longer=stream.skipped is not None)
+        _chunks.save_prefix(store.engine, run_id, prefix, only_longer=stream.skipped is not None)
 
 
 def _settle_the_file(kept: VerdictFile, engine: Engine, held: Any) -> None:
