@@ -8,18 +8,18 @@ passed on as they are; the rest go to ``concurrency`` workers through a bounded 
 never runs more than a few chunks ahead of judging and memory stays flat however long the input.
 A chunk is finished in the store (done, or failed when a verdict is a transient failure) in the
 same transaction as its last verdict. At the end the engine waits for chunks other workers hold,
-and takes over those whose worker died (its lease ran out).
+and takes over those whose worker died (its lease ran out). What the sink (``--out``) is given of
+the chunks found finished, and whether it must be written again, is :mod:`convoscope.runs._stored`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from convoscope._deferred import Deferred
@@ -33,6 +33,7 @@ from convoscope.models import task_context
 from convoscope.models._otel import tracing
 from convoscope.runs._out import Held
 from convoscope.runs._plan import Plan, Task, plan_tasks
+from convoscope.runs._stored import StoredFeed
 from convoscope.runs._summary import RunSummary
 
 if TYPE_CHECKING:
@@ -43,7 +44,6 @@ else:  # the store's chunk bookkeeping, imported with the store (SQLAlchemy: iss
     _chunks = Deferred("convoscope.store._chunks")
 
 Progress = Callable[[int], None]
-_CATCH_UP_CHUNKS = 64
 STOP_GRACE_S = 10.0  # on SIGTERM or Ctrl-C, how long the calls in flight may take to be answered
 Sink = Callable[[list[Verdict], list[Verdict]], None]
 
@@ -101,13 +101,10 @@ class Engine:
         self.writer = VerdictWriter(store, run_id, supersede=options.retry, on_commit=options.sink)
         self.open: dict[int, _Open] = {}
         self.seen: dict[int, int] = {}  # chunk index -> its number of items
-        self.passed_on: set[int] = set()  # chunks whose verdicts reach the sink from this process
-        self.unpassed: list[int] = []  # finished chunks whose verdicts the sink gets after the pass
         self.taking: tuple[str, int] | None = None  # another run's done prefix to record as this run's
         self.started = time.time()
         self.stream_name = "<items>"
-        self.known: dict[int, ChunkState] = {}  # the chunks as the store knew them at the start
-        self._stale = False
+        self.sink_side = StoredFeed(store, run_id, self.writer, options)  # stored verdicts, --out
 
     # -- the run ----------------------------------------------------------------------------
 
@@ -155,16 +152,16 @@ class Engine:
     async def _feed(self, stream: ItemStream, queue: asyncio.Queue[Task | None], workers: int) -> None:
         try:
             known = await asyncio.to_thread(_chunks.chunk_states, self.store.engine, self.run_id)
-            self.known = known
+            self.sink_side.known = known
             await self._skip_prefix(stream, known)
             held = await self._pass(stream.chunks(), known, queue, None)
             await self._take_chunks()
-            await self._pass_on_finished()
+            await self.sink_side.pass_on_finished()
             waits = held_waits(self.options.lease_s)
             while held:
                 await asyncio.sleep(next(waits))
                 held = await self._settle_held(stream, held, queue)
-                await self._pass_on_finished()
+                await self.sink_side.pass_on_finished()
         except BaseException:
             # Stopping early (an error, Ctrl-C): the queued tasks are dropped, never judged (a
             # re-run does them), and every worker is told to stop without waiting for room.
@@ -269,61 +266,7 @@ class Engine:
             self.summary.resumed += tasks
         self.summary.not_applicable += state.outcome.get("skipped", 0)
         self._progress(tasks)
-        if self._in_sink(index, state) or self.options.sink is None:
-            self.passed_on.add(index)  # its verdicts are in the sink already (an earlier run put them there)
-            return
-        self.stale |= self._covered(index)
-        self.unpassed.append(index)
-
-    async def _pass_on_finished(self) -> None:
-        """The stored verdicts of the finished chunks found in the pass, to the sink: after the
-        pass has queued the new chunks' tasks, so that a new input (a renamed file: the sink is a
-        new ``--out``) asks its first new question before reading every finished verdict back."""
-        while self.unpassed:
-            size = 1 if self.options.order is not None else _CATCH_UP_CHUNKS
-            batch, self.unpassed = self.unpassed[:size], self.unpassed[size:]
-            finals, members = await asyncio.to_thread(self._stored_verdicts, batch)
-            if self.options.order is not None:
-                self.options.order.update({(verdict.item_id, verdict.criterion): (batch[0], place)
-                                           for place, verdict in enumerate(finals)})
-            self.writer.emit(finals, members)
-            self.passed_on.update(batch)
-
-    @property
-    def stale(self) -> bool:
-        """The sink holds verdicts this run replaced: it must be written again."""
-        return self._stale
-
-    @stale.setter
-    def stale(self, value: bool) -> None:
-        if value and not self._stale and self.options.on_stale is not None:
-            self.options.on_stale()
-        self._stale = self._stale or value
-
-    def _covered(self, index: int) -> bool:
-        """Whether the sink held this chunk's verdicts (as they were) before this run."""
-        held = self.options.held
-        return held is not None and index < held.chunks
-
-    def _in_sink(self, index: int, state: ChunkState) -> bool:
-        """A chunk finished before the sink last held the run, unchanged since: nothing to pass on."""
-        held = self.options.held
-        return self._covered(index) and held is not None and state.state == "done" \
-            and (state.finished_at or math.inf) <= held.until
-
-    def stored_batches(self, indices: list[int]) -> Iterator[tuple[list[Verdict], list[Verdict]]]:
-        """The stored verdicts of these chunks, in run order, a few chunks at a time."""
-        for start in range(0, len(indices), _CATCH_UP_CHUNKS):
-            yield self._stored_verdicts(indices[start:start + _CATCH_UP_CHUNKS])
-
-    def _stored_verdicts(self, indices: list[int], passed: set[str] | frozenset[str] = frozenset()
-                         ) -> tuple[list[Verdict], list[Verdict]]:
-        keys = [(key, member) for key, member in _chunks.chunk_keys(self.store.engine, self.run_id, indices)
-                if key not in passed]
-        found = self.store.verdicts_by_key([key for key, _ in keys])
-        finals = [found[key] for key, member in keys if not member and key in found]
-        members = [found[key] for key, member in keys if member and key in found]
-        return finals, members
+        self.sink_side.finished(index, state)
 
     async def _judge_chunk(self, raw: RawChunk, queue: asyncio.Queue[Task | None]) -> None:
         plan, states, stored, before = await asyncio.to_thread(self._prepare, raw)
@@ -344,9 +287,9 @@ class Engine:
             else:
                 todo.append(task)
                 self.summary.retried += state != "missing"
-                self.stale |= task.key in before  # the sink holds the verdict it replaces
+                self.sink_side.stale |= task.key in before  # the sink holds the verdict it replaces
         self.writer.emit(finals, members)
-        self.passed_on.add(raw.index)  # what is stored now, and what this process judges later
+        self.sink_side.passed_on.add(raw.index)  # what is stored now, and what this process judges later
         self._progress(len(plan.tasks) - len(todo))
         self.summary.total_tasks += len(plan.tasks)
         chunk.remaining = len(todo)
@@ -373,7 +316,7 @@ class Engine:
         _prefetch(plan, head.keys if head is not None else frozenset())
         keys = [(key, task.position, True) for task in plan.tasks for key in task.member_keys]
         keys += [(task.key, task.position, False) for task in plan.tasks]
-        before = self._held_keys(raw.index, {key for key, _, _ in keys})
+        before = self.sink_side.held_keys(raw.index, {key for key, _, _ in keys})
         with self.store.engine.begin() as connection:
             _chunks.register_tasks(connection, self.run_id, raw.index, keys)
         if self.options.sink is None:
@@ -383,21 +326,6 @@ class Engine:
         states: dict[str, str | None] = {key: verdict.unscored_reason for key, verdict in stored.items()
                                          if key in finals}
         return plan, states, stored, before
-
-    def _held_keys(self, index: int, wanted: set[str]) -> set[str]:
-        """The keys of chunk ``index`` whose verdicts the sink holds from before this run: those the
-        chunk had when it finished, if that was before the sink last held the run. Keys it had that
-        it no longer asks for (an edited row) leave the sink stale."""
-        if self.options.sink is None or not self._covered(index):
-            return set()
-        state = self.known.get(index)
-        if state is None or state.state == "pending" \
-                or not self._in_sink(index, replace(state, state="done")):
-            self.stale = True
-            return set()
-        had = set(_chunks.chunk_task_keys(self.store.engine, self.run_id, index))
-        self.stale |= not had <= wanted
-        return had & wanted
 
     async def _work(self, queue: asyncio.Queue[Task | None]) -> None:
         while (task := await queue.get()) is not None:
@@ -451,28 +379,6 @@ class Engine:
             counts.update({reason: n for reason, n in state.outcome.items()
                            if reason not in ("scored", "skipped")})
         return counts
-
-    def pass_on_the_rest(self) -> None:
-        """After an early stop: pass the sink the stored verdicts of the run's chunks this process
-        did not pass on (chunks other workers held, or that the stop came before), a few chunks at
-        a time, so that ``--out`` holds what the store holds for the run."""
-        sink = self.options.sink
-        if sink is None:
-            return
-        # A chunk this process left unfinished may have been taken up by another worker since
-        # (its lease was given back): what was stored beyond what this process passed on, too.
-        for chunk in list(self.open.values()):
-            finals, members = self._stored_verdicts([chunk.index], chunk.passed)
-            if finals or members:
-                sink(finals, members)
-        # Not those the sink held before this run (a stop while finished chunks are being skipped).
-        rest = sorted(index for index, state in _chunks.chunk_states(self.store.engine, self.run_id).items()
-                      if index not in self.passed_on and not self._in_sink(index, state))
-        for start in range(0, len(rest), _CATCH_UP_CHUNKS):
-            finals, members = self._stored_verdicts(rest[start:start + _CATCH_UP_CHUNKS])
-            if finals or members:
-                sink(finals, members)
-            self.passed_on.update(rest[start:start + _CATCH_UP_CHUNKS])
 
     def close(self) -> None:
         """Commit everything judged (also on Ctrl-C) and give back the leases still held."""

@@ -125,9 +125,9 @@ async def run_judge(
     except BaseException:
         engine.close()
         await asyncio.to_thread(_after_an_early_stop, engine, on_stop)
-        if kept is not None and engine.stale:
+        if kept is not None and engine.sink_side.stale:
             everything = sorted(set(_chunks.chunk_states(store.engine, run_id)) | set(engine.seen))
-            await asyncio.to_thread(kept.rewrite, engine.stored_batches(everything))
+            await asyncio.to_thread(kept.rewrite, engine.sink_side.stored_batches(everything))
         raise
     engine.close()
     await asyncio.to_thread(_record_prefix, stream, store, run_id)
@@ -170,8 +170,8 @@ def _settle_the_file(kept: VerdictFile, engine: Engine, held: Any) -> None:
     """At the end of a run: a file that holds verdicts this run replaced, or chunks beyond a
     shorter input, is written again from the store; then it is noted as holding the whole run."""
     seen = sorted(engine.seen)
-    if held is not None and (engine.stale or len(seen) < held.chunks):
-        kept.rewrite(engine.stored_batches(seen))
+    if held is not None and (engine.sink_side.stale or len(seen) < held.chunks):
+        kept.rewrite(engine.sink_side.stored_batches(seen))
     kept.completed(engine.store, engine.run_id, len(seen), time.time())
 
 
@@ -180,7 +180,7 @@ def _after_an_early_stop(engine: Engine, on_stop: Callable[[], None] | None) -> 
         if on_stop is not None:
             on_stop()
     finally:
-        engine.pass_on_the_rest()
+        engine.sink_side.pass_on_the_rest((chunk.index, chunk.passed) for chunk in engine.open.values())
 
 
 def _has_repeats(judge: Judge) -> bool:
