@@ -34,6 +34,11 @@ through a wrapper that prints each thread's CPU at exit: the event loop ("main",
 the planning threads ("asyncio"), the verdict writer; less noisy than whole-process CPU on a
 shared machine, and it says where the CPU went.
 
+``--start-up N`` also runs every side N times on one item, interleaved: each side's start-up CPU
+(imports, set-up, one request), and its marginal CPU per verdict, ``(CPU(items) - CPU(1)) /
+(items - 1)``, what a verdict costs once the process runs, apart from the fixed start-up that a
+short run divides among few verdicts.
+
 ``--append results/cli_overhead.md`` appends the figures as a table row (date, commit, load).
 """
 
@@ -203,6 +208,9 @@ def main() -> None:
     parser.add_argument("--by-thread", type=int, default=0, metavar="N",
                         help="also run convoscope (and --compare-src) N times each, interleaved, "
                              "and report each thread's CPU (medians)")
+    parser.add_argument("--start-up", type=int, default=0, metavar="N",
+                        help="also run every side N times on one item: start-up CPU, and the marginal "
+                             "CPU per verdict beside it")
     parser.add_argument("--append", type=Path, help="append the figures to this markdown file")
     parser.add_argument("--compare-src", type=Path, metavar="DIR",
                         help="also run convoscope from this source tree (e.g. an earlier commit's "
@@ -219,22 +227,26 @@ def main() -> None:
         sides = (*SIDES, "compared")
     load_before = uptime()
     runs: dict[str, list[tuple[float, float]]] = {side: [] for side in sides}
+    alone: dict[str, list[tuple[float, float]]] = {side: [] for side in sides}  # one item (--start-up)
     first: dict[str, list[tuple[float, float]]] = {}
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         items_path, bodies_path = write_inputs(folder, args.items)
+        (folder / "one").mkdir()
+        one_item = write_inputs(folder / "one", 1)
         (folder / "plain_httpx.py").write_text(PLAIN)
         (folder / "plain_httpcore.py").write_text(PLAIN_CORE)
 
-        def command(side: str, base_url: str, repeat: int) -> list[str]:
+        def command(side: str, base_url: str, repeat: int, one: bool = False) -> list[str]:
+            items, bodies = one_item if one else (items_path, bodies_path)
             if side in ("convoscope", "compared"):
-                return [sys.executable, "-m", "convoscope", "judge", str(items_path), "--criterion",
+                return [sys.executable, "-m", "convoscope", "judge", str(items), "--criterion",
                         "survey/effort", "--judge", f"openai:mock@{base_url}", "--mode", "chat",
                         "--concurrency", str(args.concurrency),
                         "--store", str(folder / f"{side}-{repeat}.db")]  # a fresh store each time
             core = side == "httpcore x8"
             script, shards = ("plain_httpcore.py", args.shards) if core else ("plain_httpx.py", 1)
-            return [sys.executable, str(folder / script), base_url, str(bodies_path),
+            return [sys.executable, str(folder / script), base_url, str(bodies),
                     str(args.concurrency), str(shards)]
 
         if args.repeats:
@@ -245,6 +257,11 @@ def main() -> None:
                     for side in sides:
                         env = other_env if side == "compared" else None
                         runs[side].append(timed(command(side, base_url, repeat), folder, env))
+                for repeat in range(args.start_up):
+                    for side in sides:
+                        env = other_env if side == "compared" else None
+                        alone[side].append(timed(command(side, base_url, 3000 + repeat, one=True),
+                                                 folder, env))
             finally:
                 mock.kill()  # type: ignore[attr-defined]
         if args.first_request:
@@ -252,6 +269,8 @@ def main() -> None:
                                    folder, other_env)
         threads = by_thread(args.by_thread, folder, command, other_env, args.mock) if args.by_thread else []
     report(args, runs, first, load_before, uptime())
+    if args.start_up:
+        print("\n".join(start_up_lines(args.items, runs, alone)))
     print("\n".join(threads))
 
 
@@ -279,6 +298,25 @@ def by_thread(times: int, folder: Path, command: Any, other_env: dict[str, str] 
         lines.append(f"by thread ({side}), CPU s, medians of {times}: " + ", ".join(
             f"{name} {statistics.median(row.get(name, 0.0) for row in rows):.3f}" for name in names))
         lines.append("  process CPU per run: " + ", ".join(f"{row['process']:.2f}" for row in rows))
+    return lines
+
+
+def start_up_lines(items: int, runs: dict[str, list[tuple[float, float]]],
+                   alone: dict[str, list[tuple[float, float]]]) -> list[str]:
+    """Each side's start-up CPU (one item) and marginal CPU per verdict, and convoscope's ratios."""
+    lines, marginal, fixed = [], {}, {}
+    for side, timings in alone.items():
+        if not timings or not runs[side]:
+            continue
+        fixed[side] = statistics.median(c for _, c in timings)
+        marginal[side] = (statistics.median(c for _, c in runs[side]) - fixed[side]) / (items - 1)
+        lines.append(f"{side:12} start-up CPU {fixed[side]:.2f} s (one item; runs "
+                     + ", ".join(f"{c:.2f}" for _, c in timings)
+                     + f"), marginal {1000 * marginal[side]:.3f} ms per verdict")
+    if "convoscope" in marginal and "httpcore x8" in marginal:
+        more = fixed["convoscope"] - fixed["httpcore x8"]
+        lines.append(f"convoscope vs httpcore x8: start-up {more:+.2f} s, "
+                     f"marginal CPU per verdict {marginal['convoscope'] / marginal['httpcore x8']:.2f} x")
     return lines
 
 
