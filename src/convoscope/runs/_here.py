@@ -10,6 +10,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
+from convoscope._gc import collections_spaced
 from convoscope.criteria import Criterion
 from convoscope.errors import ConfigError
 from convoscope.items import Item, ItemStream
@@ -123,7 +124,15 @@ async def judge_here(items: Any, criteria: Sequence[Criterion], judge: Any, stor
                      **hooks: Any) -> RunResult:
     """The run in this process (other processes may share it through the store). ``early``: on
     a new SQLite store, send the first requests before the store is set up (runs._head; not
-    when several processes start together on it)."""
+    when several processes start together on it). Young garbage collections are spaced out
+    meanwhile (see convoscope._gc)."""
+    with collections_spaced():
+        return await _judge_here(items, criteria, judge, store, options, extra, early=early, **hooks)
+
+
+async def _judge_here(items: Any, criteria: Sequence[Criterion], judge: Any, store: Store | str | Path | None,
+                      options: RunOptions, extra: dict[str, Any] | None, *, early: bool,
+                      **hooks: Any) -> RunResult:
     owned = not is_store(store)
     target = cast("str | Path", DEFAULT_STORE if store is None else store)  # when owned
     model_options = options.model_options(extra)
