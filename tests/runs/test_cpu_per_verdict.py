@@ -127,3 +127,61 @@ def test_a_chat_body_is_the_json_of_its_fields_and_its_shell_is_encoded_once(mon
     import asyncio
 
     asyncio.run(model.aclose())
+
+
+def _statements(store: Store) -> list[tuple[str, bool]]:
+    """Every statement the store's connections send to the driver: (SQL, executemany?)."""
+    import sqlalchemy as sa
+
+    seen: list[tuple[str, bool]] = []
+    sa.event.listen(store.engine, "before_cursor_execute",
+                    lambda _conn, _cursor, sql, _params, _context, many: seen.append((sql, many)))
+    return seen
+
+
+def test_a_commit_writes_each_table_in_one_executemany_without_sqlalchemy_per_row_work(tmp_path, monkeypatch):
+    # Before: Connection.execute(statement, rows) built every row's parameters through the
+    # compiled statement (construct_params, once per row) before the driver saw them.
+    from sqlalchemy.sql import compiler
+
+    from convoscope.models import Generation, ResponseCache
+
+    store = Store(tmp_path / "s.db")
+    store.response_cache = cache = ResponseCache(tmp_path / "s.cache.db")
+    writer = VerdictWriter(store, "r", supersede=["model_error"])
+    seen = _statements(store)
+    built = []
+    real = compiler.SQLCompiler.construct_params
+    monkeypatch.setattr(compiler.SQLCompiler, "construct_params",
+                        lambda self, *args, **kwargs: built.append(1) or real(self, *args, **kwargs))
+    for number in range(200):
+        cache.put(f"c{number}", Generation(text='{"score": 1}', model="m"))
+        writer.put([(f"k{number}", _verdict(number))])
+    writer.close()
+    cache.close()
+    assert built == []
+    inserts = [(sql.split("(")[0].strip(), many) for sql, many in seen if sql.lower().startswith("insert")]
+    assert inserts == [("insert or replace into convoscope_cache.responses", True),
+                       ("INSERT INTO verdicts", True)]
+    assert len(store.verdicts_by_key([f"k{n}" for n in range(200)])) == 200
+
+
+def test_the_cache_file_is_attached_once_per_connection_not_looked_up_every_commit(tmp_path):
+    # Before: every commit asked "pragma database_list" whether the cache's file was attached.
+    from convoscope.models import Generation, ResponseCache
+
+    store = Store(tmp_path / "s.db")
+    store.response_cache = cache = ResponseCache(tmp_path / "s.cache.db")
+    writer = VerdictWriter(store, "r")
+    seen = _statements(store)
+    for number in range(4):
+        cache.put(f"c{number}", Generation(text="x", model="m"))
+        writer.put([(f"k{number}", _verdict(number))])
+        writer.flush()  # one commit each
+    writer.close()
+    cache.close()
+    assert writer.commits == 4
+    asked = [sql for sql, _ in seen if "database_list" in sql]
+    attached = [sql for sql, _ in seen if sql.startswith("attach")]
+    assert len(attached) == 1 and len(asked) <= 1
+    assert len(ResponseCache(tmp_path / "s.cache.db")) == 4
