@@ -185,3 +185,41 @@ def test_the_cache_file_is_attached_once_per_connection_not_looked_up_every_comm
     attached = [sql for sql, _ in seen if sql.startswith("attach")]
     assert len(attached) == 1 and len(asked) <= 1
     assert len(ResponseCache(tmp_path / "s.cache.db")) == 4
+
+
+def test_the_writer_commits_on_one_connection_of_its_own(tmp_path):
+    # Before: every commit checked a connection out of the pool (and reset it on return); with
+    # other threads' connections in the pool, it came back with another one, whose page cache
+    # another connection's writes had made stale.
+    import sqlalchemy as sa
+
+    store = Store(tmp_path / "s.db")
+    checkouts = []
+    sa.event.listen(store.engine, "checkout", lambda *_: checkouts.append(1))
+    writer = VerdictWriter(store, "r")
+    for number in range(5):
+        writer.put([(f"k{number}", _verdict(number))])
+        writer.flush()
+    assert writer.commits == 5 and len(checkouts) == 1
+    writer.close()
+    assert store.engine.pool.checkedout() == 0  # given back when the writer stops
+    assert len(store.verdicts_by_key([f"k{n}" for n in range(5)])) == 5
+
+
+def test_a_failed_commit_is_retried_on_a_new_connection(tmp_path, monkeypatch):
+    import sqlalchemy as sa
+
+    store = Store(tmp_path / "s.db")
+    writer = VerdictWriter(store, "r")
+    real, failures = store.write, [1]
+
+    def flaky(connection, *args, **kwargs):
+        if failures:
+            failures.pop()
+            raise sa.exc.OperationalError("insert", {}, Exception("database is locked"))
+        return real(connection, *args, **kwargs)
+
+    monkeypatch.setattr(store, "write", flaky)
+    writer.put([("k", _verdict(1))])
+    writer.close()
+    assert list(store.verdicts_by_key(["k"])) == ["k"] and store.engine.pool.checkedout() == 0
