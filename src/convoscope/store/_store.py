@@ -113,7 +113,7 @@ class Store:
         now = time.time()
         insert = self._verdict_insert(tuple(sorted(supersede)))
         connection.exec_driver_sql(insert.sql, insert.parameters(
-            [_row(scope, producer, key, verdict, now) for key, verdict in rows]))
+            [_values(scope, producer, key, verdict, now) for key, verdict in rows]))
 
     def _verdict_insert(self, reasons: tuple[str, ...]) -> Compiled:
         """The verdicts' INSERT for these supersede reasons, compiled once per store to the
@@ -204,15 +204,21 @@ class Store:
 _REPLACED = ("run_id", "item_id", "criterion", "rater", "value", "unscored_reason", "data", "created_at")
 
 
-# The verdicts' columns a write fills, in the order of _row's tuples (the table's order, so the
+# The verdicts' columns a write fills, in the order of _values' tuples (the table's order, so the
 # compiled INSERT takes the tuples as they are).
 _COLUMNS = ("scope", "task_key", "run_id", "item_id", "criterion", "rater", "value", "unscored_reason",
             "data", "created_at")
 
 
 def _row(scope: str, producer: str, task_key: str, verdict: Verdict,
-         now: float | None = None) -> tuple[Any, ...]:
-    """One verdict's values, in the order of ``_COLUMNS``."""
+         now: float | None = None) -> dict[str, Any]:
+    """One verdict's row by column (for SQLAlchemy statements, e.g. an archive's import)."""
+    return dict(zip(_COLUMNS, _values(scope, producer, task_key, verdict, now), strict=True))
+
+
+def _values(scope: str, producer: str, task_key: str, verdict: Verdict,
+            now: float | None = None) -> tuple[Any, ...]:
+    """One verdict's values, in the order of ``_COLUMNS`` (the writer's compiled INSERT)."""
     return (scope, task_key, producer, verdict.item_id, verdict.criterion, verdict.rater,
             None if verdict.value is None else json.dumps(verdict.value), verdict.unscored_reason,
             verdict.model_dump_json(), time.time() if now is None else now)
