@@ -114,3 +114,18 @@ def test_a_chunk_registers_its_keys_in_one_executemany_without_sqlalchemy_per_ro
         rows = connection.exec_driver_sql("select task_key, chunk, position, member from run_tasks "
                                           "where run_id = 'r' order by position").all()
     assert [tuple(row) for row in rows] == [(key, 4, position, int(member)) for key, position, member in keys]
+
+
+def test_the_system_message_is_built_once_per_criterion_not_per_item(monkeypatch):
+    # Before: a Message (validated by pydantic) for the same ~3.5 kB system prompt per item.
+    from convoscope.models import Message
+
+    criterion = get_criterion("survey:effort")
+    expected = [build_request(criterion, item).messages for item in _items()]
+    built = []
+    real = Message.__init__
+    monkeypatch.setattr(Message, "__init__", lambda self, **fields: built.append(fields["role"]) or
+                        real(self, **fields))
+    messages = [build_request(criterion, item).messages for item in _items()]
+    assert built == ["user"] * len(_items())
+    assert messages == expected

@@ -168,9 +168,11 @@ def render_messages(
     criterion: Criterion, item: Item, *, persona: str | None = None
 ) -> tuple[Message, ...]:
     """The chat prompt of a rubric judge: system (instructions, persona, rubric, schema), user (item)."""
-    user = render_item(item, criterion) + "\n\n" + REMINDER.format(name=criterion.name)
-    return (Message(role="system", content=system_prompt(criterion, persona)),
-            Message(role="user", content=user))
+    # The system message and the reminder are the same for every item: built once (a Message is frozen).
+    system = _CACHE.get(criterion, persona, "system message",
+                        lambda: Message(role="system", content=system_prompt(criterion, persona)))
+    reminder = _CACHE.get(criterion, None, "reminder", lambda: "\n\n" + REMINDER.format(name=criterion.name))
+    return (system, Message(role="user", content=render_item(item, criterion) + reminder))
 
 
 def scale_tokens(criterion: Criterion) -> dict[str, int | str]:
