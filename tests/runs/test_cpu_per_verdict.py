@@ -233,3 +233,25 @@ def test_a_failed_commit_is_retried_on_a_new_connection(tmp_path, monkeypatch):
     writer.put([("k", _verdict(1))])
     writer.close()
     assert list(store.verdicts_by_key(["k"])) == ["k"] and store.engine.pool.checkedout() == 0
+
+
+def test_the_stored_row_is_what_the_verdict_serialises_to(tmp_path):
+    # The compiled INSERT and the tuple rows must store what SQLAlchemy's statement stored:
+    # value as json.dumps, data as model_dump_json, every column in its place.
+    import json
+    import sqlite3
+
+    verdicts = [Verdict(item_id="1", criterion="c", rater="model:x", value=3, reason="fine"),
+                Verdict(item_id="2", criterion="c", rater="model:x", value=-1),
+                Verdict(item_id="3", criterion="c", rater="human:ä", value="ja, sehr \"gut\" ✓"),
+                Verdict(item_id="4", criterion="c", rater="model:x", value=None, unscored_reason="idk",
+                        raw="Grüße\u2028東京")]
+    store = Store(tmp_path / "s.db")
+    store.add_many("", [(f"k{n}", verdict) for n, verdict in enumerate(verdicts)])
+    store.close()
+    with sqlite3.connect(tmp_path / "s.db") as connection:
+        rows = connection.execute("select scope, task_key, run_id, item_id, criterion, rater, value, "
+                                  "unscored_reason, data, attempts from verdicts order by id").fetchall()
+    assert rows == [("", f"k{n}", "", v.item_id, v.criterion, v.rater,
+                     None if v.value is None else json.dumps(v.value), v.unscored_reason,
+                     v.model_dump_json(), 1) for n, v in enumerate(verdicts)]

@@ -220,8 +220,15 @@ def _values(scope: str, producer: str, task_key: str, verdict: Verdict,
             now: float | None = None) -> tuple[Any, ...]:
     """One verdict's values, in the order of ``_COLUMNS`` (the writer's compiled INSERT)."""
     return (scope, task_key, producer, verdict.item_id, verdict.criterion, verdict.rater,
-            None if verdict.value is None else json.dumps(verdict.value), verdict.unscored_reason,
+            _json_value(verdict.value), verdict.unscored_reason,
             verdict.model_dump_json(), time.time() if now is None else now)
+
+
+def _json_value(value: int | str | None) -> str | None:
+    """``json.dumps(value)`` (None stays NULL); an int is its decimal digits, as json writes it."""
+    if value is None:
+        return None
+    return str(value) if type(value) is int else json.dumps(value)
 
 
 def _check_exists(url: str) -> None:
