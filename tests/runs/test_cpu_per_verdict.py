@@ -127,3 +127,131 @@ def test_a_chat_body_is_the_json_of_its_fields_and_its_shell_is_encoded_once(mon
     import asyncio
 
     asyncio.run(model.aclose())
+
+
+def _statements(store: Store) -> list[tuple[str, bool]]:
+    """Every statement the store's connections send to the driver: (SQL, executemany?)."""
+    import sqlalchemy as sa
+
+    seen: list[tuple[str, bool]] = []
+    sa.event.listen(store.engine, "before_cursor_execute",
+                    lambda _conn, _cursor, sql, _params, _context, many: seen.append((sql, many)))
+    sa.event.listen(store.engine, "commit", lambda _conn: seen.append(("COMMIT", False)))
+    return seen
+
+
+def test_a_commit_writes_each_table_in_one_executemany_without_sqlalchemy_per_row_work(tmp_path, monkeypatch):
+    # Before: Connection.execute(statement, rows) built every row's parameters through the
+    # compiled statement (construct_params, once per row) before the driver saw them.
+    from sqlalchemy.sql import compiler
+
+    from convoscope.models import Generation, ResponseCache
+
+    store = Store(tmp_path / "s.db")
+    store.response_cache = cache = ResponseCache(tmp_path / "s.cache.db")
+    writer = VerdictWriter(store, "r", supersede=["model_error"])
+    seen = _statements(store)
+    built = []
+    real = compiler.SQLCompiler.construct_params
+    monkeypatch.setattr(compiler.SQLCompiler, "construct_params",
+                        lambda self, *args, **kwargs: built.append(1) or real(self, *args, **kwargs))
+    for number in range(200):
+        cache.put(f"c{number}", Generation(text='{"score": 1}', model="m"))
+        writer.put([(f"k{number}", _verdict(number))])
+    writer.close()
+    cache.close()
+    assert built == []
+    transactions: list[list[tuple[str, bool]]] = [[]]
+    for sql, many in seen:
+        if sql == "COMMIT":
+            transactions.append([])
+        elif sql.lower().startswith("insert"):
+            transactions[-1].append((sql.split("(")[0].strip().lower(), many))
+    committed = [inserts for inserts in transactions if inserts]
+    assert len(committed) == writer.commits  # however the puts were grouped into commits:
+    for inserts in committed:  # one executemany per table in each
+        assert len(inserts) == len(set(inserts)) and all(many for _, many in inserts)
+        assert {table for table, _ in inserts} <= {"insert or replace into convoscope_cache.responses",
+                                                   "insert into verdicts"}
+    assert len(store.verdicts_by_key([f"k{n}" for n in range(200)])) == 200
+
+
+def test_the_cache_file_is_attached_once_per_connection_not_looked_up_every_commit(tmp_path):
+    # Before: every commit asked "pragma database_list" whether the cache's file was attached.
+    from convoscope.models import Generation, ResponseCache
+
+    store = Store(tmp_path / "s.db")
+    store.response_cache = cache = ResponseCache(tmp_path / "s.cache.db")
+    writer = VerdictWriter(store, "r")
+    seen = _statements(store)
+    for number in range(4):
+        cache.put(f"c{number}", Generation(text="x", model="m"))
+        writer.put([(f"k{number}", _verdict(number))])
+        writer.flush()  # one commit each
+    writer.close()
+    cache.close()
+    assert writer.commits >= 4  # at least one per flush (an answer may precede its verdict)
+    asked = [sql for sql, _ in seen if "database_list" in sql]
+    attached = [sql for sql, _ in seen if sql.startswith("attach")]
+    assert len(attached) == 1 and len(asked) <= 1
+    assert len(ResponseCache(tmp_path / "s.cache.db")) == 4
+
+
+def test_the_writer_commits_on_one_connection_of_its_own(tmp_path):
+    # Before: every commit checked a connection out of the pool (and reset it on return); with
+    # other threads' connections in the pool, it came back with another one, whose page cache
+    # another connection's writes had made stale.
+    import sqlalchemy as sa
+
+    store = Store(tmp_path / "s.db")
+    checkouts = []
+    sa.event.listen(store.engine, "checkout", lambda *_: checkouts.append(1))
+    writer = VerdictWriter(store, "r")
+    for number in range(5):
+        writer.put([(f"k{number}", _verdict(number))])
+        writer.flush()
+    assert writer.commits == 5 and len(checkouts) == 1
+    writer.close()
+    assert store.engine.pool.checkedout() == 0  # given back when the writer stops
+    assert len(store.verdicts_by_key([f"k{n}" for n in range(5)])) == 5
+
+
+def test_a_failed_commit_is_retried_on_a_new_connection(tmp_path, monkeypatch):
+    import sqlalchemy as sa
+
+    store = Store(tmp_path / "s.db")
+    writer = VerdictWriter(store, "r")
+    real, failures = store.write, [1]
+
+    def flaky(connection, *args, **kwargs):
+        if failures:
+            failures.pop()
+            raise sa.exc.OperationalError("insert", {}, Exception("database is locked"))
+        return real(connection, *args, **kwargs)
+
+    monkeypatch.setattr(store, "write", flaky)
+    writer.put([("k", _verdict(1))])
+    writer.close()
+    assert list(store.verdicts_by_key(["k"])) == ["k"] and store.engine.pool.checkedout() == 0
+
+
+def test_the_stored_row_is_what_the_verdict_serialises_to(tmp_path):
+    # The compiled INSERT and the tuple rows must store what SQLAlchemy's statement stored:
+    # value as json.dumps, data as model_dump_json, every column in its place.
+    import json
+    import sqlite3
+
+    verdicts = [Verdict(item_id="1", criterion="c", rater="model:x", value=3, reason="fine"),
+                Verdict(item_id="2", criterion="c", rater="model:x", value=-1),
+                Verdict(item_id="3", criterion="c", rater="human:ä", value="ja, sehr \"gut\" ✓"),
+                Verdict(item_id="4", criterion="c", rater="model:x", value=None, unscored_reason="idk",
+                        raw="Grüße\u2028東京")]
+    store = Store(tmp_path / "s.db")
+    store.add_many("", [(f"k{n}", verdict) for n, verdict in enumerate(verdicts)])
+    store.close()
+    with sqlite3.connect(tmp_path / "s.db") as connection:
+        rows = connection.execute("select scope, task_key, run_id, item_id, criterion, rater, value, "
+                                  "unscored_reason, data, attempts from verdicts order by id").fetchall()
+    assert rows == [("", f"k{n}", "", v.item_id, v.criterion, v.rater,
+                     None if v.value is None else json.dumps(v.value), v.unscored_reason,
+                     v.model_dump_json(), 1) for n, v in enumerate(verdicts)]

@@ -91,7 +91,9 @@ async def test_a_judged_item_serialises_its_request_once(canned_proxy, tmp_path,
     monkeypatch.setattr(json, "dumps", dumps)
     result = await judged(canned_proxy, tmp_path, 5)
     assert [verdict.value for verdict in result.verdicts] == [1] * 5
-    assert len(computed) == len(set(computed)) == 5  # once per request, and nothing else
+    # Never twice for one request, and nothing else; a chat request's wire is mostly cut from
+    # its criterion's template, not computed here at all (tests/runs/test_planning_cost.py).
+    assert len(computed) == len(set(computed)) <= 5
     assert dumped == []
 
 

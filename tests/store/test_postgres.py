@@ -70,6 +70,29 @@ def test_store_on_postgres(postgres_url):
     reopened.close()
 
 
+def test_a_failure_is_superseded_with_its_attempts_counted_on_postgres(postgres_url):
+    """The writer's compiled INSERT (named parameters on psycopg): a stored model_error is
+    replaced and counted, a scored verdict is kept, and the columns hold the verdict."""
+    import json
+
+    import sqlalchemy as sa
+
+    store = Store(postgres_url)
+    failed = Verdict(item_id="1", criterion="c", rater="model:m", value=None, unscored_reason="model_error")
+    scored = Verdict(item_id="1", criterion="c", rater="model:m", value=3, reason="fine")
+    store.add_many("", [("s1", failed), ("s2", scored)], supersede=["model_error"])
+    store.add_many("", [("s1", scored), ("s2", failed)], supersede=["model_error"])
+    with store.engine.connect() as connection:
+        rows = {row.task_key: row for row in connection.execute(sa.text(
+            "select task_key, run_id, item_id, value, unscored_reason, data, attempts from verdicts "
+            "where scope = '' and task_key in ('s1', 's2')"))}
+    assert rows["s1"].attempts == 2 and rows["s2"].attempts == 1
+    for key in ("s1", "s2"):
+        assert (rows[key].run_id, rows[key].item_id, rows[key].value, rows[key].unscored_reason,
+                rows[key].data) == ("", "1", json.dumps(3), None, scored.model_dump_json())
+    store.close()
+
+
 def test_a_new_run_takes_another_runs_done_chunks_on_postgres(postgres_url):
     """What a renamed input's run does (tests/runs/test_renamed_input.py), in PostgreSQL's SQL."""
     from collections import Counter

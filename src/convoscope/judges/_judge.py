@@ -89,9 +89,12 @@ class RubricJudge:
         asked = hashlib.sha256(rendered.wire).hexdigest()
         # The text _digest would hash for {"judge", "model", "request", "item_id", "criterion"},
         # with the judge's part (the same for every task) serialised once per judge.
-        text = (f'{{"criterion": {_json(criterion.name)}, "item_id": {_json(item.id)}, '
+        text = (f'{{"criterion": {self._key_json(criterion.name)}, "item_id": {self._key_json(item.id)}, '
                 f'{self._key_middle}"request": "{asked}"}}')
         return hashlib.sha256(text.encode()).hexdigest()
+
+    # _json's text (json.dumps with sort_keys, ensure_ascii off) from one encoder, not one per call.
+    _key_json = staticmethod(json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode)
 
     @functools.cached_property
     def _key_middle(self) -> str:

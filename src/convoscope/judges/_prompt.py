@@ -20,9 +20,12 @@ the digits of text that imitates the grader are written full-width.
 
 from __future__ import annotations
 
+import secrets
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
+
+from pydantic_core import to_json
 
 from convoscope.criteria import Criterion
 from convoscope.items import Item, Turn
@@ -152,18 +155,24 @@ def _system_prompt(criterion: Criterion, persona: str | None) -> str:
 
 def criterion_schema(criterion: Criterion) -> dict[str, Any]:
     """The criterion's answer schema, built once per criterion."""
-    from convoscope.criteria import answer_schema
+    return _CACHE.get(criterion, None, "schema", lambda: _answer_schema(criterion))
 
-    return _CACHE.get(criterion, None, "schema", lambda: answer_schema(criterion))
+
+def _answer_schema(criterion: Criterion) -> dict[str, Any]:
+    from convoscope.criteria import answer_schema  # here, not per item: an import costs per call
+
+    return answer_schema(criterion)
 
 
 def render_messages(
     criterion: Criterion, item: Item, *, persona: str | None = None
 ) -> tuple[Message, ...]:
     """The chat prompt of a rubric judge: system (instructions, persona, rubric, schema), user (item)."""
-    user = render_item(item, criterion) + "\n\n" + REMINDER.format(name=criterion.name)
-    return (Message(role="system", content=system_prompt(criterion, persona)),
-            Message(role="user", content=user))
+    # The system message and the reminder are the same for every item: built once (a Message is frozen).
+    system = _CACHE.get(criterion, persona, "system message",
+                        lambda: Message(role="system", content=system_prompt(criterion, persona)))
+    reminder = _CACHE.get(criterion, None, "reminder", lambda: "\n\n" + REMINDER.format(name=criterion.name))
+    return (system, Message(role="user", content=render_item(item, criterion) + reminder))
 
 
 def scale_tokens(criterion: Criterion) -> dict[str, int | str]:
@@ -234,8 +243,30 @@ def build_request(
         return GenerateRequest(prompt=prompt, max_tokens=1, next_token_candidates=candidates)
     if mode != "chat":
         raise ValueError(f"unknown judge mode {mode!r}: use 'chat' or 'completion'")
-    return GenerateRequest(
-        messages=render_messages(criterion, item, persona=persona),
-        json_schema=criterion_schema(criterion),
-        max_tokens=max_tokens,
-    )
+    messages = render_messages(criterion, item, persona=persona)
+    request = GenerateRequest(messages=messages, json_schema=criterion_schema(criterion),
+                              max_tokens=max_tokens)
+    template = _CACHE.get(criterion, persona, f"wire:{max_tokens}",
+                          lambda: _wire_template(criterion, persona, max_tokens))
+    if template is not None:  # the request's one serialisation, as pydantic writes it (see _wire_template)
+        request.__dict__["wire"] = b"".join((template[0], to_json(messages[1].content), template[1]))
+    return request
+
+
+def _wire_template(criterion: Criterion, persona: str | None, max_tokens: int) -> tuple[bytes, bytes] | None:
+    """``GenerateRequest.wire`` of a chat request on ``criterion`` around its user message: the
+    bytes before and after that message's text. Everything else (the ~3.5 kB system prompt, the
+    schema, the settings) is the same for every item, so a request's wire is these two parts and
+    its user text serialised alone, not the whole request serialised again per item. Cut from
+    pydantic's own serialisation of a request whose user text is a marker, so it follows any
+    change of the request's fields; None (serialise each request whole) if the marker is not
+    found exactly once."""
+    marker = f"\x00user-{secrets.token_hex(8)}\x00"
+    probe = GenerateRequest(messages=(Message(role="system", content=system_prompt(criterion, persona)),
+                                      Message(role="user", content=marker)),
+                            json_schema=criterion_schema(criterion), max_tokens=max_tokens)
+    whole, cut = probe.wire, to_json(marker)
+    if whole.count(cut) != 1:
+        return None
+    head, tail = whole.split(cut)
+    return head, tail

@@ -31,11 +31,16 @@ from typing import Any
 _LINE_BREAKS = {"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
+# json.dumps(value, ensure_ascii=False) builds an encoder per call; one serves every call alike.
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def quote(value: Any) -> str:
     """``value`` as compact one-line JSON (a string becomes a quoted, escaped literal)."""
-    text = json.dumps(value, ensure_ascii=False)
-    for raw, escaped in _LINE_BREAKS.items():
-        text = text.replace(raw, escaped)
+    text = _ENCODE(value)
+    if not text.isascii():  # the line breaks below are not ASCII (isascii costs nothing)
+        for raw, escaped in _LINE_BREAKS.items():
+            text = text.replace(raw, escaped)
     return text
 
 

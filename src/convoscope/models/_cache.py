@@ -44,7 +44,9 @@ KEY_LENGTH = 64  # the store keeps keys in VARCHAR(64) columns (the batch ledger
 def cache_key(model_name: str, request: GenerateRequest) -> str:
     """The request's key: a hash of the model's name and the request's one serialisation (``v2:`` and
     the first 61 hex digits of a SHA-256, 244 bits: 64 characters, as the store's key columns hold)."""
-    digest = hashlib.sha256(model_name.encode() + b"\n" + request.wire).hexdigest()
+    hashed = hashlib.sha256(model_name.encode() + b"\n")
+    hashed.update(request.wire)  # not concatenated: the ~4.5 kB request is not copied to be hashed
+    digest = hashed.hexdigest()
     return (KEY_PREFIX + digest)[:KEY_LENGTH]
 
 
@@ -153,11 +155,16 @@ class ResponseCache:
     def write_into(self, connection: Any, rows: list[tuple[str, Generation]]) -> None:
         """Write ``rows`` in the caller's transaction on another SQLite database (a SQLAlchemy
         connection to the verdict store), with this cache's file attached to it. Call it before
-        anything else in the transaction: a file cannot be attached within one."""
-        attached = {row[1] for row in connection.exec_driver_sql("pragma database_list")}
-        if _ATTACHED not in attached:
+        anything else in the transaction: a file cannot be attached within one. The file is
+        attached once per database connection (``connection.info`` lives as long as it does,
+        across checkouts from the pool), not looked up in ``pragma database_list`` every commit."""
+        if connection.info.get(_ATTACHED) != str(self.path):
+            attached = {row[1] for row in connection.exec_driver_sql("pragma database_list")}
+            if _ATTACHED in attached:  # another cache's file (or one attached before info was kept)
+                connection.exec_driver_sql(f"detach database {_ATTACHED}")
             connection.exec_driver_sql(f"attach database ? as {_ATTACHED}", (str(self.path),))
             connection.exec_driver_sql(f"pragma {_ATTACHED}.synchronous=normal")  # as the cache's own
+            connection.info[_ATTACHED] = str(self.path)
         connection.exec_driver_sql(
             f"insert or replace into {_ATTACHED}.responses (key, model, generation) values (?, ?, ?)",
             [(key, generation.model, generation.model_dump_json()) for key, generation in rows])

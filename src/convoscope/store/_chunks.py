@@ -27,6 +27,7 @@ from typing import Any, Literal
 import sqlalchemy as sa
 
 from convoscope.items._prefix import Prefix
+from convoscope.store._compiled import Compiled
 from convoscope.store._owner import owner_gone, this_machine, worker_name  # noqa: F401 (imported from here)
 from convoscope.store._schema import insert_for, run_chunks, run_prefixes, run_tasks, runs
 
@@ -86,11 +87,26 @@ def register_tasks(connection: sa.Connection, run_id: str, chunk: int,
                    keys: list[tuple[str, int, bool]]) -> None:
     """Record the keys a chunk asks for: (task key, position in the run, panel member?)."""
     if keys:
-        rows = [{"run_id": run_id, "task_key": key, "chunk": chunk, "position": position,
-                 "member": member} for key, position, member in keys]
-        for start in range(0, len(rows), 500):
-            connection.execute(insert_for(connection, run_tasks).on_conflict_do_nothing(
-                index_elements=["run_id", "task_key"]), rows[start:start + 500])
+        insert = _task_insert(connection)
+        connection.exec_driver_sql(insert.sql, insert.parameters(
+            [(run_id, key, chunk, position, member) for key, position, member in keys]))
+
+
+_TASK_INSERTS: dict[tuple[str, str, str], Compiled] = {}
+
+
+def _task_insert(connection: sa.Connection) -> Compiled:
+    """run_tasks' INSERT, compiled once per kind of database: a chunk registers hundreds of keys,
+    and SQLAlchemy's per-row work on them cost more than the insert (issue 39)."""
+    dialect = connection.dialect
+    kind = (dialect.name, dialect.driver, dialect.paramstyle)
+    found = _TASK_INSERTS.get(kind)
+    if found is None:
+        found = _TASK_INSERTS[kind] = Compiled.of(
+            insert_for(connection, run_tasks).on_conflict_do_nothing(index_elements=["run_id", "task_key"]),
+            dialect,
+            ("run_id", "task_key", "chunk", "position", "member"))
+    return found
 
 
 def finish_chunk(connection: sa.Connection, run_id: str, chunk: int, outcome: Counter[str]) -> None:

@@ -17,6 +17,7 @@ import sqlalchemy as sa
 
 from convoscope.errors import LocatedError
 from convoscope.judges import Verdict
+from convoscope.store._compiled import Compiled
 from convoscope.store._schema import SHARED, insert_for, migrate, run_tasks, runs, verdicts
 from convoscope.store._target import DEFAULT_STORE, store_url
 
@@ -41,7 +42,7 @@ class Store:
         # A response cache whose answers this store's run writers commit with the verdicts, in
         # one transaction (a SQLite store only: the cache's file is attached to its connection).
         self.response_cache: Any = None
-        self._inserts: dict[tuple[str, ...], Any] = {}  # the verdicts' INSERT per supersede reasons
+        self._inserts: dict[tuple[str, ...], Compiled] = {}  # the verdicts' INSERT per supersede reasons
         if not create:
             _check_exists(self.url)
         self.engine = _engine(self.url)
@@ -110,13 +111,15 @@ class Store:
         ``run_id``: the run that produced the verdicts (default: the scope)."""
         producer = run_id if run_id is not None else scope
         now = time.time()
-        values = [_row(scope, producer, key, verdict, now) for key, verdict in rows]
-        connection.execute(self._verdict_insert(tuple(sorted(supersede))), values)
+        insert = self._verdict_insert(tuple(sorted(supersede)))
+        connection.exec_driver_sql(insert.sql, insert.parameters(
+            [_values(scope, producer, key, verdict, now) for key, verdict in rows]))
 
-    def _verdict_insert(self, reasons: tuple[str, ...]) -> Any:
-        """The verdicts' INSERT for these supersede reasons, built once per store: a writer
-        commits every few hundred milliseconds, and building the statement (its ``excluded``
-        columns above all) cost more than the rows' own insert (issue 39)."""
+    def _verdict_insert(self, reasons: tuple[str, ...]) -> Compiled:
+        """The verdicts' INSERT for these supersede reasons, compiled once per store to the
+        driver's SQL and run through the DB-API's executemany with plain tuples: a writer commits
+        every few hundred milliseconds, and SQLAlchemy's building of the statement, then its
+        processing of each row's parameters, cost more than the rows' own insert (issue 39)."""
         found = self._inserts.get(reasons)
         if found is not None:
             return found
@@ -129,8 +132,8 @@ class Store:
                 where=sa.or_(*(verdicts.c.unscored_reason == reason for reason in reasons)))
         else:
             statement = statement.on_conflict_do_nothing(index_elements=["scope", "task_key"])
-        self._inserts[reasons] = statement
-        return statement
+        compiled = self._inserts[reasons] = Compiled.of(statement, self.engine.dialect, _COLUMNS)
+        return compiled
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -201,17 +204,31 @@ class Store:
 _REPLACED = ("run_id", "item_id", "criterion", "rater", "value", "unscored_reason", "data", "created_at")
 
 
+# The verdicts' columns a write fills, in the order of _values' tuples (the table's order, so the
+# compiled INSERT takes the tuples as they are).
+_COLUMNS = ("scope", "task_key", "run_id", "item_id", "criterion", "rater", "value", "unscored_reason",
+            "data", "created_at")
 
 
 def _row(scope: str, producer: str, task_key: str, verdict: Verdict,
          now: float | None = None) -> dict[str, Any]:
-    return {
-        "scope": scope, "run_id": producer, "task_key": task_key, "item_id": verdict.item_id,
-        "criterion": verdict.criterion, "rater": verdict.rater,
-        "value": None if verdict.value is None else json.dumps(verdict.value),
-        "unscored_reason": verdict.unscored_reason,
-        "data": verdict.model_dump_json(), "created_at": time.time() if now is None else now,
-    }
+    """One verdict's row by column (for SQLAlchemy statements, e.g. an archive's import)."""
+    return dict(zip(_COLUMNS, _values(scope, producer, task_key, verdict, now), strict=True))
+
+
+def _values(scope: str, producer: str, task_key: str, verdict: Verdict,
+            now: float | None = None) -> tuple[Any, ...]:
+    """One verdict's values, in the order of ``_COLUMNS`` (the writer's compiled INSERT)."""
+    return (scope, task_key, producer, verdict.item_id, verdict.criterion, verdict.rater,
+            _json_value(verdict.value), verdict.unscored_reason,
+            verdict.model_dump_json(), time.time() if now is None else now)
+
+
+def _json_value(value: int | str | None) -> str | None:
+    """``json.dumps(value)`` (None stays NULL); an int is its decimal digits, as json writes it."""
+    if value is None:
+        return None
+    return str(value) if type(value) is int else json.dumps(value)
 
 
 def _check_exists(url: str) -> None:

@@ -88,6 +88,7 @@ class VerdictWriter:
         self._scheduled: asyncio.TimerHandle | None = None
         self._error: BaseException | None = None
         self._closed = False
+        self._connection: sa.Connection | None = None  # the writer thread's (see _connected)
         self._thread = threading.Thread(target=self._loop, name=f"verdict-writer:{run_id}", daemon=True)
         self._thread.start()
         # The store's response cache (a SQLite store's, see Store.response_cache): its answers are
@@ -160,6 +161,12 @@ class VerdictWriter:
     # -- committing (writer thread) ---------------------------------------------------------
 
     def _loop(self) -> None:
+        try:
+            self._serve()
+        finally:
+            self._disconnect()
+
+    def _serve(self) -> None:
         while True:
             first = self._queue.get()
             if first is None:
@@ -188,17 +195,39 @@ class VerdictWriter:
         for attempt in Retrying(retry=retry_if_exception_type(sa.exc.OperationalError),
                                 stop=stop_after_attempt(5), wait=wait_exponential(0.2, max=5),
                                 reraise=True):
-            with attempt, self.store.engine.begin() as connection:
-                if answers:  # first: the cache's file is attached outside a transaction
-                    self._cache.write_into(connection, answers)
-                if rows:
-                    self.store.write(connection, rows, run_id=self.run_id, supersede=self.supersede)
-                for entry in finished:
-                    finish_chunk(connection, self.run_id, entry.chunk, entry.outcome)
+            with attempt:
+                connection = self._connected()
+                try:
+                    with connection.begin():
+                        if answers:  # first: the cache's file is attached outside a transaction
+                            self._cache.write_into(connection, answers)
+                        if rows:
+                            self.store.write(connection, rows, run_id=self.run_id, supersede=self.supersede)
+                        for entry in finished:
+                            finish_chunk(connection, self.run_id, entry.chunk, entry.outcome)
+                except sa.exc.DBAPIError:
+                    self._disconnect()  # the next try starts on a connection of its own
+                    raise
         self._committed = time.monotonic()
         self.commits += 1
         if answers:
             self._cache.committed(answers)
+
+    def _connected(self) -> sa.Connection:
+        """The writer thread's own connection, kept from commit to commit: a connection taken
+        from the pool for each commit came back with a cold page cache whenever another
+        connection had written meanwhile (SQLite), and cost a checkout and a reset each time."""
+        if self._connection is None:
+            self._connection = self.store.engine.connect()
+        return self._connection
+
+    def _disconnect(self) -> None:
+        if self._connection is not None:
+            connection, self._connection = self._connection, None
+            try:
+                connection.close()
+            except sa.exc.DBAPIError:
+                connection.invalidate()
 
     def _pass_on(self, entries: list[_Entry]) -> None:
         if self.on_commit is None:
