@@ -1,8 +1,9 @@
 """`convoscope gibberish` at gibberish-detector's cost (issue 39, observation 8), fourth pass: a
 sentence that recurs across answers is judged once, a line whose apostrophes all stand inside
-words ("don't") is cut into tokens without the token pattern, and the command spaces the garbage
-collector's young-generation collections while it judges. Checked by counting what is done, with
-the results of the reference computation, never by timing."""
+words ("don't") is cut into tokens without the token pattern, the command spaces the garbage
+collector's young-generation collections while it judges, and the English dictionary is read from
+the packed list kept once per machine instead of wordfreq's msgpack buckets. Checked by counting
+what is done, with the results of the reference computation, never by timing."""
 
 import gc
 import random
@@ -101,3 +102,50 @@ def test_the_command_judges_with_young_collections_spaced_and_restores_the_defau
     assert seen and all(young >= 10_000 and tuple(rest) == before[1:] for young, *rest in seen)
     assert gc.get_threshold() == before
     assert len(out.read_text(encoding="utf-8").splitlines()) == 2
+
+
+def _unpacked_english(min_zipf):
+    """The English words as wordfreq's msgpack buckets give them (the reference)."""
+    import gzip
+
+    import msgpack
+
+    from convoscope.filters import _resources
+
+    words = set()
+    with gzip.open(_resources._wordfreq_data() / "large_en.msgpack.gz", "rb") as handle:
+        unpacker = msgpack.Unpacker(handle, raw=False)
+        count = unpacker.read_array_header()
+        unpacker.skip()
+        for _ in range(min(count - 1, _resources._last_bucket(min_zipf) + 1)):
+            words.update(word for word in unpacker.unpack() if word.isascii())
+    return frozenset(words)
+
+
+@pytest.mark.parametrize("min_zipf", [2.5, 3.0])
+def test_the_english_dictionary_is_read_from_the_kept_list_without_unpacking_msgpack(
+        tmp_path, monkeypatch, min_zipf):
+    pytest.importorskip("wordfreq")
+    import msgpack
+
+    from convoscope.filters import _resources
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cached = (_resources.wordfreq_words, _resources.known_words, _resources.language_words,
+              _resources._word_buckets)
+    for function in cached:
+        function.cache_clear()
+    try:
+        _resources.known_words("en", min_zipf)  # a first process keeps the packed list
+        for function in cached:
+            function.cache_clear()  # as a new process on the same machine
+        unpacked: list[object] = []
+        unpacker = msgpack.Unpacker
+        monkeypatch.setattr(msgpack, "Unpacker", lambda *a, **k: unpacked.append(a) or unpacker(*a, **k))
+        words = _resources.wordfreq_words(min_zipf)
+        assert unpacked == []
+        monkeypatch.setattr(msgpack, "Unpacker", unpacker)
+        assert words == _unpacked_english(min_zipf)
+    finally:
+        for function in cached:
+            function.cache_clear()

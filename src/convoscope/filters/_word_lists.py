@@ -52,6 +52,10 @@ class SortedWords:
     def __len__(self) -> int:
         return self._count
 
+    def words(self) -> list[str]:
+        """Every word, in order (decoded as written: UTF-8, surrogates passed)."""
+        return self._text.decode("utf-8", "surrogatepass").split("\n") if self._count else []
+
 
 # Lookups in a list's text before it is split into its words.
 _TEXT_LOOKUPS = 64
