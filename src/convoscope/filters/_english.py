@@ -252,7 +252,20 @@ _BYTES_TOKEN = re.compile(rb"[a-z]+(?:'[a-z]+)*")
 def ascii_tokens(text: str) -> list[bytes]:
     """``TOKEN.findall(fold(text))`` for a plain-ASCII ``text``, as bytes (about twice as fast)."""
     letters = text.encode("ascii").translate(_ASCII_LETTERS)
-    return _BYTES_TOKEN.findall(letters) if b"'" in letters else letters.split()
+    if b"'" in letters and _loose_apostrophe(letters):
+        return _BYTES_TOKEN.findall(letters)
+    return letters.split()
+
+
+def _loose_apostrophe(letters: bytes) -> bool:
+    """Whether an apostrophe of ``letters`` (a-z, apostrophes and spaces) stands anywhere but
+    alone between two letters ("'tis", "dogs'", "a''b"). When none does, every apostrophe is
+    inside a word ("don't", "rock'n'roll") and splitting at the spaces gives ``_BYTES_TOKEN``'s
+    tokens: the pattern's only other break is an apostrophe next to a space, an end or another
+    apostrophe. Chat writes "don't" and "it's" in almost every other line; the split is about
+    twice as fast as the pattern."""
+    return (letters[:1] == b"'" or letters[-1:] == b"'" or b" '" in letters or b"' " in letters
+            or b"''" in letters)
 
 
 def english_stats(text: str, is_word: Callable[[str], bool], slang: frozenset[str],
