@@ -129,22 +129,26 @@ def test_a_chat_body_is_the_json_of_its_fields_and_its_shell_is_encoded_once(mon
     asyncio.run(model.aclose())
 
 
-def _statements(store: Store) -> list[tuple[str, bool]]:
-    """Every statement the store's connections send to the driver: (SQL, executemany?)."""
+def _statements(store: Store) -> list[tuple[str, bool, int]]:
+    """Every statement the store's connections send to the driver: (SQL, executemany?, number
+    of parameters or of parameter rows)."""
     import sqlalchemy as sa
 
-    seen: list[tuple[str, bool]] = []
+    seen: list[tuple[str, bool, int]] = []
     sa.event.listen(store.engine, "before_cursor_execute",
-                    lambda _conn, _cursor, sql, _params, _context, many: seen.append((sql, many)))
-    sa.event.listen(store.engine, "commit", lambda _conn: seen.append(("COMMIT", False)))
+                    lambda _conn, _cursor, sql, params, _context, many: seen.append((sql, many, len(params))))
+    sa.event.listen(store.engine, "commit", lambda _conn: seen.append(("COMMIT", False, 0)))
     return seen
 
 
-def test_a_commit_writes_each_table_in_one_executemany_without_sqlalchemy_per_row_work(tmp_path, monkeypatch):
+def test_a_commit_writes_each_table_in_a_few_multi_row_statements_without_sqlalchemy_per_row_work(
+        tmp_path, monkeypatch):
     # Before: Connection.execute(statement, rows) built every row's parameters through the
-    # compiled statement (construct_params, once per row) before the driver saw them.
+    # compiled statement (construct_params, once per row) before the driver saw them; then an
+    # executemany stepped once per row, each step letting go of the GIL (convoscope._rows).
     from sqlalchemy.sql import compiler
 
+    from convoscope._rows import MOST_PARAMETERS
     from convoscope.models import Generation, ResponseCache
 
     store = Store(tmp_path / "s.db")
@@ -161,18 +165,24 @@ def test_a_commit_writes_each_table_in_one_executemany_without_sqlalchemy_per_ro
     writer.close()
     cache.close()
     assert built == []
-    transactions: list[list[tuple[str, bool]]] = [[]]
-    for sql, many in seen:
+    widths = {"insert or replace into convoscope_cache.responses": 3, "insert into verdicts": 10}
+    transactions: list[list[tuple[str, bool, int]]] = [[]]
+    for sql, many, size in seen:
         if sql == "COMMIT":
             transactions.append([])
         elif sql.lower().startswith("insert"):
-            transactions[-1].append((sql.split("(")[0].strip().lower(), many))
+            transactions[-1].append((sql.split("(")[0].strip().lower(), many, size))
     committed = [inserts for inserts in transactions if inserts]
     assert len(committed) == writer.commits  # however the puts were grouped into commits:
-    for inserts in committed:  # one executemany per table in each
-        assert len(inserts) == len(set(inserts)) and all(many for _, many in inserts)
-        assert {table for table, _ in inserts} <= {"insert or replace into convoscope_cache.responses",
-                                                   "insert into verdicts"}
+    written = {table: 0 for table in widths}
+    for inserts in committed:  # each table's rows in as few statements as SQLite's limit allows
+        assert {table for table, _, _ in inserts} <= set(widths) and not any(many for _, many, _ in inserts)
+        for table, width in widths.items():
+            sizes = [size // width for name, _, size in inserts if name == table]
+            per = MOST_PARAMETERS // width
+            assert len(sizes) == -(-sum(sizes) // per) and all(size <= per for size in sizes)
+            written[table] += sum(sizes)
+    assert written == {"insert or replace into convoscope_cache.responses": 200, "insert into verdicts": 200}
     assert len(store.verdicts_by_key([f"k{n}" for n in range(200)])) == 200
 
 
@@ -191,8 +201,8 @@ def test_the_cache_file_is_attached_once_per_connection_not_looked_up_every_comm
     writer.close()
     cache.close()
     assert writer.commits >= 4  # at least one per flush (an answer may precede its verdict)
-    asked = [sql for sql, _ in seen if "database_list" in sql]
-    attached = [sql for sql, _ in seen if sql.startswith("attach")]
+    asked = [sql for sql, _, _ in seen if "database_list" in sql]
+    attached = [sql for sql, _, _ in seen if sql.startswith("attach")]
     assert len(attached) == 1 and len(asked) <= 1
     assert len(ResponseCache(tmp_path / "s.cache.db")) == 4
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from convoscope._gather import LINGER_S, gather
+from convoscope._rows import insert_rows
 from convoscope.errors import LocatedError
 from convoscope.models._base import GenerateRequest, Generation, Model
 
@@ -165,9 +166,7 @@ class ResponseCache:
             connection.exec_driver_sql(f"attach database ? as {_ATTACHED}", (str(self.path),))
             connection.exec_driver_sql(f"pragma {_ATTACHED}.synchronous=normal")  # as the cache's own
             connection.info[_ATTACHED] = str(self.path)
-        connection.exec_driver_sql(
-            f"insert or replace into {_ATTACHED}.responses (key, model, generation) values (?, ?, ?)",
-            [(key, generation.model, generation.model_dump_json()) for key, generation in rows])
+        _insert(connection.exec_driver_sql, f"{_ATTACHED}.", rows)
 
     def committed(self, rows: list[tuple[str, Generation]]) -> None:
         """Rows another writer committed: read from the file from now on."""
@@ -232,9 +231,7 @@ class ResponseCache:
                 rows, waiters, stop = gather(self._queue, entry, batch=self._batch,
                                              until=committed + LINGER_S)
                 if rows:
-                    connection.executemany(
-                        "insert or replace into responses (key, model, generation) values (?, ?, ?)",
-                        [(key, generation.model, generation.model_dump_json()) for key, generation in rows])
+                    _insert(connection.execute, "", rows)
                     connection.commit()
                     committed = time.monotonic()
                     self.commits += 1
@@ -335,3 +332,11 @@ class CachedModel:
     async def aclose(self) -> None:
         await self.inner.aclose()
         await asyncio.to_thread(self.cache.flush)  # the cache may be shared: flushed, not closed
+
+
+def _insert(execute: Any, schema: str, rows: list[tuple[str, Generation]]) -> None:
+    """Write answers to ``schema``'s responses table (``""``, or an attached file's ``"name."``)
+    with ``execute(sql, parameters)``: a few multi-row statements, not a GIL hand-over per row
+    (convoscope._rows)."""
+    insert_rows(execute, f"insert or replace into {schema}responses (key, model, generation) values ", "",
+                [(key, generation.model, generation.model_dump_json()) for key, generation in rows])

@@ -87,9 +87,8 @@ def register_tasks(connection: sa.Connection, run_id: str, chunk: int,
                    keys: list[tuple[str, int, bool]]) -> None:
     """Record the keys a chunk asks for: (task key, position in the run, panel member?)."""
     if keys:
-        insert = _task_insert(connection)
-        connection.exec_driver_sql(insert.sql, insert.parameters(
-            [(run_id, key, chunk, position, member) for key, position, member in keys]))
+        _task_insert(connection).run(
+            connection, [(run_id, key, chunk, position, member) for key, position, member in keys])
 
 
 _TASK_INSERTS: dict[tuple[str, str, str], Compiled] = {}

@@ -111,13 +111,12 @@ class Store:
         ``run_id``: the run that produced the verdicts (default: the scope)."""
         producer = run_id if run_id is not None else scope
         now = time.time()
-        insert = self._verdict_insert(tuple(sorted(supersede)))
-        connection.exec_driver_sql(insert.sql, insert.parameters(
-            [_values(scope, producer, key, verdict, now) for key, verdict in rows]))
+        self._verdict_insert(tuple(sorted(supersede))).run(
+            connection, [_values(scope, producer, key, verdict, now) for key, verdict in rows])
 
     def _verdict_insert(self, reasons: tuple[str, ...]) -> Compiled:
         """The verdicts' INSERT for these supersede reasons, compiled once per store to the
-        driver's SQL and run through the DB-API's executemany with plain tuples: a writer commits
+        driver's SQL and run with plain tuples (store._compiled): a writer commits
         every few hundred milliseconds, and SQLAlchemy's building of the statement, then its
         processing of each row's parameters, cost more than the rows' own insert (issue 39)."""
         found = self._inserts.get(reasons)
