@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 
 def cache_folder() -> Path:
@@ -36,18 +38,25 @@ def _release(package: str) -> str:
         return "unknown"
 
 
-def keep_file(path: Path, data: bytes) -> None:
+def keep_file(path: Path, data: bytes | Callable[[IO[bytes]], None], *,
+              failures: tuple[type[Exception], ...] = ()) -> None:
     """Best effort: write ``data`` whole or not at all (a reader never sees half a file); a folder
-    that cannot be written leaves nothing behind."""
+    that cannot be written leaves nothing behind. ``data``: the bytes, or a function that writes
+    them to the open file (streamed, e.g. unpacked from an archive, never held whole in memory);
+    ``failures``: what else that function may raise that means "keep nothing" (a damaged source)."""
     import tempfile
 
+    kept_nothing: tuple[type[Exception], ...] = (OSError, *failures)
     part = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False) as part:
-            part.write(data)
+            if isinstance(data, bytes):
+                part.write(data)
+            else:
+                data(part)
         os.replace(part.name, path)
-    except OSError:
+    except kept_nothing:
         if part is not None:
             with contextlib.suppress(OSError):
                 os.unlink(part.name)

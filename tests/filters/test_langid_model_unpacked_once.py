@@ -87,3 +87,21 @@ def test_a_kept_model_cut_short_is_replaced(tmp_path, monkeypatch):
     kept.write_bytes(kept.read_bytes()[:50_000_000])  # inside the transitions
     identifier = _langid_model.load_identifier()
     assert [identifier.classify(text) for text in TEXTS] == [_reference().classify(text) for text in TEXTS]
+
+
+def test_a_damaged_archive_leaves_no_model_and_no_part_file_behind(tmp_path):
+    # _unpack writes through convoscope._folders.keep_file, streamed: a source that fails midway
+    # (here, an xz stream cut short) keeps nothing, neither the model nor its ".part" file.
+    import lzma
+
+    from convoscope.filters._langid_model import _unpack
+
+    packed = tmp_path / "model.xz"
+    packed.write_bytes(lzma.compress(b"x" * 200_000)[:-200])
+    unpacked = tmp_path / "kept" / "model.npz"
+    _unpack(packed, unpacked)
+    assert not unpacked.exists() and list(unpacked.parent.iterdir()) == []
+    packed.write_bytes(lzma.compress(b"y" * 200_000))
+    _unpack(packed, unpacked)
+    assert unpacked.read_bytes() == b"y" * 200_000
+    assert [kept.name for kept in unpacked.parent.iterdir()] == ["model.npz"]

@@ -15,16 +15,14 @@ import contextlib
 import functools
 import lzma
 import mmap
-import os
 import shutil
 import struct
-import tempfile
 import zipfile
 from array import array
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from convoscope._folders import kept_name
+from convoscope._folders import keep_file, kept_name
 
 
 def unpacked_path(packed: Path) -> Path:
@@ -79,18 +77,14 @@ def _kept_scores_class(base: Any) -> Any:
 
 
 def _unpack(packed: Path, unpacked: Path) -> None:
-    """Best effort: a folder that cannot be written leaves py3langid to unpack in memory."""
-    try:
-        unpacked.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=unpacked.parent, suffix=".part", delete=False) as part:
-            with lzma.open(packed) as source:
-                shutil.copyfileobj(source, part, length=1 << 20)
-        os.replace(part.name, unpacked)  # whole or absent: a reader never sees half a file
-    except (OSError, EOFError, lzma.LZMAError):  # py3langid's own loader then reports a bad model
-        try:
-            os.unlink(part.name)
-        except (NameError, OSError):
-            pass
+    """Best effort, whole or absent (keep_file): a folder that cannot be written, or a damaged
+    archive, leaves py3langid to unpack in memory (its own loader then reports a bad model)."""
+
+    def write(part: IO[bytes]) -> None:
+        with lzma.open(packed) as source:
+            shutil.copyfileobj(source, part, length=1 << 20)  # 68 MB, streamed
+
+    keep_file(unpacked, write, failures=(EOFError, lzma.LZMAError))
 
 
 def _read_unpacked(path: Path) -> tuple[object, ...] | None:
