@@ -576,10 +576,7 @@ class _AsciiEnglish:
         self.segments = thresholds.segments
         self.choice = choice
         self.quick = _without_morphemes(thresholds)
-        # segment -> whether it flags its answer (a gibberish fragment); ``general_flags`` the
-        # part of them the general path decided
-        self.segment_flags: dict[str, bool] = {}
-        self.general_flags: dict[str, bool] = {}
+        self.segment_flags: dict[str, bool] = {}  # segment -> whether it flags its answer (a fragment)
 
     def verdict(self, text: str) -> tuple[bool, tuple[Reason, ...], tuple[Note, ...], EnglishStats] | None:
         """(gibberish, reasons, notes, figures) of the English rules on the whole text, or None
@@ -630,8 +627,6 @@ class _AsciiEnglish:
         if found is None:
             part = _detect_whole(segment, self.choice, self.quick)
             known = part.gibberish and _counts_as_fragment(part)
-            if len(self.general_flags) < _SEGMENT_MEMO_LIMIT:
-                self.general_flags[segment] = known
         else:
             known = found[0] and _is_fragment(found[1], segment)
         if len(self.segment_flags) < _SEGMENT_MEMO_LIMIT:
