@@ -89,12 +89,9 @@ class RubricJudge:
         asked = hashlib.sha256(rendered.wire).hexdigest()
         # The text _digest would hash for {"judge", "model", "request", "item_id", "criterion"},
         # with the judge's part (the same for every task) serialised once per judge.
-        text = (f'{{"criterion": {self._key_json(criterion.name)}, "item_id": {self._key_json(item.id)}, '
+        text = (f'{{"criterion": {_json(criterion.name)}, "item_id": {_json(item.id)}, '
                 f'{self._key_middle}"request": "{asked}"}}')
         return hashlib.sha256(text.encode()).hexdigest()
-
-    # _json's text (json.dumps with sort_keys, ensure_ascii off) from one encoder, not one per call.
-    _key_json = staticmethod(json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode)
 
     @functools.cached_property
     def _key_middle(self) -> str:
@@ -198,4 +195,9 @@ def _digest(payload: dict[str, Any]) -> str:
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    """``json.dumps(value, sort_keys=True, ensure_ascii=False)``, from one encoder: json.dumps
+    builds an encoder per call given any argument, and task keys ask twice a task."""
+    return _KEY_ENCODER.encode(value)
+
+
+_KEY_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
