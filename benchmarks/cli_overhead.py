@@ -1,6 +1,6 @@
 """What does ``convoscope judge`` cost on top of a plain HTTP loop, as a user runs it? (issues 23, 39)
 
-Three sides, each a whole process timed from start to exit, interleaved, against the same
+Four sides, each a whole process timed from start to exit, interleaved, against the same
 OpenAI-compatible mock (``benchmarks/mock_openai.py``, its own process, optional fixed latency):
 
 * ``httpcore x8`` (the baseline, issue 39): the best plain loop, an asyncio loop bounded by a
@@ -9,6 +9,9 @@ OpenAI-compatible mock (``benchmarks/mock_openai.py``, its own process, optional
   sends (rendered beforehand into a file, so the loop only reads, sends and parses);
 * ``httpx x1`` (the naive loop, beside it): the same loop through one ``httpx.AsyncClient``,
   which costs more per request the more connections its pool holds (encode/httpx#3215);
+* ``httpcore x8 aio`` (the matched cell): the baseline loop on the network streams convoscope's
+  sender gives httpcore (``src/convoscope/models/_net.py``, loaded alone) instead of httpcore's
+  default anyio streams; what convoscope costs on top of the very transport it uses;
 * ``convoscope``: ``convoscope judge items.jsonl --criterion survey/effort --judge openai:mock@URL
   --concurrency C --store NEW.db`` with its defaults (response cache, store, progress), into a
   fresh store each time.
@@ -92,11 +95,12 @@ PLAIN_CORE = r'''
 import asyncio, itertools, json, sys
 import httpcore
 
-async def main(base_url, bodies_path, concurrency, shards):
+async def main(base_url, bodies_path, concurrency, shards, network_backend):
     bodies = [json.loads(line) for line in open(bodies_path)]
     gate = asyncio.Semaphore(concurrency)
     per_shard = -(-concurrency // shards)
-    pools = [httpcore.AsyncConnectionPool(max_connections=per_shard) for _ in range(shards)]
+    pools = [httpcore.AsyncConnectionPool(max_connections=per_shard, network_backend=network_backend)
+             for _ in range(shards)]
     turn = itertools.count()
     url = base_url + "/chat/completions"
     headers = [(b"Content-Type", b"application/json")]
@@ -113,7 +117,14 @@ async def main(base_url, bodies_path, concurrency, shards):
     for pool in pools:
         await pool.aclose()
 
-asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])))
+backend = None
+if len(sys.argv) > 5:  # convoscope's asyncio streams: the file models/_net.py, loaded alone
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("asyncio_streams", sys.argv[5])
+    streams = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(streams)
+    backend = streams.AsyncioBackend()
+asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), backend))
 '''
 
 # convoscope judge with each thread's CPU printed at exit (--by-thread): the event loop ("main",
@@ -191,6 +202,10 @@ def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> t
 
 
 SIDES = ("httpcore x8", "httpx x1", "convoscope")
+# The baseline loop on the network streams convoscope's sender uses (models/_net.py) instead of
+# httpcore's default anyio streams: the matched cell beside the issue's baseline.
+MATCHED = "httpcore x8 aio"
+NET = Path(__file__).resolve().parent.parent / "src" / "convoscope" / "models" / "_net.py"
 
 
 def main() -> None:
@@ -217,14 +232,14 @@ def main() -> None:
                              "`git archive` of src/), interleaved with the others: before and after")
     args = parser.parse_args()
     compile_package()
-    sides = SIDES
+    sides: tuple[str, ...] = (*SIDES, MATCHED)
     other_env = None
     if args.compare_src is not None:
         import compileall
 
         compileall.compile_dir(args.compare_src, quiet=1)
         other_env = {**os.environ, "PYTHONPATH": str(args.compare_src.resolve())}
-        sides = (*SIDES, "compared")
+        sides = (*sides, "compared")
     load_before = uptime()
     runs: dict[str, list[tuple[float, float]]] = {side: [] for side in sides}
     alone: dict[str, list[tuple[float, float]]] = {side: [] for side in sides}  # one item (--start-up)
@@ -244,10 +259,10 @@ def main() -> None:
                         "survey/effort", "--judge", f"openai:mock@{base_url}", "--mode", "chat",
                         "--concurrency", str(args.concurrency),
                         "--store", str(folder / f"{side}-{repeat}.db")]  # a fresh store each time
-            core = side == "httpcore x8"
+            core = side in ("httpcore x8", MATCHED)
             script, shards = ("plain_httpcore.py", args.shards) if core else ("plain_httpx.py", 1)
             return [sys.executable, str(folder / script), base_url, str(bodies),
-                    str(args.concurrency), str(shards)]
+                    str(args.concurrency), str(shards), *([str(NET)] if side == MATCHED else [])]
 
         if args.repeats:
             mock, base_url, _ = start(args.mock, args.delay)
@@ -313,10 +328,11 @@ def start_up_lines(items: int, runs: dict[str, list[tuple[float, float]]],
         lines.append(f"{side:12} start-up CPU {fixed[side]:.2f} s (one item; runs "
                      + ", ".join(f"{c:.2f}" for _, c in timings)
                      + f"), marginal {1000 * marginal[side]:.3f} ms per verdict")
-    if "convoscope" in marginal and "httpcore x8" in marginal:
-        more = fixed["convoscope"] - fixed["httpcore x8"]
-        lines.append(f"convoscope vs httpcore x8: start-up {more:+.2f} s, "
-                     f"marginal CPU per verdict {marginal['convoscope'] / marginal['httpcore x8']:.2f} x")
+    for base in ("httpcore x8", MATCHED):
+        if "convoscope" in marginal and base in marginal:
+            more = fixed["convoscope"] - fixed[base]
+            lines.append(f"convoscope vs {base}: start-up {more:+.2f} s, "
+                         f"marginal CPU per verdict {marginal['convoscope'] / marginal[base]:.2f} x")
     return lines
 
 
@@ -395,6 +411,10 @@ def report(args: argparse.Namespace, runs: dict[str, list[tuple[float, float]]],
         lines.append(f"convoscope vs httpcore x8: CPU per verdict {cpu / base_cpu:.2f} x, wall "
                      f"{wall / base_wall:.2f} x, throughput {base_wall / wall:.2f} x;  vs httpx x1: "
                      f"CPU {cpu / naive_cpu:.2f} x, wall {wall / naive_wall:.2f} x")
+        if MATCHED in medians:
+            lines.append(f"convoscope vs {MATCHED} (the same loop on convoscope's network streams): "
+                         f"CPU per verdict {cpu / medians[MATCHED][1]:.2f} x, wall "
+                         f"{wall / medians[MATCHED][0]:.2f} x")
         row = (f"| {args.delay * 1000:g} ms, c {args.concurrency} | {args.items} × {args.repeats} | "
                + " | ".join(f"{1000 * medians[side][1] / args.items:.2f} ms / {medians[side][0]:.2f} s"
                             for side in SIDES)
@@ -413,6 +433,10 @@ def report(args: argparse.Namespace, runs: dict[str, list[tuple[float, float]]],
             out.write(f"\n<!-- {stamp}, {commit}, {load_before.split('load average:')[-1].strip()} -->\n")
             if row:
                 out.write(row + "\n")
+            if MATCHED in medians:
+                out.write(f"{MATCHED} (the baseline on convoscope's network streams): "
+                          f"{1000 * medians[MATCHED][1] / args.items:.2f} ms / {medians[MATCHED][0]:.2f} s; "
+                          f"convoscope vs it: CPU {medians['convoscope'][1] / medians[MATCHED][1]:.2f} x\n")
             for side, marks in first.items():
                 out.write(f"first request ({side}): {statistics.median(m[0] for m in marks):.2f} s / "
                           f"{statistics.median(m[1] for m in marks):.2f} s CPU (any / first item's)\n")
