@@ -249,7 +249,7 @@ def build_request(
     template = _CACHE.get(criterion, persona, f"wire:{max_tokens}",
                           lambda: _wire_template(criterion, persona, max_tokens))
     if template is not None:  # the request's one serialisation, as pydantic writes it (see _wire_template)
-        request.__dict__["wire"] = b"".join((template[0], to_json(messages[1].content), template[1]))
+        request.with_wire(b"".join((template[0], to_json(messages[1].content), template[1])))
     return request
 
 

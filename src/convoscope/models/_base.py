@@ -49,6 +49,13 @@ class GenerateRequest(BaseModel):
         (``models/_openai.py``), so a request is serialised once however many keys it has."""
         return self.__pydantic_serializer__.to_json(self)
 
+    def with_wire(self, wire: bytes) -> GenerateRequest:
+        """This request, its serialisation given: ``wire`` must be the bytes :attr:`wire` would
+        compute (a caller that builds them from a template: ``judges/_prompt.build_request``);
+        returned for chaining."""
+        self.__dict__["wire"] = wire  # the cached property's own slot, filled before its first use
+        return self
+
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> GenerateRequest:
         copy = super().model_copy(update=update, deep=deep)
         copy.__dict__.pop("wire", None)  # a changed copy is serialised anew, never with the old bytes
