@@ -72,3 +72,21 @@ def test_overlapping_runs_in_threads_put_the_setting_back_only_when_the_last_one
         thread.join(20)
     assert during == [YOUNG_COLLECTION_EVERY]
     assert gc.get_threshold() == (700, 10, 10)
+
+
+def test_a_batch_on_a_ray_or_dask_worker_collects_young_objects_less_often_too(tmp_path, default_thresholds):
+    import pyarrow as pa
+
+    from convoscope.runs import JudgeBatch, batch_settings
+
+    SEEN.clear()
+    settings = batch_settings([LONG], threshold_spy, store=tmp_path / "run.db", cache_path=None)
+    judge_batch = JudgeBatch(settings)
+    try:
+        table = judge_batch(pa.Table.from_pylist([{"id": "b1", "response": "a long answer"}]))
+    finally:
+        judge_batch.close()
+    assert table.num_rows == 1
+    # Before: the batch's calls ran at Python's default of 700.
+    assert SEEN and min(SEEN) >= YOUNG_COLLECTION_EVERY
+    assert gc.get_threshold() == (700, 10, 10)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from convoscope._gc import collections_spaced
 from convoscope.criteria import Criterion
 from convoscope.errors import ConfigError
 from convoscope.items import ColumnMap, Item, ItemError, validate_record
@@ -181,8 +182,9 @@ class _Worker:
         self.retry = TRANSIENT | (RETRYABLE_ON_REQUEST if settings.options.retry_unscored else frozenset())
 
     def judge(self, items: list[Item]) -> Any:
-        future = asyncio.run_coroutine_threadsafe(self._judge(items), self.loop)
-        return future.result()
+        with collections_spaced():  # as a local run (convoscope._gc); the setting is the process's
+            future = asyncio.run_coroutine_threadsafe(self._judge(items), self.loop)
+            return future.result()
 
     async def _judge(self, items: list[Item]) -> Any:
         from convoscope import __version__
