@@ -526,8 +526,9 @@ def _korean(text: str, thresholds: GibberishThresholds, notes: tuple[Note, ...],
 # Most survey answers are plain ASCII English that the English rules decide without the
 # language identifier. For those, ``_AsciiEnglish`` runs the steps of ``_detect`` ->
 # ``_detect_whole`` -> ``_english`` -> ``_unless_another_language`` with the thresholds read
-# once per batch and no result object until the verdict; any answer that leaves that case (no
-# letters, py3langid to ask) returns None and goes the general way. The general path stays the
+# once per batch and no result object until the verdict; an answer it cannot call English by
+# itself is handed to py3langid from there, with the figures already found (``_identified``); an
+# answer without letters returns None and goes the general way. The general path stays the
 # reference: tests/filters/test_gibberish_speed_paths.py checks both give equal results.
 
 # The fields set (pydantic's ``model_fields_set``) of the results ``_english`` builds, and of
@@ -537,24 +538,33 @@ def _korean(text: str, thresholds: GibberishThresholds, notes: tuple[Note, ...],
 _ENGLISH_FIELDS = {"text", "lang", "gibberish", "reasons", "notes", "log_likelihood",
                    "valid_word_ratio", "longest_class_run"}
 _SEGMENT_FIELDS = _ENGLISH_FIELDS | {"segment"}
+# The same after ``_unless_another_language``'s copy that sets the identifier's probability.
+_IDENTIFIED_FIELDS = _ENGLISH_FIELDS | {"language_probability"}
+_IDENTIFIED_SEGMENT_FIELDS = _IDENTIFIED_FIELDS | {"segment"}
 _new_model = object.__new__
 _set_attribute = object.__setattr__
 
 
 def _english_result(text: str, gibberish: bool, reasons: tuple[Reason, ...], notes: tuple[Note, ...],
-                    stats: EnglishStats, segment: str | None) -> GibberishResult:
-    """The GibberishResult ``_english`` (and, with a segment, ``_detect``'s copy) would give,
-    built without validating again what is valid by construction (str, bool, tuples of known
-    names, floats, an int): validation costs about as much as the English rules themselves.
-    Same field values and the same fields set, so results compare and dump equal."""
+                    stats: EnglishStats, segment: str | None, identified: bool = False,
+                    probability: float | None = None) -> GibberishResult:
+    """The GibberishResult ``_english`` (and, with a segment, ``_detect``'s copy; ``identified``:
+    ``_unless_another_language``'s copy with the probability) would give, built without
+    validating again what is valid by construction (str, bool, tuples of known names, floats, an
+    int): validation costs about as much as the English rules themselves. Same field values and
+    the same fields set, so results compare and dump equal."""
     result = _new_model(GibberishResult)
     _set_attribute(result, "__dict__", {
         "text": text, "lang": "en", "gibberish": gibberish, "reasons": reasons, "notes": notes,
         "log_likelihood": stats.log_likelihood, "valid_word_ratio": stats.valid_word_ratio,
         "longest_class_run": stats.longest_class_run, "complete_syllable_ratio": None,
-        "distinct_jamo": None, "morpheme_found": None, "language_probability": None,
+        "distinct_jamo": None, "morpheme_found": None, "language_probability": probability,
         "segment": segment})
-    _set_attribute(result, "__pydantic_fields_set__", _ENGLISH_FIELDS if segment is None else _SEGMENT_FIELDS)
+    if identified:
+        fields = _IDENTIFIED_FIELDS if segment is None else _IDENTIFIED_SEGMENT_FIELDS
+    else:
+        fields = _ENGLISH_FIELDS if segment is None else _SEGMENT_FIELDS
+    _set_attribute(result, "__pydantic_fields_set__", fields)
     _set_attribute(result, "__pydantic_extra__", None)
     _set_attribute(result, "__pydantic_private__", None)
     return result
@@ -574,6 +584,8 @@ class _AsciiEnglish:
         # "en" applies the English rules as they are; "auto" asks whether Latin letters are English.
         self.ask_language = choice == "auto" and thresholds.language_id != "off"
         self.segments = thresholds.segments
+        self.other_min_probability = thresholds.other_min_probability
+        self.thresholds = thresholds
         self.choice = choice
         self.quick = _without_morphemes(thresholds)
         self.segment_flags: dict[str, bool] = {}  # segment -> whether it flags its answer (a fragment)
@@ -586,6 +598,14 @@ class _AsciiEnglish:
             return None
         if self.ask_language and not _has_function_word_lowered(text.lower()):
             return None  # not surely English whatever the rules say: py3langid decides
+        found = self._rules(text, tokens)
+        if self.ask_language and (found[0] or (found[3].valid_word_ratio or 0.0) < self.sure_word_ratio):
+            return None  # not surely English: py3langid decides on the general path
+        return found
+
+    def _rules(self, text: str, tokens: list[bytes]
+               ) -> tuple[bool, tuple[Reason, ...], tuple[Note, ...], EnglishStats]:
+        """``_english``'s verdict on text with letters."""
         stats = self.scorer.stats(tokens)
         likelihood, ratio = stats.log_likelihood, stats.valid_word_ratio
         unlikely = likelihood is not None and likelihood < self.min_log_likelihood
@@ -601,21 +621,46 @@ class _AsciiEnglish:
             reasons = tuple(name for name, hit in fired if hit)  # type: ignore[misc]
             if acronyms_only(text, self.quick.neutral_max_noise_share):
                 reasons, notes = (), (*notes, "slang")
-        if self.ask_language and (reasons or (ratio or 0.0) < self.sure_word_ratio):
-            return None  # not surely English: py3langid decides on the general path
         return bool(reasons), reasons, notes, stats
 
     def judge(self, text: str) -> GibberishResult | None:
-        found = self.verdict(text)
-        if found is None:
+        """``_detect``'s result for a plain-ASCII answer, or None for one without letters."""
+        tokens = ascii_tokens(text)
+        if not tokens:
             return None
+        found = self._rules(text, tokens)
+        if self.ask_language and (found[0] or (found[3].valid_word_ratio or 0.0) < self.sure_word_ratio
+                                  or not _has_function_word_lowered(text.lower())):
+            return self._identified(text, found)
+        return self._finished(text, found)
+
+    def _identified(self, text: str, found: tuple[bool, tuple[Reason, ...], tuple[Note, ...], EnglishStats]
+                    ) -> GibberishResult:
+        """``_unless_another_language`` for an answer not surely English, from the English
+        rules' verdict already found (no second scoring, no result to validate and copy)."""
+        gibberish, reasons, notes, stats = found
+        identified = _resources.identify(text)
+        if identified is None:
+            return self._finished(text, (gibberish, reasons, (*notes, "language_id_unavailable"), stats))
+        code, probability = identified
+        if code not in ("en", "zxx") and probability >= self.other_min_probability:
+            return _other_language(text, self.thresholds, identified)
+        rescued = short_foreign(text, gibberish)
+        if rescued is not None:
+            return _other_language(text, self.thresholds, rescued)
+        return self._finished(text, found, True, probability if code == "en" else None)
+
+    def _finished(self, text: str, found: tuple[bool, tuple[Reason, ...], tuple[Note, ...], EnglishStats],
+                  identified: bool = False, probability: float | None = None) -> GibberishResult:
+        """The result of an answer judged English, after ``_detect``'s look at its sentences."""
         gibberish, reasons, notes, stats = found
         if (not gibberish and self.segments
                 and not (stats.valid_word_ratio == 1.0 and stats.longest_class_run <= 4)):
             for segment in _segments(text):
                 if self._flags(segment):
-                    return _english_result(text, True, ("gibberish_segment",), notes, stats, segment)
-        return _english_result(text, gibberish, reasons, notes, stats, None)
+                    return _english_result(text, True, ("gibberish_segment",), notes, stats, segment,
+                                           identified, probability)
+        return _english_result(text, gibberish, reasons, notes, stats, None, identified, probability)
 
     def _flags(self, segment: str) -> bool:
         """Whether a segment is a gibberish fragment (``_detect``'s segment test), kept per
