@@ -16,7 +16,8 @@ from convoscope.filters._filter import _ascii_english
 ANSWERS = ["Fenway Park history", "Qwrtzp xkcdvbn fhgjt", "Great food. Asdfg qwert zxcvb.",
            "Muito bom, gostei bastante", "Das Essen war sehr gut", "adorei", "Quite a claim to fame.",
            "Big men problems! Dang, thats crazy.", "Pretty sad. Quite a claim to fame.",
-           "Tom Brady rocks. Zxcvbnm qwerty.", "Haha wow so odd"]
+           "Tom Brady rocks. Zxcvbnm qwerty.", "Haha wow so odd",
+           "We stayed at the Kerrowdale. Quite a claim to fame. Asdfg qwert zxcvb."]
 
 
 def _reference(texts, thresholds):
@@ -67,3 +68,28 @@ def test_without_the_identifier_the_answer_says_so_as_on_the_general_path(monkey
     assert [r.model_dump() for r in found] == [r.model_dump() for r in reference]
     assert [r.model_fields_set for r in found] == [r.model_fields_set for r in reference]
     assert "language_id_unavailable" in found[0].notes
+
+
+def test_a_sentence_sent_to_the_identifier_is_not_judged_again_on_the_general_path(monkeypatch):
+    """The same for the sentences of an answer ("Asdfg qwert zxcvb.", "Quite a claim to fame."):
+    identified from the fast path, their verdicts those of ``_detect_whole`` alone."""
+    pytest.importorskip("py3langid")
+    general: list[str] = []
+    whole = _filter._detect_whole
+    monkeypatch.setattr(_filter, "_detect_whole",
+                        lambda text, *rest: general.append(text) or whole(text, *rest))
+    _ascii_english.cache_clear()
+    try:
+        fast = _ascii_english(_filter.DEFAULT_THRESHOLDS, "auto")
+        for answer in ANSWERS:
+            fast.judge(answer)
+        assert general == []
+        monkeypatch.setattr(_filter, "_detect_whole", whole)
+        quick = _filter._without_morphemes(_filter.DEFAULT_THRESHOLDS)
+        undecided = [segment for segment in fast.segment_flags if fast.verdict(segment) is None]
+        assert "Asdfg qwert zxcvb." in undecided and "Quite a claim to fame." in undecided
+        for segment in undecided:
+            part = whole(segment, "auto", quick)
+            assert fast.segment_flags[segment] == (part.gibberish and _filter._counts_as_fragment(part))
+    finally:
+        _ascii_english.cache_clear()

@@ -592,16 +592,22 @@ class _AsciiEnglish:
 
     def verdict(self, text: str) -> tuple[bool, tuple[Reason, ...], tuple[Note, ...], EnglishStats] | None:
         """(gibberish, reasons, notes, figures) of the English rules on the whole text, or None
-        when the general path must judge it."""
+        when it has no letters or py3langid must decide whether it is English."""
         tokens = ascii_tokens(text)
         if not tokens:  # ASCII without a letter: empty, digits or punctuation
             return None
         if self.ask_language and not _has_function_word_lowered(text.lower()):
             return None  # not surely English whatever the rules say: py3langid decides
         found = self._rules(text, tokens)
-        if self.ask_language and (found[0] or (found[3].valid_word_ratio or 0.0) < self.sure_word_ratio):
-            return None  # not surely English: py3langid decides on the general path
-        return found
+        return None if self._unsure(text, found, checked=True) else found
+
+    def _unsure(self, text: str, found: tuple[bool, tuple[Reason, ...], tuple[Note, ...], EnglishStats],
+                checked: bool = False) -> bool:
+        """Whether py3langid must say if the text is English (``_unless_another_language``'s
+        test); ``checked``: the text is known to hold an English function word."""
+        return self.ask_language and (
+            found[0] or (found[3].valid_word_ratio or 0.0) < self.sure_word_ratio
+            or not (checked or _has_function_word_lowered(text.lower())))
 
     def _rules(self, text: str, tokens: list[bytes]
                ) -> tuple[bool, tuple[Reason, ...], tuple[Note, ...], EnglishStats]:
@@ -629,26 +635,32 @@ class _AsciiEnglish:
         if not tokens:
             return None
         found = self._rules(text, tokens)
-        if self.ask_language and (found[0] or (found[3].valid_word_ratio or 0.0) < self.sure_word_ratio
-                                  or not _has_function_word_lowered(text.lower())):
-            return self._identified(text, found)
-        return self._finished(text, found)
-
-    def _identified(self, text: str, found: tuple[bool, tuple[Reason, ...], tuple[Note, ...], EnglishStats]
-                    ) -> GibberishResult:
-        """``_unless_another_language`` for an answer not surely English, from the English
-        rules' verdict already found (no second scoring, no result to validate and copy)."""
+        if not self._unsure(text, found):
+            return self._finished(text, found)
         gibberish, reasons, notes, stats = found
-        identified = _resources.identify(text)
+        other, identified = self._elsewhere(text, gibberish, self.thresholds)
+        if other is not None:
+            return other
         if identified is None:
             return self._finished(text, (gibberish, reasons, (*notes, "language_id_unavailable"), stats))
         code, probability = identified
+        return self._finished(text, found, True, probability if code == "en" else None)
+
+    def _elsewhere(self, text: str, gibberish: bool, thresholds: GibberishThresholds
+                   ) -> tuple[GibberishResult | None, tuple[str, float] | None]:
+        """``_unless_another_language`` after the English rules' verdict already found (no second
+        scoring, no result to validate and copy): (the result when the text is taken for another
+        language, else None; py3langid's answer, None when it is not installed)."""
+        identified = _resources.identify(text)
+        if identified is None:
+            return None, None
+        code, probability = identified
         if code not in ("en", "zxx") and probability >= self.other_min_probability:
-            return _other_language(text, self.thresholds, identified)
+            return _other_language(text, thresholds, identified), identified
         rescued = short_foreign(text, gibberish)
         if rescued is not None:
-            return _other_language(text, self.thresholds, rescued)
-        return self._finished(text, found, True, probability if code == "en" else None)
+            return _other_language(text, thresholds, rescued), identified
+        return None, identified
 
     def _finished(self, text: str, found: tuple[bool, tuple[Reason, ...], tuple[Note, ...], EnglishStats],
                   identified: bool = False, probability: float | None = None) -> GibberishResult:
@@ -668,12 +680,18 @@ class _AsciiEnglish:
         known = self.segment_flags.get(segment)
         if known is not None:
             return known
-        found = self.verdict(segment)
-        if found is None:
+        tokens = ascii_tokens(segment)
+        if not tokens:  # no letters: the general path
             part = _detect_whole(segment, self.choice, self.quick)
             known = part.gibberish and _counts_as_fragment(part)
         else:
-            known = found[0] and _is_fragment(found[1], segment)
+            found = self._rules(segment, tokens)
+            unsure = self._unsure(segment, found)
+            other = self._elsewhere(segment, found[0], self.quick)[0] if unsure else None
+            if other is not None:
+                known = other.gibberish and _counts_as_fragment(other)
+            else:
+                known = found[0] and _is_fragment(found[1], segment)
         if len(self.segment_flags) < _SEGMENT_MEMO_LIMIT:
             self.segment_flags[segment] = known
         return known
