@@ -93,3 +93,32 @@ def test_a_sentence_sent_to_the_identifier_is_not_judged_again_on_the_general_pa
             assert fast.segment_flags[segment] == (part.gibberish and _filter._counts_as_fragment(part))
     finally:
         _ascii_english.cache_clear()
+
+
+# Chat answers with an emoji or a curly quote are not plain ASCII and go the general path, but
+# most of their sentences are plain ASCII.
+NON_ASCII = ["I just got a matcha latte 🙂 Doing some work at my desk. Quite a claim to fame.",
+             "We stayed at the Kerrowdale 🙂 Asdfg qwert zxcvb. Quite a claim to fame.",
+             "It’s the Kerrowdale, I think. Dang, thats crazy. The staff were very kind.",
+             "감자튀김이 맛있어요. Asdfg qwert zxcvb."]
+
+
+def test_the_plain_ascii_sentences_of_other_answers_get_the_kept_verdicts(monkeypatch):
+    """A plain-ASCII sentence of an answer that is not plain ASCII is judged by the fast path's
+    kept verdicts (once per sentence), not by ``_detect_whole`` on the general path."""
+    general: list[str] = []
+    whole = _filter._detect_whole
+    monkeypatch.setattr(_filter, "_detect_whole",
+                        lambda text, *rest: general.append(text) or whole(text, *rest))
+    _ascii_english.cache_clear()
+    try:
+        found = detect_many(NON_ASCII * 2)
+    finally:
+        _ascii_english.cache_clear()
+    assert [text for text in general if text.isascii()] == []
+    assert "Asdfg qwert zxcvb." in [r.segment for r in found]
+    monkeypatch.setattr(_filter, "_detect_whole", whole)
+    monkeypatch.setattr(_filter, "_ascii_english", lambda *options: None)  # the general path alone
+    reference = detect_many(NON_ASCII * 2)
+    assert [r.model_dump() for r in found] == [r.model_dump() for r in reference]
+    assert [r.model_fields_set for r in found] == [r.model_fields_set for r in reference]

@@ -253,7 +253,7 @@ def _judge_all(texts: list[str], lang: LanguageChoice,
                 results.append(fast)
                 continue
         before = len(pending)
-        results.append(_detect(text, lang, thresholds, pending))
+        results.append(_detect(text, lang, thresholds, pending, ascii_english))
         if len(pending) > before:
             pending[-1] = (index, pending[-1][1])
             if results[-1].gibberish:  # a gibberish segment decided it already
@@ -278,14 +278,19 @@ def markov_log_likelihood(text: str, *, lang: Literal["en", "ko"]) -> float | No
 
 
 def _detect(text: str, choice: LanguageChoice, thresholds: GibberishThresholds,
-            pending: list[tuple[int, str]] | None = None) -> GibberishResult:
-    """``pending`` collects Korean text whose morpheme check is left to a batch call. The rules read
-    the text layer's folded form (NFKC, format characters dropped, confusables folded; case kept)
-    and the result names the text as it arrived."""
+            pending: list[tuple[int, str]] | None = None,
+            fast: _AsciiEnglish | None = None) -> GibberishResult:
+    """``pending`` collects Korean text whose morpheme check is left to a batch call; ``fast``, the
+    batch path for these thresholds and choice, judges text that folds to plain ASCII, and
+    plain-ASCII sentences with its kept verdicts (the same results as the general path's). The
+    rules read the text layer's folded form (NFKC, format characters dropped, confusables
+    folded; case kept) and the result names the text as it arrived."""
     if not text.isascii():
         readable = fold(text, casefold=False)
-        if readable != text:
-            found = _detect(readable, choice, thresholds, pending)
+        if readable != text:  # folded to plain ASCII ("It’s"): the batch path's, when there is one
+            found = fast.judge(readable) if fast is not None and readable.isascii() else None
+            if found is None:
+                found = _detect(readable, choice, thresholds, pending, fast)
             return found.model_copy(update={"text": text})
     whole = _detect_whole(text, choice, thresholds, pending)
     if whole.gibberish or not thresholds.segments or whole.lang not in ("en", "ko"):
@@ -298,8 +303,12 @@ def _detect(text: str, choice: LanguageChoice, thresholds: GibberishThresholds,
     # Segments get the statistical rules only: the morpheme check already saw the whole text.
     quick = _without_morphemes(thresholds)
     for segment in segments:
-        part = _detect_whole(segment, choice, quick)
-        if part.gibberish and _counts_as_fragment(part):
+        if fast is not None and segment.isascii():
+            flagged = fast.flags(segment)
+        else:
+            part = _detect_whole(segment, choice, quick)
+            flagged = part.gibberish and _counts_as_fragment(part)
+        if flagged:
             return whole.model_copy(update={"gibberish": True, "reasons": ("gibberish_segment",),
                                             "segment": segment})
     return whole
@@ -669,12 +678,12 @@ class _AsciiEnglish:
         if (not gibberish and self.segments
                 and not (stats.valid_word_ratio == 1.0 and stats.longest_class_run <= 4)):
             for segment in _segments(text):
-                if self._flags(segment):
+                if self.flags(segment):
                     return _english_result(text, True, ("gibberish_segment",), notes, stats, segment,
                                            identified, probability)
         return _english_result(text, gibberish, reasons, notes, stats, None, identified, probability)
 
-    def _flags(self, segment: str) -> bool:
+    def flags(self, segment: str) -> bool:
         """Whether a segment is a gibberish fragment (``_detect``'s segment test), kept per
         segment: the verdict depends on the segment and the thresholds alone."""
         known = self.segment_flags.get(segment)
