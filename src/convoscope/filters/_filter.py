@@ -246,9 +246,12 @@ def _judge_all(texts: list[str], lang: LanguageChoice,
     pending: list[tuple[int, str]] = []
     results = []
     ascii_english = _ascii_english(thresholds, lang) if lang in ("auto", "en") else None
+    prepared = None
+    if ascii_english is not None and ascii_english.ask_language:
+        prepared = ascii_english.ahead(texts)
     for index, text in enumerate(texts):
         if ascii_english is not None and text.isascii():
-            fast = ascii_english.judge(text)
+            fast = ascii_english.judge(text, prepared[index] if prepared is not None else None)
             if fast is not None:
                 results.append(fast)
                 continue
@@ -258,6 +261,8 @@ def _judge_all(texts: list[str], lang: LanguageChoice,
             pending[-1] = (index, pending[-1][1])
             if results[-1].gibberish:  # a gibberish segment decided it already
                 pending.pop()
+    if ascii_english is not None:
+        ascii_english.prepared.clear()  # sentences prepared for answers that did not need them
     if pending:
         # One batch call: Kiwi tokenises a list many times faster than line by line.
         analyser = _resources.morpheme_analyser(thresholds.ko_morphemes)
@@ -579,6 +584,10 @@ def _english_result(text: str, gibberish: bool, reasons: tuple[Reason, ...], not
     return result
 
 
+_Found = tuple[bool, tuple[Reason, ...], tuple[Note, ...], EnglishStats]  # the English rules' verdict
+_Prepared = tuple[_Found, bool, list[str] | None]  # (verdict, py3langid to ask, sentences to judge)
+
+
 class _AsciiEnglish:
     """English rules on plain-ASCII answers for one set of thresholds and language choice."""
 
@@ -598,6 +607,7 @@ class _AsciiEnglish:
         self.choice = choice
         self.quick = _without_morphemes(thresholds)
         self.segment_flags: dict[str, bool] = {}  # segment -> whether it flags its answer (a fragment)
+        self.prepared: dict[str, tuple[_Found, bool]] = {}  # this chunk's sentences: (verdict, unsure)
 
     def verdict(self, text: str) -> tuple[bool, tuple[Reason, ...], tuple[Note, ...], EnglishStats] | None:
         """(gibberish, reasons, notes, figures) of the English rules on the whole text, or None
@@ -638,22 +648,68 @@ class _AsciiEnglish:
                 reasons, notes = (), (*notes, "slang")
         return bool(reasons), reasons, notes, stats
 
-    def judge(self, text: str) -> GibberishResult | None:
-        """``_detect``'s result for a plain-ASCII answer, or None for one without letters."""
-        tokens = ascii_tokens(text)
-        if not tokens:
+    def ahead(self, texts: list[str]) -> list[_Prepared | None]:
+        """The English rules' verdict on each plain-ASCII answer with letters (None for the
+        others), whether py3langid must be asked, and its sentences when they will be looked at;
+        the sentences' verdicts are kept in ``prepared``. Every answer and sentence py3langid
+        will be asked about is scored first, one after another (``identify_ahead``)."""
+        prepared: list[_Prepared | None] = []
+        asked: list[str] = []
+        for text in texts:
+            tokens = ascii_tokens(text) if text.isascii() else None
+            if not tokens:
+                prepared.append(None)
+                continue
+            found = self._rules(text, tokens)
+            unsure = self._unsure(text, found)
+            if unsure:
+                asked.append(text)
+            segments = self._segments_to_check(text, found)
+            prepared.append((found, unsure, segments))
+            for segment in segments or ():
+                if segment in self.segment_flags or segment in self.prepared:
+                    continue
+                segment_tokens = ascii_tokens(segment)
+                if segment_tokens:
+                    segment_found = self._rules(segment, segment_tokens)
+                    segment_unsure = self._unsure(segment, segment_found)
+                    self.prepared[segment] = (segment_found, segment_unsure)
+                    if segment_unsure:
+                        asked.append(segment)
+        _resources.identify_ahead(asked)
+        return prepared
+
+    def _segments_to_check(self, text: str, found: _Found) -> list[str] | None:
+        """``_detect``'s sentences to judge one by one when the answer is judged English, or
+        None when none are (flagged already, segments off, or every token a word)."""
+        stats = found[3]
+        if found[0] or not self.segments or (stats.valid_word_ratio == 1.0 and stats.longest_class_run <= 4):
             return None
-        found = self._rules(text, tokens)
-        if not self._unsure(text, found):
-            return self._finished(text, found)
+        return _segments(text)
+
+    def judge(self, text: str, prepared: _Prepared | None = None) -> GibberishResult | None:
+        """``_detect``'s result for a plain-ASCII answer, or None for one without letters;
+        ``prepared``: what ``ahead`` found for it."""
+        if prepared is None:
+            tokens = ascii_tokens(text)
+            if not tokens:
+                return None
+            found = self._rules(text, tokens)
+            unsure = self._unsure(text, found)
+            segments = self._segments_to_check(text, found)
+        else:
+            found, unsure, segments = prepared
+        if not unsure:
+            return self._finished(text, found, segments)
         gibberish, reasons, notes, stats = found
         other, identified = self._elsewhere(text, gibberish, self.thresholds)
         if other is not None:
             return other
         if identified is None:
-            return self._finished(text, (gibberish, reasons, (*notes, "language_id_unavailable"), stats))
+            return self._finished(text, (gibberish, reasons, (*notes, "language_id_unavailable"), stats),
+                                  segments)
         code, probability = identified
-        return self._finished(text, found, True, probability if code == "en" else None)
+        return self._finished(text, found, segments, True, probability if code == "en" else None)
 
     def _elsewhere(self, text: str, gibberish: bool, thresholds: GibberishThresholds
                    ) -> tuple[GibberishResult | None, tuple[str, float] | None]:
@@ -671,16 +727,15 @@ class _AsciiEnglish:
             return _other_language(text, thresholds, rescued), identified
         return None, identified
 
-    def _finished(self, text: str, found: tuple[bool, tuple[Reason, ...], tuple[Note, ...], EnglishStats],
+    def _finished(self, text: str, found: _Found, segments: list[str] | None,
                   identified: bool = False, probability: float | None = None) -> GibberishResult:
-        """The result of an answer judged English, after ``_detect``'s look at its sentences."""
+        """The result of an answer judged English, after ``_detect``'s look at its sentences
+        (``segments``: ``_segments_to_check``'s)."""
         gibberish, reasons, notes, stats = found
-        if (not gibberish and self.segments
-                and not (stats.valid_word_ratio == 1.0 and stats.longest_class_run <= 4)):
-            for segment in _segments(text):
-                if self.flags(segment):
-                    return _english_result(text, True, ("gibberish_segment",), notes, stats, segment,
-                                           identified, probability)
+        for segment in segments or ():
+            if self.flags(segment):
+                return _english_result(text, True, ("gibberish_segment",), notes, stats, segment,
+                                       identified, probability)
         return _english_result(text, gibberish, reasons, notes, stats, None, identified, probability)
 
     def flags(self, segment: str) -> bool:
@@ -689,13 +744,17 @@ class _AsciiEnglish:
         known = self.segment_flags.get(segment)
         if known is not None:
             return known
-        tokens = ascii_tokens(segment)
-        if not tokens:  # no letters: the general path
+        ready = self.prepared.pop(segment, None)  # found by ``ahead``
+        if ready is None:
+            tokens = ascii_tokens(segment)
+            if tokens:
+                found = self._rules(segment, tokens)
+                ready = found, self._unsure(segment, found)
+        if ready is None:  # no letters: the general path
             part = _detect_whole(segment, self.choice, self.quick)
             known = part.gibberish and _counts_as_fragment(part)
         else:
-            found = self._rules(segment, tokens)
-            unsure = self._unsure(segment, found)
+            found, unsure = ready
             other = self._elsewhere(segment, found[0], self.quick)[0] if unsure else None
             if other is not None:
                 known = other.gibberish and _counts_as_fragment(other)
