@@ -202,3 +202,17 @@ def test_a_kept_list_is_checked_by_its_length_without_counting_its_lines(fresh_c
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
     path.write_bytes(read_bytes(path)[:-3])  # the last word cut short
     assert _read(path) is None and not path.exists()
+
+
+def test_a_list_kept_in_the_former_layout_is_left_to_the_convoscope_that_reads_it(fresh_caches):
+    """Two releases sharing the cache folder (the benchmark's before and after, or two checkouts)
+    each keep their own files: a file of the other layout under the same name was dropped and
+    rebuilt at every start of either."""
+    from convoscope._folders import kept_name
+
+    source = _resources._wordfreq_file("es")
+    former = kept_name("wordfreq", source, "es", _resources._last_bucket(3.0), suffix=".txt")
+    former.parent.mkdir(parents=True, exist_ok=True)
+    former.write_bytes(b"convoscope-words 1 2\nbueno\nhola")
+    assert "hola" in _resources.known_words("es", 3.0)
+    assert former.read_bytes() == b"convoscope-words 1 2\nbueno\nhola"

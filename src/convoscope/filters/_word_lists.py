@@ -20,7 +20,8 @@ from pathlib import Path
 from convoscope._folders import keep_file, kept_name
 
 # The header line: this, the number of words and the length in bytes of the words that follow.
-_MAGIC = b"convoscope-words 2"
+_LAYOUT = 2
+_MAGIC = b"convoscope-words %d" % _LAYOUT
 
 
 class SortedWords:
@@ -107,7 +108,9 @@ def _in_sorted_lines(text: bytes, key: bytes, start: int = 0) -> bool:
 
 def packed_path(source: Path, lang: str, last_bucket: int) -> Path:
     """Where the words of ``lang`` down to ``last_bucket`` of this wordfreq file are kept."""
-    return kept_name("wordfreq", source, lang, last_bucket, suffix=".txt")
+    # The layout's version is in the name: a convoscope of another layout sharing the folder
+    # keeps its own files instead of dropping and rebuilding these at every start.
+    return kept_name("wordfreq", source, lang, last_bucket, suffix=f".{_LAYOUT}.txt")
 
 
 def packed_words(path: Path, build: Callable[[], frozenset[str]]) -> Container[str]:
