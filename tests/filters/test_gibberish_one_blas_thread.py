@@ -43,7 +43,7 @@ def test_the_command_identifies_answers_on_one_thread(tmp_path):
     pytest.importorskip("py3langid")
     numpy_loaded, threads, setting = _probe(tmp_path)
     assert numpy_loaded  # the identifier ran
-    assert (threads, setting) == (1, "1")
+    assert (threads, setting) == (1, "None")  # one thread, and the environment as it was
 
 
 def test_a_thread_count_the_user_set_is_left_alone(tmp_path):
