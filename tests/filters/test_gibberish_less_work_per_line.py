@@ -27,9 +27,9 @@ ANSWERS = [f"We stayed {n} nights at the Kerrowdale. The staff were very kind. T
 def test_a_sentence_met_in_many_answers_is_judged_once(monkeypatch, lang):
     _ascii_english.cache_clear()
     judged: list[str] = []
-    verdict = _filter._AsciiEnglish.verdict
-    monkeypatch.setattr(_filter._AsciiEnglish, "verdict",
-                        lambda self, text: judged.append(text) or verdict(self, text))
+    rules = _filter._AsciiEnglish._rules
+    monkeypatch.setattr(_filter._AsciiEnglish, "_rules",
+                        lambda self, text, tokens: judged.append(text) or rules(self, text, tokens))
     try:
         found = detect_many(ANSWERS, lang=lang)
     finally:

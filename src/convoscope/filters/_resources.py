@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gzip
 import importlib.util
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Iterable
 from functools import cache, lru_cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -238,6 +238,17 @@ def language_identifier() -> object:
     return load_identifier()
 
 
+
+
+def identify_ahead(texts: Iterable[str]) -> None:
+    """Score, one after another, texts that ``identify`` (or ``identify_ranked``) is about to be
+    asked about: the identifier keeps the last texts' scores (``_langid_model``), and scored
+    between other work its tables are pushed out of the processor's caches each time."""
+    if not langid_available():
+        return
+    score = language_identifier()._decide  # type: ignore[attr-defined]
+    for text in dict.fromkeys(texts):
+        score(text)
 
 
 def identify(text: str) -> tuple[str, float] | None:
