@@ -5,23 +5,15 @@ serialiser gives. Checked by what is imported and what is written, not by timing
 import io
 import json
 import math
-import subprocess
-import sys
 
 import pytest
+from gibberish_process import gibberish_then
 
 from convoscope.filters import Answer, GibberishResult, detect_many
 from convoscope.filters._io import flag_record, iter_answers, write_flags
 
-# Run in a fresh interpreter: which modules a command imports is a property of a process.
-_PROBE = """
-import sys
-from convoscope.cli import main
-sys.argv = ["convoscope", "gibberish", sys.argv[1], "--out", sys.argv[2]]
-try:
-    main()
-except SystemExit as stop:
-    assert not stop.code, stop.code
+# Which modules the command imported: a property of its process.
+_SHOW = """
 print(" ".join(name for name in ("wordfreq", "ftfy", "langcodes", "convoscope.models", "httpx",
                                  "convoscope.filters._grader", "convoscope.filters._imitation")
                if name in sys.modules))
@@ -35,9 +27,7 @@ def test_the_gibberish_command_imports_neither_wordfreq_nor_the_model_clients_no
     # English, a mash, and short answers in other languages, whose word lists are read.
     answers.write_text("The fries were great\nasdfghjkl\nadorei\nlecker\n", encoding="utf-8")
     out = tmp_path / "flags.jsonl"
-    found = subprocess.run([sys.executable, "-c", _PROBE, str(answers), str(out)], capture_output=True,
-                           text=True, check=True, cwd=tmp_path)
-    assert found.stdout.split() == []
+    assert gibberish_then(answers, out, _SHOW, cwd=tmp_path).split() == []
     flags = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [flag["lang"] for flag in flags][2:] == ["pt", "de"]  # the word lists were read
 

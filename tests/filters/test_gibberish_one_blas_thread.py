@@ -5,21 +5,14 @@ languages times a few hundred features: no size worth a second thread). Checked 
 process's threads after the command, not by timing."""
 
 import os
-import subprocess
-import sys
 
 import pytest
+from gibberish_process import gibberish_then
 
-# Run in a fresh interpreter: OpenBLAS reads its thread count once, when numpy is imported.
-_PROBE = """
-import os, sys
-from convoscope.cli import main
-sys.argv = ["convoscope", "gibberish", sys.argv[1], "--out", sys.argv[2]]
-try:
-    main()
-except SystemExit as stop:
-    assert not stop.code, stop.code
-print("numpy" in sys.modules, len(os.listdir("/proc/self/task")), os.environ.get("OPENBLAS_NUM_THREADS"))
+# Whether numpy came in, the process's threads, and the setting left in its environment.
+_SHOW = """
+print("numpy" in sys.modules, len(os.listdir("/proc/self/task")),
+      os.environ.get("OPENBLAS_NUM_THREADS"))
 """
 
 _BLAS_SETTINGS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
@@ -30,9 +23,8 @@ def _probe(tmp_path, **settings):
     # The second line has no English function word: py3langid (and numpy) must judge it.
     answers.write_text("The fries were great\nFenway Park history\n", encoding="utf-8")
     env = {name: value for name, value in os.environ.items() if name not in _BLAS_SETTINGS} | settings
-    found = subprocess.run([sys.executable, "-c", _PROBE, str(answers), str(tmp_path / "flags.jsonl")],
-                           capture_output=True, text=True, check=True, cwd=tmp_path, env=env)
-    numpy_loaded, threads, setting = found.stdout.split()
+    shown = gibberish_then(answers, tmp_path / "flags.jsonl", _SHOW, cwd=tmp_path, env=env)
+    numpy_loaded, threads, setting = shown.split()
     return numpy_loaded == "True", int(threads), setting
 
 

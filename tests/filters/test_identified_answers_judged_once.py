@@ -70,29 +70,36 @@ def test_without_the_identifier_the_answer_says_so_as_on_the_general_path(monkey
     assert "language_id_unavailable" in found[0].notes
 
 
-def test_a_sentence_sent_to_the_identifier_is_not_judged_again_on_the_general_path(monkeypatch):
+@pytest.fixture
+def general_path(monkeypatch):
+    """(the texts the general path, ``_detect_whole``, is asked to judge; the function itself),
+    with the fast path's kept verdicts emptied before and after."""
+    asked: list[str] = []
+    whole = _filter._detect_whole
+    monkeypatch.setattr(_filter, "_detect_whole",
+                        lambda text, *rest: asked.append(text) or whole(text, *rest))
+    _ascii_english.cache_clear()
+    yield asked, whole
+    _ascii_english.cache_clear()
+
+
+def test_a_sentence_sent_to_the_identifier_is_not_judged_again_on_the_general_path(monkeypatch,
+                                                                                   general_path):
     """The same for the sentences of an answer ("Asdfg qwert zxcvb.", "Quite a claim to fame."):
     identified from the fast path, their verdicts those of ``_detect_whole`` alone."""
     pytest.importorskip("py3langid")
-    general: list[str] = []
-    whole = _filter._detect_whole
-    monkeypatch.setattr(_filter, "_detect_whole",
-                        lambda text, *rest: general.append(text) or whole(text, *rest))
-    _ascii_english.cache_clear()
-    try:
-        fast = _ascii_english(_filter.DEFAULT_THRESHOLDS, "auto")
-        for answer in ANSWERS:
-            fast.judge(answer)
-        assert general == []
-        monkeypatch.setattr(_filter, "_detect_whole", whole)
-        quick = _filter._without_morphemes(_filter.DEFAULT_THRESHOLDS)
-        undecided = [segment for segment in fast.segment_flags if fast.verdict(segment) is None]
-        assert "Asdfg qwert zxcvb." in undecided and "Quite a claim to fame." in undecided
-        for segment in undecided:
-            part = whole(segment, "auto", quick)
-            assert fast.segment_flags[segment] == (part.gibberish and _filter._counts_as_fragment(part))
-    finally:
-        _ascii_english.cache_clear()
+    general, whole = general_path
+    fast = _ascii_english(_filter.DEFAULT_THRESHOLDS, "auto")
+    for answer in ANSWERS:
+        fast.judge(answer)
+    assert general == []
+    monkeypatch.setattr(_filter, "_detect_whole", whole)
+    quick = _filter._without_morphemes(_filter.DEFAULT_THRESHOLDS)
+    undecided = [segment for segment in fast.segment_flags if fast.verdict(segment) is None]
+    assert "Asdfg qwert zxcvb." in undecided and "Quite a claim to fame." in undecided
+    for segment in undecided:
+        part = whole(segment, "auto", quick)
+        assert fast.segment_flags[segment] == (part.gibberish and _filter._counts_as_fragment(part))
 
 
 # Chat answers with an emoji or a curly quote are not plain ASCII and go the general path, but
@@ -103,18 +110,12 @@ NON_ASCII = ["I just got a matcha latte 🙂 Doing some work at my desk. Quite a
              "감자튀김이 맛있어요. Asdfg qwert zxcvb."]
 
 
-def test_the_plain_ascii_sentences_of_other_answers_get_the_kept_verdicts(monkeypatch):
+def test_the_plain_ascii_sentences_of_other_answers_get_the_kept_verdicts(monkeypatch, general_path):
     """A plain-ASCII sentence of an answer that is not plain ASCII is judged by the fast path's
     kept verdicts (once per sentence), not by ``_detect_whole`` on the general path."""
-    general: list[str] = []
-    whole = _filter._detect_whole
-    monkeypatch.setattr(_filter, "_detect_whole",
-                        lambda text, *rest: general.append(text) or whole(text, *rest))
+    general, whole = general_path
+    found = detect_many(NON_ASCII * 2)
     _ascii_english.cache_clear()
-    try:
-        found = detect_many(NON_ASCII * 2)
-    finally:
-        _ascii_english.cache_clear()
     assert [text for text in general if text.isascii()] == []
     assert "Asdfg qwert zxcvb." in [r.segment for r in found]
     monkeypatch.setattr(_filter, "_detect_whole", whole)
