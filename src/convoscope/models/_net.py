@@ -12,9 +12,9 @@ asyncio protocol. This backend is that protocol used directly:
   where one does; a write waits only while the transport asks the writer to pause.
 
 The plain loop of ``benchmarks/cli_overhead.py`` (10,000 POSTs over 8 httpcore pools, an nginx
-mock) spent about a fifth less CPU at concurrency 8 and a third less at concurrency 32 on this
-backend than on httpcore's default (``python benchmarks/cli_overhead.py --items 10000
---repeats 3 --mock nginx``, the "httpcore x8, asyncio streams" cell). Nothing else changes:
+mock) spent a fifth to a third less CPU on this backend than on httpcore's default, at
+concurrency 8 and 32 (``python benchmarks/cli_overhead.py --items 10000 --repeats 3 --mock
+nginx``: the "httpcore x8 aio" cell against "httpcore x8"). Nothing else changes:
 the same pools, the same HTTP/1.1 code (h11), the same TLS context, the same exceptions
 (``httpcore.ReadTimeout``, ``ConnectError``, ...) as the default raises.
 """
