@@ -168,11 +168,16 @@ def render_messages(
     criterion: Criterion, item: Item, *, persona: str | None = None
 ) -> tuple[Message, ...]:
     """The chat prompt of a rubric judge: system (instructions, persona, rubric, schema), user (item)."""
-    # The system message and the reminder are the same for every item: built once (a Message is frozen).
-    system = _CACHE.get(criterion, persona, "system message",
-                        lambda: Message(role="system", content=system_prompt(criterion, persona)))
+    # The reminder is the same for every item: built once, as the system message is.
     reminder = _CACHE.get(criterion, None, "reminder", lambda: "\n\n" + REMINDER.format(name=criterion.name))
-    return (system, Message(role="user", content=render_item(item, criterion) + reminder))
+    return (_system_message(criterion, persona),
+            Message(role="user", content=render_item(item, criterion) + reminder))
+
+
+def _system_message(criterion: Criterion, persona: str | None) -> Message:
+    """The system message of every item's request on ``criterion``, built once (a Message is frozen)."""
+    return _CACHE.get(criterion, persona, "system message",
+                      lambda: Message(role="system", content=system_prompt(criterion, persona)))
 
 
 def scale_tokens(criterion: Criterion) -> dict[str, int | str]:
@@ -262,9 +267,8 @@ def _wire_template(criterion: Criterion, persona: str | None, max_tokens: int) -
     change of the request's fields; None (serialise each request whole) if the marker is not
     found exactly once."""
     marker = f"\x00user-{secrets.token_hex(8)}\x00"
-    probe = GenerateRequest(messages=(Message(role="system", content=system_prompt(criterion, persona)),
-                                      Message(role="user", content=marker)),
-                            json_schema=criterion_schema(criterion), max_tokens=max_tokens)
+    messages = (_system_message(criterion, persona), Message(role="user", content=marker))
+    probe = GenerateRequest(messages=messages, json_schema=criterion_schema(criterion), max_tokens=max_tokens)
     whole, cut = probe.wire, to_json(marker)
     if whole.count(cut) != 1:
         return None
