@@ -395,13 +395,22 @@ def _unless_another_language(text: str, english: GibberishResult,
     found = _identified(text, thresholds)
     if found is None:
         return english.model_copy(update={"notes": (*english.notes, "language_id_unavailable")})
+    other = _another_language(text, english.gibberish, thresholds, found)
+    if other is not None:
+        return other
     code, probability = found
-    if code in ("en", "zxx") or probability < thresholds.other_min_probability:
-        rescued = short_foreign(text, english.gibberish)
-        if rescued is not None:
-            return _other_language(text, thresholds, rescued)
-        return english.model_copy(update={"language_probability": probability if code == "en" else None})
-    return _other_language(text, thresholds, found)
+    return english.model_copy(update={"language_probability": probability if code == "en" else None})
+
+
+def _another_language(text: str, gibberish: bool, thresholds: GibberishThresholds,
+                      found: tuple[str, float]) -> GibberishResult | None:
+    """The result when py3langid's answer ``found`` takes the text for another language, or the
+    English rules' verdict (``gibberish``) leaves it to a short answer in one; None: English."""
+    code, probability = found
+    if code not in ("en", "zxx") and probability >= thresholds.other_min_probability:
+        return _other_language(text, thresholds, found)
+    rescued = short_foreign(text, gibberish)
+    return None if rescued is None else _other_language(text, thresholds, rescued)
 
 
 # Common English words that are rare as words of other Latin-script languages ("a", "do", "me",
@@ -602,7 +611,6 @@ class _AsciiEnglish:
         # "en" applies the English rules as they are; "auto" asks whether Latin letters are English.
         self.ask_language = choice == "auto" and thresholds.language_id != "off"
         self.segments = thresholds.segments
-        self.other_min_probability = thresholds.other_min_probability
         self.thresholds = thresholds
         self.choice = choice
         self.quick = _without_morphemes(thresholds)
@@ -612,21 +620,23 @@ class _AsciiEnglish:
     def verdict(self, text: str) -> tuple[bool, tuple[Reason, ...], tuple[Note, ...], EnglishStats] | None:
         """(gibberish, reasons, notes, figures) of the English rules on the whole text, or None
         when it has no letters or py3langid must decide whether it is English."""
-        tokens = ascii_tokens(text)
-        if not tokens:  # ASCII without a letter: empty, digits or punctuation
-            return None
-        if self.ask_language and not _has_function_word_lowered(text.lower()):
-            return None  # not surely English whatever the rules say: py3langid decides
-        found = self._rules(text, tokens)
-        return None if self._unsure(text, found, checked=True) else found
+        judged = self._judged(text)
+        return None if judged is None or judged[1] else judged[0]
 
-    def _unsure(self, text: str, found: tuple[bool, tuple[Reason, ...], tuple[Note, ...], EnglishStats],
-                checked: bool = False) -> bool:
-        """Whether py3langid must say if the text is English (``_unless_another_language``'s
-        test); ``checked``: the text is known to hold an English function word."""
+    def _judged(self, text: str) -> tuple[_Found, bool] | None:
+        """The English rules' verdict on plain-ASCII ``text`` and whether py3langid must say if
+        it is English; None when it has no letters (empty, digits or punctuation)."""
+        tokens = ascii_tokens(text)
+        if not tokens:
+            return None
+        found = self._rules(text, tokens)
+        return found, self._unsure(text, found)
+
+    def _unsure(self, text: str, found: _Found) -> bool:
+        """Whether py3langid must say if the text is English (``_unless_another_language``'s test)."""
         return self.ask_language and (
             found[0] or (found[3].valid_word_ratio or 0.0) < self.sure_word_ratio
-            or not (checked or _has_function_word_lowered(text.lower())))
+            or not _has_function_word_lowered(text.lower()))
 
     def _rules(self, text: str, tokens: list[bytes]
                ) -> tuple[bool, tuple[Reason, ...], tuple[Note, ...], EnglishStats]:
@@ -656,12 +666,11 @@ class _AsciiEnglish:
         prepared: list[_Prepared | None] = []
         asked: list[str] = []
         for text in texts:
-            tokens = ascii_tokens(text) if text.isascii() else None
-            if not tokens:
+            judged = self._judged(text) if text.isascii() else None
+            if judged is None:
                 prepared.append(None)
                 continue
-            found = self._rules(text, tokens)
-            unsure = self._unsure(text, found)
+            found, unsure = judged
             if unsure:
                 asked.append(text)
             segments = self._segments_to_check(text, found)
@@ -669,12 +678,10 @@ class _AsciiEnglish:
             for segment in segments or ():
                 if segment in self.segment_flags or segment in self.prepared:
                     continue
-                segment_tokens = ascii_tokens(segment)
-                if segment_tokens:
-                    segment_found = self._rules(segment, segment_tokens)
-                    segment_unsure = self._unsure(segment, segment_found)
-                    self.prepared[segment] = (segment_found, segment_unsure)
-                    if segment_unsure:
+                sentence = self._judged(segment)
+                if sentence is not None:
+                    self.prepared[segment] = sentence
+                    if sentence[1]:
                         asked.append(segment)
         _resources.identify_ahead(asked)
         return prepared
@@ -691,11 +698,10 @@ class _AsciiEnglish:
         """``_detect``'s result for a plain-ASCII answer, or None for one without letters;
         ``prepared``: what ``ahead`` found for it."""
         if prepared is None:
-            tokens = ascii_tokens(text)
-            if not tokens:
+            judged = self._judged(text)
+            if judged is None:
                 return None
-            found = self._rules(text, tokens)
-            unsure = self._unsure(text, found)
+            found, unsure = judged
             segments = self._segments_to_check(text, found)
         else:
             found, unsure, segments = prepared
@@ -719,13 +725,7 @@ class _AsciiEnglish:
         identified = _resources.identify(text)
         if identified is None:
             return None, None
-        code, probability = identified
-        if code not in ("en", "zxx") and probability >= self.other_min_probability:
-            return _other_language(text, thresholds, identified), identified
-        rescued = short_foreign(text, gibberish)
-        if rescued is not None:
-            return _other_language(text, thresholds, rescued), identified
-        return None, identified
+        return _another_language(text, gibberish, thresholds, identified), identified
 
     def _finished(self, text: str, found: _Found, segments: list[str] | None,
                   identified: bool = False, probability: float | None = None) -> GibberishResult:
@@ -746,10 +746,7 @@ class _AsciiEnglish:
             return known
         ready = self.prepared.pop(segment, None)  # found by ``ahead``
         if ready is None:
-            tokens = ascii_tokens(segment)
-            if tokens:
-                found = self._rules(segment, tokens)
-                ready = found, self._unsure(segment, found)
+            ready = self._judged(segment)
         if ready is None:  # no letters: the general path
             part = _detect_whole(segment, self.choice, self.quick)
             known = part.gibberish and _counts_as_fragment(part)
