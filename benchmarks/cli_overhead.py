@@ -9,9 +9,9 @@ OpenAI-compatible mock (``benchmarks/mock_openai.py``, its own process, optional
   sends (rendered beforehand into a file, so the loop only reads, sends and parses);
 * ``httpx x1`` (the naive loop, beside it): the same loop through one ``httpx.AsyncClient``,
   which costs more per request the more connections its pool holds (encode/httpx#3215);
-* ``httpcore x8 aio`` (the matched cell): the baseline loop on the network streams convoscope's
-  sender gives httpcore (``src/convoscope/models/_net.py``, loaded alone) instead of httpcore's
-  default anyio streams; what convoscope costs on top of the very transport it uses;
+* ``_net x8`` (the matched cell): the same loop over 8 pools of convoscope's own sender
+  (``src/convoscope/models/_net.py``, loaded alone: h11 on asyncio protocols) instead of
+  httpcore's; what convoscope costs on top of the very transport it uses;
 * ``convoscope``: ``convoscope judge items.jsonl --criterion survey/effort --judge openai:mock@URL
   --concurrency C --store NEW.db`` with its defaults (response cache, store, progress), into a
   fresh store each time.
@@ -90,17 +90,16 @@ async def main(base_url, bodies_path, concurrency, shards):
 asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])))
 '''
 
-# The same loop on httpcore's pools, which httpx sends through (and convoscope uses directly).
+# The same loop on httpcore's pools, which httpx sends through; or, given the path of convoscope's
+# models/_net.py, on its pools (the matched cell), which then never imports httpcore.
 PLAIN_CORE = r'''
 import asyncio, itertools, json, sys
-import httpcore
 
-async def main(base_url, bodies_path, concurrency, shards, network_backend):
+async def main(base_url, bodies_path, concurrency, shards, make_pool):
     bodies = [json.loads(line) for line in open(bodies_path)]
     gate = asyncio.Semaphore(concurrency)
     per_shard = -(-concurrency // shards)
-    pools = [httpcore.AsyncConnectionPool(max_connections=per_shard, network_backend=network_backend)
-             for _ in range(shards)]
+    pools = [make_pool(max_connections=per_shard) for _ in range(shards)]
     turn = itertools.count()
     url = base_url + "/chat/completions"
     headers = [(b"Content-Type", b"application/json")]
@@ -117,14 +116,33 @@ async def main(base_url, bodies_path, concurrency, shards, network_backend):
     for pool in pools:
         await pool.aclose()
 
-backend = None
-if len(sys.argv) > 5:  # convoscope's asyncio streams: the file models/_net.py, loaded alone
+if len(sys.argv) > 5:  # convoscope's own pools: the file models/_net.py, loaded alone
     import importlib.util
-    spec = importlib.util.spec_from_file_location("asyncio_streams", sys.argv[5])
-    streams = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(streams)
-    backend = streams.AsyncioBackend()
-asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), backend))
+    spec = importlib.util.spec_from_file_location("convoscope_net", sys.argv[5])
+    net = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(net)
+
+    class Reply:  # what the loop reads of httpcore's response
+        def __init__(self, answer):
+            self.status, _, self.content = answer
+
+    class NetPool:  # httpcore's pool.request(...) on top of net.Pool
+        def __init__(self, **_options):
+            import ssl
+            self.pool = net.Pool(ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT), keepalive_expiry=5.0, max_idle=64)
+            self.timeouts = net.Timeouts(10.0, 600.0, 600.0)
+
+        async def request(self, method, url, headers, content, extensions):
+            return Reply(await self.pool.request(method.encode(), url, headers, content, self.timeouts))
+
+        async def aclose(self):
+            await self.pool.aclose()
+
+    make_pool = NetPool
+else:
+    import httpcore
+    make_pool = httpcore.AsyncConnectionPool
+asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), make_pool))
 '''
 
 # convoscope judge with each thread's CPU printed at exit (--by-thread): the event loop ("main",
@@ -202,9 +220,9 @@ def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> t
 
 
 SIDES = ("httpcore x8", "httpx x1", "convoscope")
-# The baseline loop on the network streams convoscope's sender uses (models/_net.py) instead of
-# httpcore's default anyio streams: the matched cell beside the issue's baseline.
-MATCHED = "httpcore x8 aio"
+# The baseline loop over convoscope's own pools (models/_net.py) instead of httpcore's: the
+# matched cell beside the issue's baseline.
+MATCHED = "_net x8"
 NET = Path(__file__).resolve().parent.parent / "src" / "convoscope" / "models" / "_net.py"
 
 
@@ -412,7 +430,7 @@ def report(args: argparse.Namespace, runs: dict[str, list[tuple[float, float]]],
                      f"{wall / base_wall:.2f} x, throughput {base_wall / wall:.2f} x;  vs httpx x1: "
                      f"CPU {cpu / naive_cpu:.2f} x, wall {wall / naive_wall:.2f} x")
         if MATCHED in medians:
-            lines.append(f"convoscope vs {MATCHED} (the same loop on convoscope's network streams): "
+            lines.append(f"convoscope vs {MATCHED} (the same loop on convoscope's own pools): "
                          f"CPU per verdict {cpu / medians[MATCHED][1]:.2f} x, wall "
                          f"{wall / medians[MATCHED][0]:.2f} x")
         row = (f"| {args.delay * 1000:g} ms, c {args.concurrency} | {args.items} × {args.repeats} | "
@@ -434,7 +452,7 @@ def report(args: argparse.Namespace, runs: dict[str, list[tuple[float, float]]],
             if row:
                 out.write(row + "\n")
             if MATCHED in medians:
-                out.write(f"{MATCHED} (the baseline on convoscope's network streams): "
+                out.write(f"{MATCHED} (the baseline on convoscope's own pools): "
                           f"{1000 * medians[MATCHED][1] / args.items:.2f} ms / {medians[MATCHED][0]:.2f} s; "
                           f"convoscope vs it: CPU {medians['convoscope'][1] / medians[MATCHED][1]:.2f} x\n")
             for side, marks in first.items():

@@ -1,8 +1,10 @@
-"""The default sender's connections on plain asyncio (``models/_net.py``), against real servers
-on 127.0.0.1 started by each test with ``asyncio.start_server``: what httpcore's default (anyio)
-streams did, they still do — timeouts, refused and dropped connections, a keep-alive connection
-the server closed while idle, bodies larger than the buffers on either side — without an anyio
-cancel scope per read and write (issue 39: client CPU per verdict)."""
+"""The default sender's HTTP/1.1 on plain asyncio (``models/_net.py``: h11 over asyncio
+protocols), against real servers on 127.0.0.1 started by each test with ``asyncio.start_server``:
+what httpcore's pools did, it still does — timeouts, refused and dropped connections, a
+keep-alive connection the server closed while idle, bodies larger than the buffers on either
+side, chunked answers, ``Connection: close``, the keep-alive expiry, a cancelled call's
+connection never reused — without anyio's cancel scopes, locks and events per call (issue 39:
+client CPU per verdict)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import anyio
 import pytest
 
 from convoscope.models._http import POOL_SHARDS, CoreSender, SendFailed, SendTimeout
+from convoscope.models._net import Pool, Timeouts
 
 ANSWER = json.dumps({"choices": [{"message": {"content": "{\"score\": 2}"}}]}).encode()
 
@@ -188,3 +191,106 @@ async def test_a_write_that_cannot_drain_within_the_timeout_is_a_send_timeout():
         with pytest.raises(SendTimeout):
             await asyncio.wait_for(client.post("/chat/completions", {"text": "z" * (64 << 20)}), 20)
         await client.aclose()
+
+
+def pool(expiry: float = 5.0) -> Pool:
+    import ssl
+
+    return Pool(ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT), keepalive_expiry=expiry, max_idle=4)
+
+
+TIMEOUTS = Timeouts(5.0, 5.0, 5.0)
+JSON = [(b"Content-Type", b"application/json")]
+
+
+async def test_a_chunked_answer_is_read_whole_and_its_connection_carries_the_next_call():
+    async def chunked(reader, writer):
+        while await _read_request(reader) is not None:
+            writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+            for part in (ANSWER[:10], ANSWER[10:30], ANSWER[30:]):
+                writer.write(b"%x\r\n%s\r\n" % (len(part), part))
+                await writer.drain()
+            writer.write(b"0\r\n\r\n")
+
+    async with Server(chunked) as server:
+        client = pool()
+        answers = [await client.request(b"POST", server.url + "/chat/completions", JSON, b"{}", TIMEOUTS)
+                   for _ in range(3)]
+        await client.aclose()
+    assert [(status, body) for status, _, body in answers] == [(200, ANSWER)] * 3
+    assert server.connections == 1
+
+
+async def test_an_answer_that_says_connection_close_is_not_reused():
+    async def closing(reader, writer):
+        await _read_request(reader)
+        writer.write(_response(ANSWER).replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n", 1))
+        await writer.drain()
+        await asyncio.sleep(0.5)  # the client must not wait for this close to open another
+
+    async with Server(closing) as server:
+        client = pool()
+        for _ in range(3):
+            status, _, body = await client.request(b"POST", server.url + "/x", JSON, b"{}", TIMEOUTS)
+            assert (status, body) == (200, ANSWER)
+        await client.aclose()
+    assert server.connections == 3
+
+
+async def test_a_call_cancelled_mid_answer_leaves_no_bytes_for_the_next_call():
+    async def half_then_whole(reader, writer):
+        await _read_request(reader)
+        writer.write(_response(b'{"first": true}')[:-5])  # the rest never comes
+        await writer.drain()
+        await asyncio.sleep(30)
+
+    async def whole(reader, writer):
+        await answer_each(reader, writer)
+
+    handlers = [half_then_whole, whole]
+
+    async def next_handler(reader, writer):
+        await handlers.pop(0)(reader, writer)
+
+    async with Server(next_handler) as server:
+        client = pool()
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(client.request(b"POST", server.url + "/x", JSON, b"{}", TIMEOUTS), 0.3)
+        status, _, body = await client.request(b"POST", server.url + "/x", JSON, b"{}", TIMEOUTS)
+        await client.aclose()
+    assert (status, body) == (200, ANSWER)
+    assert server.connections == 2
+
+
+@pytest.mark.parametrize(("expiry", "connections"), [(0.05, 2), (30.0, 1)])
+async def test_a_connection_idle_longer_than_the_keep_alive_expiry_is_closed_not_reused(expiry, connections):
+    async with Server(answer_each) as server:
+        client = pool(expiry)
+        await client.request(b"POST", server.url + "/x", JSON, b"{}", TIMEOUTS)
+        await asyncio.sleep(0.2)
+        status, _, _ = await client.request(b"POST", server.url + "/x", JSON, b"{}", TIMEOUTS)
+        await client.aclose()
+    assert status == 200 and server.connections == connections
+
+
+async def test_a_call_carries_host_length_and_the_endpoints_headers_and_its_answer_headers_come_back():
+    heads = []
+
+    async def busy(reader, writer):
+        head = await reader.readuntil(b"\r\n\r\n")
+        heads.append(head.decode())
+        await reader.readexactly(int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0]))
+        writer.write(b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 7\r\nContent-Length: 2\r\n\r\n{}")
+        await writer.drain()
+
+    async with Server(busy) as server:
+        client = CoreSender(server.url, {"Authorization": "Bearer k"}, timeout=5.0,
+                            tls=__import__("ssl").SSLContext(__import__("ssl").PROTOCOL_TLS_CLIENT))
+        reply = await client.post("/chat/completions", {"n": 1})
+        await client.aclose()
+    port = server.url.split(":")[2].split("/")[0]
+    head = heads[0].lower()
+    assert heads[0].startswith("POST /v1/chat/completions HTTP/1.1\r\n")
+    assert f"host: 127.0.0.1:{port}\r\n" in head and "content-length: 7\r\n" in head
+    assert "authorization: bearer k\r\n" in head and "content-type: application/json" in head
+    assert reply.status == 429 and reply.headers["retry-after"] == "7" and reply.content == b"{}"

@@ -155,28 +155,29 @@ def test_judge_starts_without_retry_or_pooling_libraries_or_compiled_safety_rule
 # rich's progress bar, never drawn but on a terminal, and its table, for the summary at the end;
 # aiolimiter, for per-minute budgets only.
 # sqlalchemy: on a new SQLite store the first requests leave before the store is set up (issue 39).
+# httpcore and anyio: the default sender speaks h11 on asyncio's own streams (models/_net.py).
 LAZY_UNTIL_FIRST_REQUEST = ("httpx", "pygments", "rich.syntax", "urllib.request", "rich.progress",
-                            "rich.table", "aiolimiter", "sqlalchemy")
+                            "rich.table", "aiolimiter", "sqlalchemy", "httpcore", "anyio")
 
 FIRST_REQUEST_PROBE = r"""
 import gc, json, sys
-import httpcore
 import yaml.composer
 
 out, composed, sent = sys.argv.pop(1), [], []
 compose = yaml.composer.Composer.compose_document
 yaml.composer.Composer.compose_document = lambda self: composed.append(1) or compose(self)
-request = httpcore.AsyncConnectionPool.request
+from convoscope.models._net import Pool
+request = Pool.request
 
-async def first(self, method, url, **options):
+async def first(self, method, url, *options):
     if not sent:
         sent.append({"url": url.decode() if isinstance(url, bytes) else str(url),
                      "imported": [name for name in LAZY if name in sys.modules],
                      "pure_python_yaml": len(composed), "collecting": gc.isenabled(),
                      "frozen": gc.get_freeze_count()})
-    return await request(self, method, url, **options)
+    return await request(self, method, url, *options)
 
-httpcore.AsyncConnectionPool.request = first
+Pool.request = first
 from convoscope.cli import main
 try:
     main()

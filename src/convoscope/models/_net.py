@@ -1,35 +1,69 @@
-"""httpcore's network streams on plain asyncio, for :class:`~convoscope.models._http.CoreSender`.
+"""The default sender's HTTP/1.1: keep-alive connections on plain asyncio, spoken with h11.
 
-httpcore reads and writes through a network backend (its documented ``network_backend=``). Its
-default on asyncio goes through anyio: every read and every write opens an ``anyio.fail_after``
-cancel scope for its timeout, and a read waits on anyio's socket stream, itself a layer over an
-asyncio protocol. This backend is that protocol used directly:
+A judge's call is one POST of a JSON body and one whole JSON answer. httpcore's pools, which
+httpx sends through and which convoscope used directly until issue 39, wrap each such call in
+layers it does not need: a request and a response object, URL and header models, trace hooks,
+and anyio's locks, events and cancel scopes (every uncontended lock yields to the event loop
+once; every read and write opened a timeout scope on anyio's default streams). The plain loop of
+``benchmarks/cli_overhead.py`` (10,000 POSTs, concurrency 8, an nginx mock) spends about half
+the CPU on these pools that it spends on httpcore's (``python benchmarks/cli_overhead.py --items
+10000 --repeats 3 --mock nginx``: the "_net pools x8" cell against "httpcore x8").
 
-* a read that finds bytes already received returns them without a wait or a timer;
-* a read that must wait, waits on one future, with one ``loop.call_later`` for its timeout;
-* writes are held until the answer is read (or 64 KiB are held), then handed to the transport
-  as one: httpcore writes a request's head and its body apart, two sends and two TCP segments
-  where one does; a write waits only while the transport asks the writer to pause.
+What is here:
 
-The plain loop of ``benchmarks/cli_overhead.py`` (10,000 POSTs over 8 httpcore pools, an nginx
-mock) spent a fifth to a third less CPU on this backend than on httpcore's default, at
-concurrency 8 and 32 (``python benchmarks/cli_overhead.py --items 10000 --repeats 3 --mock
-nginx``: the "httpcore x8 aio" cell against "httpcore x8"). Nothing else changes:
-the same pools, the same HTTP/1.1 code (h11), the same TLS context, the same exceptions
-(``httpcore.ReadTimeout``, ``ConnectError``, ...) as the default raises.
+* :class:`Stream`, one connection as an asyncio protocol used directly: a read that finds bytes
+  already received returns them without a wait or a timer; a read that must wait has one
+  future and one ``loop.call_later`` for its timeout; received bytes are capped at 1 MiB before
+  the socket stops being read; writes are held until the answer is read (or 64 KiB are held),
+  so a request's head and body leave as one write and one TCP segment;
+* :class:`Pool`, idle keep-alive connections per origin. h11 (the HTTP/1.1 state machine
+  httpcore itself uses) frames requests and parses answers; a connection goes back to the
+  pool only when h11 says both sides finished their messages, and is dropped when the server
+  closed it or wrote to it while idle, when it idled longer than the keep-alive expiry, or when
+  a call on it failed or was cancelled. Nothing here retries: a failed call is the caller's
+  to retry (``_openai``'s policy), so a request is never sent twice behind its back.
+
+Failures are :class:`SendTimeout` (no connection, no bytes sent or no answer within the
+timeout) and :class:`SendFailed` (refused, dropped, a broken answer), as both senders raise.
+This module imports nothing of convoscope's, so the benchmark's loop loads it alone.
 """
 
 from __future__ import annotations
 
 import asyncio
 import ssl
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit
 
-import httpcore
+import h11
 
 _HIGH_WATER = 1 << 20  # received bytes held before the socket stops being read (1 MiB)
 _HOLD = 1 << 16  # written bytes held back to leave with the next write, or when the answer is read
+_READ = 1 << 16  # bytes taken from a connection's buffer per h11 step
+Headers = Sequence[tuple[bytes, bytes]]
+_NO_HEADERS: Headers = ()
+
+
+class SendTimeout(Exception):
+    """No answer (or no connection) within the timeout."""
+
+
+class SendFailed(Exception):
+    """The request did not get an answer: connection refused or dropped, broken protocol, ...
+    ``no_connection``: no connection could be made at all (refused, unknown host)."""
+
+    def __init__(self, message: str, *, no_connection: bool = False) -> None:
+        super().__init__(message)
+        self.no_connection = no_connection
+
+
+class Timeouts(NamedTuple):
+    """Seconds allowed to connect (TLS handshake included), to send, and for each read."""
+
+    connect: float | None
+    write: float | None
+    read: float | None
 
 
 def _expire(waiter: asyncio.Future[None]) -> None:
@@ -117,8 +151,10 @@ class _Received(asyncio.Protocol):
                 timer.cancel()
 
 
-class AsyncioStream(httpcore.AsyncNetworkStream):
+class Stream:
     """One connection: an asyncio transport and what it has received."""
+
+    __slots__ = ("_transport", "_received", "_held", "_held_bytes")
 
     def __init__(self, transport: asyncio.Transport, received: _Received) -> None:
         self._transport = transport
@@ -127,6 +163,7 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         self._held_bytes = 0
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        """Bytes received (at most ``max_bytes``); b"" once the server closed the connection."""
         if self._held:
             self._flush()
         received = self._received
@@ -134,19 +171,19 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
             try:
                 await received.wait(False, timeout)
             except TimeoutError:
-                raise httpcore.ReadTimeout("no bytes received within the read timeout") from None
+                raise SendTimeout("ReadTimeout: no bytes received within the read timeout") from None
         if received.buffer:
             return received.take(max_bytes)
         if received.error is not None:
-            raise httpcore.ReadError(str(received.error) or type(received.error).__name__)
-        return b""  # the server closed the connection
+            raise SendFailed(f"ReadError: {received.error or type(received.error).__name__}")
+        return b""
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         if not buffer:
             return
         received = self._received
         if self._transport.is_closing() or received.ended:
-            raise httpcore.WriteError("the connection is closed")
+            raise SendFailed("WriteError: the connection is closed")
         self._held.append(buffer)
         self._held_bytes += len(buffer)
         if self._held_bytes < _HOLD:
@@ -156,9 +193,9 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
             try:
                 await received.wait(True, timeout)
             except TimeoutError:
-                raise httpcore.WriteTimeout("the bytes were not sent within the write timeout") from None
+                raise SendTimeout("WriteTimeout: the bytes were not sent within the write timeout") from None
             if received.error is not None:
-                raise httpcore.WriteError(str(received.error) or type(received.error).__name__)
+                raise SendFailed(f"WriteError: {received.error or type(received.error).__name__}")
 
     def _flush(self) -> None:
         held = self._held
@@ -166,14 +203,19 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         held.clear()
         self._held_bytes = 0
 
-    async def aclose(self) -> None:
+    def close(self) -> None:
         self._held.clear()
         self._transport.close()
 
-    async def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
-                        timeout: float | None = None) -> httpcore.AsyncNetworkStream:
-        if self._held:
-            self._flush()
+    def is_readable(self) -> bool:
+        """Whether the server closed this idle connection or wrote to it (it is then not reused)."""
+        return bool(self._received.buffer) or self._received.ended
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._transport.get_extra_info(info)
+
+    async def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str,
+                        timeout: float | None) -> Stream:
         loop = asyncio.get_running_loop()
         try:
             transport = await asyncio.wait_for(
@@ -181,49 +223,158 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
                                server_hostname=server_hostname), timeout)
         except TimeoutError:
             self._transport.close()
-            raise httpcore.ConnectTimeout("no TLS handshake within the connect timeout") from None
+            raise SendTimeout("ConnectTimeout: no TLS handshake within the connect timeout") from None
         except (OSError, ssl.SSLError) as error:
             self._transport.close()
-            raise httpcore.ConnectError(str(error) or type(error).__name__) from None
+            raise SendFailed(f"ConnectError: {error or type(error).__name__}", no_connection=True) from None
         if transport is None:  # pragma: no cover - asyncio returns None only when the loop closes
-            raise httpcore.ConnectError("the TLS handshake was abandoned")
+            raise SendFailed("ConnectError: the TLS handshake was abandoned", no_connection=True)
         self._received.transport = transport
-        return AsyncioStream(transport, self._received)
+        return Stream(transport, self._received)
 
-    def get_extra_info(self, info: str) -> Any:
-        transport = self._transport
-        if info == "ssl_object":
-            return transport.get_extra_info("ssl_object")
-        if info == "client_addr":
-            return transport.get_extra_info("sockname")
-        if info == "server_addr":
-            return transport.get_extra_info("peername")
-        if info == "socket":
-            return transport.get_extra_info("socket")
-        if info == "is_readable":  # an idle keep-alive connection the server has closed or written to
-            return bool(self._received.buffer) or self._received.ended
+
+async def connect(host: str, port: int, timeout: float | None) -> Stream:
+    """A TCP connection to ``host``:``port``."""
+    loop = asyncio.get_running_loop()
+    try:
+        transport, received = await asyncio.wait_for(loop.create_connection(_Received, host, port), timeout)
+    except TimeoutError:
+        raise SendTimeout(f"ConnectTimeout: no connection to {host}:{port} within the timeout") from None
+    except OSError as error:
+        raise SendFailed(f"ConnectError: {error or type(error).__name__}", no_connection=True) from None
+    return Stream(transport, received)
+
+
+class _Connection:
+    """A connection and h11's state of the messages on it."""
+
+    __slots__ = ("stream", "state", "idle_since")
+
+    def __init__(self, stream: Stream) -> None:
+        self.stream = stream
+        self.state = h11.Connection(h11.CLIENT)
+        self.idle_since = 0.0
+
+    async def exchange(self, request: h11.Request, content: bytes | None, timeouts: Timeouts
+                       ) -> tuple[int, Headers, bytes]:
+        """Send ``request`` and its body; the answer's status, headers and whole body."""
+        state, stream = self.state, self.stream
+        try:
+            data = state.send(request)
+            if content:
+                data += state.send(h11.Data(data=content))
+            await stream.write(data + state.send(h11.EndOfMessage()), timeouts.write)
+            status, headers, chunks = 0, _NO_HEADERS, []
+            while True:
+                event = state.next_event()
+                if event is h11.NEED_DATA:
+                    state.receive_data(await stream.read(_READ, timeouts.read))
+                elif type(event) is h11.Data:
+                    chunks.append(event.data)
+                elif type(event) is h11.Response:
+                    status, headers = event.status_code, event.headers
+                elif type(event) is h11.EndOfMessage:
+                    return status, headers, b"".join(chunks)
+                elif type(event) is h11.ConnectionClosed:
+                    raise SendFailed("RemoteProtocolError: the server closed the connection")
+        except h11.ProtocolError as error:
+            raise SendFailed(f"{type(error).__name__}: {error}") from None
+
+    def reusable(self) -> bool:
+        """Whether both sides finished their messages and the connection may carry another call."""
+        state = self.state
+        if state.our_state is not h11.DONE or state.their_state is not h11.DONE:
+            return False
+        state.start_next_cycle()
+        return True
+
+
+class _Origin(NamedTuple):
+    secure: bool
+    host: str
+    port: int
+
+
+class Pool:
+    """Keep-alive HTTP/1.1 connections to the origins of the URLs asked for (see the module's
+    docstring). ``max_idle``: idle connections kept per origin; more are closed."""
+
+    def __init__(self, ssl_context: ssl.SSLContext, *, keepalive_expiry: float, max_idle: int) -> None:
+        self.ssl_context = ssl_context
+        self._expiry = keepalive_expiry
+        self._max_idle = max_idle
+        self._idle: dict[_Origin, list[_Connection]] = {}
+        self._targets: dict[str, tuple[_Origin, bytes, bytes]] = {}
+        self._busy: set[_Connection] = set()
+
+    def _target(self, url: str) -> tuple[_Origin, bytes, bytes]:
+        """``url``'s origin, request target and Host header (kept: a sender asks for few URLs)."""
+        found = self._targets.get(url)
+        if found is None:
+            parts = urlsplit(url)
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise SendFailed(f"UnsupportedProtocol: cannot send to {url!r}", no_connection=True)
+            secure = parts.scheme == "https"
+            origin = _Origin(secure, parts.hostname, parts.port or (443 if secure else 80))
+            target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+            found = origin, target.encode(), parts.netloc.rpartition("@")[2].encode()
+            if len(self._targets) < 64:
+                self._targets[url] = found
+        return found
+
+    async def request(self, method: bytes, url: str, headers: Headers, content: bytes | None,
+                      timeouts: Timeouts) -> tuple[int, Headers, bytes]:
+        """One call: the answer's status, headers and body. ``headers`` without Host and
+        Content-Length, which are added."""
+        origin, target, host = self._target(url)
+        sized = [(b"Host", host), *headers]
+        if content is not None:
+            sized.append((b"Content-Length", b"%d" % len(content)))
+        request = h11.Request(method=method, target=target, headers=sized)
+        connection = self._reused(origin) or await self._connected(origin, timeouts.connect)
+        self._busy.add(connection)
+        try:
+            answer = await connection.exchange(request, content, timeouts)
+        except BaseException:  # cancelled too: a connection mid-message is never reused
+            connection.stream.close()
+            raise
+        finally:
+            self._busy.discard(connection)
+        idle = self._idle.setdefault(origin, [])
+        if connection.reusable() and len(idle) < self._max_idle:
+            connection.idle_since = asyncio.get_running_loop().time()
+            idle.append(connection)
+        else:
+            connection.stream.close()
+        return answer
+
+    def _reused(self, origin: _Origin) -> _Connection | None:
+        """The most recently idle connection to ``origin`` still fit to use; expired ones closed."""
+        idle = self._idle.get(origin)
+        if not idle:
+            return None
+        oldest = asyncio.get_running_loop().time() - self._expiry
+        while idle and idle[0].idle_since < oldest:
+            idle.pop(0).stream.close()
+        while idle:
+            connection = idle.pop()
+            if not connection.stream.is_readable():
+                return connection
+            connection.stream.close()
         return None
 
+    async def _connected(self, origin: _Origin, timeout: float | None) -> _Connection:
+        stream = await connect(origin.host, origin.port, timeout)
+        if origin.secure:
+            self.ssl_context.set_alpn_protocols(["http/1.1"])  # as httpcore: no HTTP/2 spoken here
+            stream = await stream.start_tls(self.ssl_context, origin.host, timeout)
+        return _Connection(stream)
 
-class AsyncioBackend(httpcore.AsyncNetworkBackend):
-    """TCP connections as :class:`AsyncioStream` (no Unix sockets: the senders never ask for one)."""
-
-    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                          local_address: str | None = None,
-                          socket_options: Iterable[Any] | None = None) -> httpcore.AsyncNetworkStream:
-        loop = asyncio.get_running_loop()
-        try:
-            transport, received = await asyncio.wait_for(loop.create_connection(
-                _Received, host, port, local_addr=(local_address, 0) if local_address else None),
-                timeout)
-        except TimeoutError:
-            raise httpcore.ConnectTimeout(f"no connection to {host}:{port} within the timeout") from None
-        except OSError as error:
-            raise httpcore.ConnectError(str(error) or type(error).__name__) from None
-        raw = transport.get_extra_info("socket")
-        for option in socket_options or ():
-            raw.setsockopt(*option)
-        return AsyncioStream(transport, received)
-
-    async def sleep(self, seconds: float) -> None:
-        await asyncio.sleep(seconds)
+    async def aclose(self) -> None:
+        for idle in self._idle.values():
+            for connection in idle:
+                connection.stream.close()
+        for connection in self._busy:
+            connection.stream.close()
+        self._idle.clear()
+        self._busy.clear()
