@@ -294,3 +294,35 @@ async def test_a_call_carries_host_length_and_the_endpoints_headers_and_its_answ
     assert f"host: 127.0.0.1:{port}\r\n" in head and "content-length: 7\r\n" in head
     assert "authorization: bearer k\r\n" in head and "content-type: application/json" in head
     assert reply.status == 429 and reply.headers["retry-after"] == "7" and reply.content == b"{}"
+
+
+def test_a_sender_used_again_under_a_new_event_loop_opens_new_connections():
+    # A notebook's cells: each asyncio.run has its own loop; the last one's connections are not its.
+    import threading
+
+    started, stop, urls = threading.Event(), threading.Event(), []
+
+    def serve():
+        async def main():
+            async with Server(answer_each) as server:
+                urls.append(server.url)
+                started.set()
+                while not stop.is_set():
+                    await asyncio.sleep(0.02)
+        asyncio.run(main())
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    try:
+        assert started.wait(10)
+        client = sender(urls[0])
+
+        async def calls():
+            return [(await client.post("/chat/completions", {"n": n})).status for n in range(2 * POOL_SHARDS)]
+
+        assert asyncio.run(calls()) == [200] * 2 * POOL_SHARDS
+        assert asyncio.run(calls()) == [200] * 2 * POOL_SHARDS  # before: "Event loop is closed"
+        asyncio.run(client.aclose())
+    finally:
+        stop.set()
+        thread.join(10)

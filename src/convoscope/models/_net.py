@@ -248,12 +248,13 @@ async def connect(host: str, port: int, timeout: float | None) -> Stream:
 class _Connection:
     """A connection and h11's state of the messages on it."""
 
-    __slots__ = ("stream", "state", "idle_since")
+    __slots__ = ("stream", "state", "idle_since", "loop")
 
-    def __init__(self, stream: Stream) -> None:
+    def __init__(self, stream: Stream, loop: asyncio.AbstractEventLoop) -> None:
         self.stream = stream
         self.state = h11.Connection(h11.CLIENT)
         self.idle_since = 0.0
+        self.loop = loop  # its transport's: a later asyncio.run (a notebook's next cell) has another
 
     async def exchange(self, request: h11.Request, content: bytes | None, timeouts: Timeouts
                        ) -> tuple[int, Headers, bytes]:
@@ -349,11 +350,16 @@ class Pool:
         return answer
 
     def _reused(self, origin: _Origin) -> _Connection | None:
-        """The most recently idle connection to ``origin`` still fit to use; expired ones closed."""
+        """The most recently idle connection to ``origin`` still fit to use; expired ones, and
+        those of an event loop no longer running, closed."""
         idle = self._idle.get(origin)
         if not idle:
             return None
-        oldest = asyncio.get_running_loop().time() - self._expiry
+        loop = asyncio.get_running_loop()
+        if idle[0].loop is not loop:
+            _drop(idle)
+            return None
+        oldest = loop.time() - self._expiry
         while idle and idle[0].idle_since < oldest:
             idle.pop(0).stream.close()
         while idle:
@@ -368,13 +374,20 @@ class Pool:
         if origin.secure:
             self.ssl_context.set_alpn_protocols(["http/1.1"])  # as httpcore: no HTTP/2 spoken here
             stream = await stream.start_tls(self.ssl_context, origin.host, timeout)
-        return _Connection(stream)
+        return _Connection(stream, asyncio.get_running_loop())
 
     async def aclose(self) -> None:
         for idle in self._idle.values():
-            for connection in idle:
-                connection.stream.close()
-        for connection in self._busy:
-            connection.stream.close()
+            _drop(idle)
+        _drop(list(self._busy))
         self._idle.clear()
         self._busy.clear()
+
+
+def _drop(connections: list[_Connection]) -> None:
+    """Close ``connections`` (those of a closed event loop are only let go: closing a transport
+    schedules a call on its loop)."""
+    for connection in connections:
+        if not connection.loop.is_closed():
+            connection.stream.close()
+    connections.clear()
