@@ -13,7 +13,7 @@ Two senders with one interface (``post(path, body) -> Reply``):
   Anthropic adapter, scripted tests) and whenever a proxy is set in the environment
   (``HTTPS_PROXY``, ``ALL_PROXY``, ...), which httpx honours as documented.
 
-Both deal requests round-robin over several small pools: one big pool scans every connection it
+Both deal requests round-robin over several small pools: one big httpx pool scans every connection it
 holds on each request, so its cost per request grows with its size (encode/httpx#3215). The pools
 share one TLS context; building one loads the CA bundle (tens of milliseconds). A plain http://
 endpoint needs none and gets an empty context that would trust nothing (fails closed).
