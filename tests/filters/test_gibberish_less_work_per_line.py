@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from convoscope.cli import _gibberish as command
 from convoscope.cli import cli
 from convoscope.cli._app import _register
-from convoscope.filters import _english, _filter, detect_many
-from convoscope.filters._filter import DEFAULT_THRESHOLDS, _ascii_english
+from convoscope.filters import DEFAULT_THRESHOLDS, _english, _fast_english, _filter, _general, detect_many
+from convoscope.filters._fast_english import _ascii_english
 
 # Each answer holds an unknown word (a name), so its sentences are checked one by one; the last
 # two sentences are the same in every answer.
@@ -27,8 +27,8 @@ ANSWERS = [f"We stayed {n} nights at the Kerrowdale. The staff were very kind. T
 def test_a_sentence_met_in_many_answers_is_judged_once(monkeypatch, lang):
     _ascii_english.cache_clear()
     judged: list[str] = []
-    rules = _filter._AsciiEnglish._rules
-    monkeypatch.setattr(_filter._AsciiEnglish, "_rules",
+    rules = _fast_english._AsciiEnglish._rules
+    monkeypatch.setattr(_fast_english._AsciiEnglish, "_rules",
                         lambda self, text, tokens: judged.append(text) or rules(self, text, tokens))
     try:
         found = detect_many(ANSWERS, lang=lang)
@@ -47,10 +47,10 @@ def test_a_kept_sentence_verdict_is_the_one_the_sentence_gets_alone():
         mash = "We liked the room and the staff were very kind to us all week. Xkqzvw plmtr."
         answers = [*ANSWERS[:3], mash, mash.replace("room", "food")]
         judged = [fast.judge(answer) for answer in answers]
-        quick = _filter._without_morphemes(DEFAULT_THRESHOLDS)
+        quick = _general._without_morphemes(DEFAULT_THRESHOLDS)
         for segment, kept in fast.segment_flags.items():
-            part = _filter._detect_whole(segment, "auto", quick)
-            assert kept == (part.gibberish and _filter._counts_as_fragment(part))
+            part = _general._detect_whole(segment, "auto", quick)
+            assert kept == (part.gibberish and _general._counts_as_fragment(part))
         assert fast.segment_flags["Xkqzvw plmtr."] is True
         assert fast.segment_flags["The staff were very kind."] is False
         assert [r.model_dump() for r in judged] == [r.model_dump() for r in detect_many(answers)]

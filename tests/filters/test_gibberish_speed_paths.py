@@ -19,7 +19,7 @@ from convoscope.filters._english import (
     english_stats,
     fold,
 )
-from convoscope.filters._filter import _SENTENCE_END
+from convoscope.filters._general import _SENTENCE_END
 from convoscope.filters._langid import count_scripts, is_mixed_script, language_of
 from convoscope.filters._markov import BigramModel
 from convoscope.filters._resources import bigram_model, word_checker

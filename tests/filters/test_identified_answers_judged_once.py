@@ -5,10 +5,20 @@ validated by pydantic and copied for the probability, and each of its sentences 
 fast path now asks py3langid itself, with the figures it has, and gives the general path's result
 field for field. Checked by counting entries to the general path, not by timing."""
 
+import sys
+
 import pytest
 
-from convoscope.filters import GibberishThresholds, _filter, _resources, detect_many
-from convoscope.filters._filter import _ascii_english
+from convoscope.filters import (
+    DEFAULT_THRESHOLDS,
+    GibberishThresholds,
+    _fast_english,
+    _filter,
+    _general,
+    _resources,
+    detect_many,
+)
+from convoscope.filters._fast_english import _ascii_english
 
 # No English function word ("Fenway Park history"), flagged ("Qwrtzp xkcdvbn"), English with a
 # mashed sentence, Portuguese and German (identified as such), a short answer in another
@@ -22,6 +32,18 @@ ANSWERS = ["Fenway Park history", "Qwrtzp xkcdvbn fhgjt", "Great food. Asdfg qwe
 
 def _reference(texts, thresholds):
     return [_filter._detect(text, "auto", thresholds) for text in texts]
+
+
+def _patch_where_called(monkeypatch, function, replacement):
+    """Put ``replacement`` in place of ``function`` in every filters module that calls it by its
+    bare name (the general path in ``_filter``, the fast path in ``_fast_english``): a patch on one
+    module alone would miss the calls from the other, and the test would check nothing."""
+    holders = [module for name, module in sorted(sys.modules.items())
+               if name.startswith("convoscope.filters")
+               and getattr(module, function.__name__, None) is function]
+    for module in holders:
+        monkeypatch.setattr(module, function.__name__, replacement)
+    return holders
 
 
 @pytest.mark.parametrize("options", [{}, {"segments": False}, {"en_sure_word_ratio": 0.9}])
@@ -43,8 +65,8 @@ def test_an_ascii_answer_sent_to_the_identifier_is_not_judged_again_on_the_gener
     pytest.importorskip("py3langid")
     general: list[str] = []
     detect_one = _filter._detect
-    monkeypatch.setattr(_filter, "_detect",
-                        lambda text, *rest: general.append(text) or detect_one(text, *rest))
+    assert _filter in _patch_where_called(monkeypatch, detect_one,
+                                          lambda text, *rest: general.append(text) or detect_one(text, *rest))
     asked: list[str] = []
     identify = _resources.identify
     monkeypatch.setattr(_resources, "identify", lambda text: asked.append(text) or identify(text))
@@ -62,7 +84,7 @@ def test_without_the_identifier_the_answer_says_so_as_on_the_general_path(monkey
     _ascii_english.cache_clear()
     try:
         found = detect_many(ANSWERS)
-        reference = _reference(ANSWERS, _filter.DEFAULT_THRESHOLDS)
+        reference = _reference(ANSWERS, DEFAULT_THRESHOLDS)
     finally:
         _ascii_english.cache_clear()
     assert [r.model_dump() for r in found] == [r.model_dump() for r in reference]
@@ -72,14 +94,20 @@ def test_without_the_identifier_the_answer_says_so_as_on_the_general_path(monkey
 
 @pytest.fixture
 def general_path(monkeypatch):
-    """(the texts the general path, ``_detect_whole``, is asked to judge; the function itself),
-    with the fast path's kept verdicts emptied before and after."""
+    """(the texts the general path, ``_detect_whole``, is asked to judge; the function itself; a
+    function that puts it back), with the fast path's kept verdicts emptied before and after."""
     asked: list[str] = []
-    whole = _filter._detect_whole
-    monkeypatch.setattr(_filter, "_detect_whole",
-                        lambda text, *rest: asked.append(text) or whole(text, *rest))
+    whole = _general._detect_whole
+    holders = _patch_where_called(monkeypatch, whole,
+                                  lambda text, *rest: asked.append(text) or whole(text, *rest))
+    assert {_filter, _fast_english} <= set(holders)  # called from the general path and the fast path
+
+    def restore():
+        for module in holders:
+            monkeypatch.setattr(module, "_detect_whole", whole)
+
     _ascii_english.cache_clear()
-    yield asked, whole
+    yield asked, whole, restore
     _ascii_english.cache_clear()
 
 
@@ -88,18 +116,20 @@ def test_a_sentence_sent_to_the_identifier_is_not_judged_again_on_the_general_pa
     """The same for the sentences of an answer ("Asdfg qwert zxcvb.", "Quite a claim to fame."):
     identified from the fast path, their verdicts those of ``_detect_whole`` alone."""
     pytest.importorskip("py3langid")
-    general, whole = general_path
-    fast = _ascii_english(_filter.DEFAULT_THRESHOLDS, "auto")
+    general, whole, restore = general_path
+    fast = _ascii_english(DEFAULT_THRESHOLDS, "auto")
     for answer in ANSWERS:
         fast.judge(answer)
     assert general == []
-    monkeypatch.setattr(_filter, "_detect_whole", whole)
-    quick = _filter._without_morphemes(_filter.DEFAULT_THRESHOLDS)
-    undecided = [segment for segment in fast.segment_flags if fast.verdict(segment) is None]
+    restore()
+    quick = _general._without_morphemes(DEFAULT_THRESHOLDS)
+    # The sentences the English rules alone do not settle: no letters, or py3langid was asked.
+    undecided = [segment for segment in fast.segment_flags
+                 if (judged := fast._judged(segment)) is None or judged[1]]
     assert "Asdfg qwert zxcvb." in undecided and "Quite a claim to fame." in undecided
     for segment in undecided:
         part = whole(segment, "auto", quick)
-        assert fast.segment_flags[segment] == (part.gibberish and _filter._counts_as_fragment(part))
+        assert fast.segment_flags[segment] == (part.gibberish and _general._counts_as_fragment(part))
 
 
 # Chat answers with an emoji or a curly quote are not plain ASCII and go the general path, but
@@ -113,12 +143,12 @@ NON_ASCII = ["I just got a matcha latte 🙂 Doing some work at my desk. Quite a
 def test_the_plain_ascii_sentences_of_other_answers_get_the_kept_verdicts(monkeypatch, general_path):
     """A plain-ASCII sentence of an answer that is not plain ASCII is judged by the fast path's
     kept verdicts (once per sentence), not by ``_detect_whole`` on the general path."""
-    general, whole = general_path
+    general, _, restore = general_path
     found = detect_many(NON_ASCII * 2)
     _ascii_english.cache_clear()
     assert [text for text in general if text.isascii()] == []
     assert "Asdfg qwert zxcvb." in [r.segment for r in found]
-    monkeypatch.setattr(_filter, "_detect_whole", whole)
+    restore()
     monkeypatch.setattr(_filter, "_ascii_english", lambda *options: None)  # the general path alone
     reference = detect_many(NON_ASCII * 2)
     assert [r.model_dump() for r in found] == [r.model_dump() for r in reference]

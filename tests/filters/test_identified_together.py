@@ -8,7 +8,7 @@ order of the calls, and by the texts scored ahead being those asked about, not b
 import pytest
 
 from convoscope.filters import _filter, _resources, detect_many
-from convoscope.filters._filter import _ascii_english
+from convoscope.filters._fast_english import _ascii_english
 
 ANSWERS = ["The fries were great", "Fenway Park history", "Qwrtzp xkcdvbn fhgjt",
            "We stayed at the Kerrowdale. Quite a claim to fame. Asdfg qwert zxcvb.",

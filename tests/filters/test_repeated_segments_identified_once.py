@@ -3,8 +3,8 @@ cannot decide ("Adorei.", "Asdfg qwert.": no English function word) is sent to t
 time an answer holds it; its verdict depends on the sentence alone, so it is identified once, and
 every answer gets the verdict the general path gives it."""
 
-from convoscope.filters import _filter, _resources, detect
-from convoscope.filters._filter import DEFAULT_THRESHOLDS, _ascii_english
+from convoscope.filters import DEFAULT_THRESHOLDS, _filter, _general, _resources, detect
+from convoscope.filters._fast_english import _ascii_english
 
 ANSWERS = [f"The staff were very kind and I liked the room {n}. Haha! Cool. Adorei. Asdfg qwert."
            for n in range(40)]
@@ -32,11 +32,11 @@ def test_the_kept_verdicts_are_those_of_the_general_path_for_flagged_and_kept_se
             fast.judge(answer)
         # The kept segments the fast path cannot decide alone went the general path.
         general = {segment: flagged for segment, flagged in fast.segment_flags.items()
-                   if fast.verdict(segment) is None}
+                   if (judged := fast._judged(segment)) is None or judged[1]}
         assert general
         for segment, flagged in general.items():
-            part = _filter._detect_whole(segment, "auto", _filter._without_morphemes(DEFAULT_THRESHOLDS))
-            assert flagged == (part.gibberish and _filter._counts_as_fragment(part))
+            part = _general._detect_whole(segment, "auto", _general._without_morphemes(DEFAULT_THRESHOLDS))
+            assert flagged == (part.gibberish and _general._counts_as_fragment(part))
         assert detect(ANSWERS[0]).gibberish == any(general.values())
     finally:
         _ascii_english.cache_clear()

@@ -16,17 +16,7 @@ block, a claim that the rubric changed): ``imitation_signals``.
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from convoscope.filters._filter import (
-    DEFAULT_THRESHOLDS,
-    GibberishResult,
-    GibberishThresholds,
-    LanguageChoice,
-    Note,
-    Reason,
-    detect,
-    detect_many,
-    markov_log_likelihood,
-)
+from convoscope.filters._filter import detect, detect_many, markov_log_likelihood
 from convoscope.filters._io import (
     Answer,
     GibberishSummary,
@@ -39,6 +29,14 @@ from convoscope.filters._io import (
 from convoscope.filters._korean import to_jamo
 from convoscope.filters._langid import Language, detect_language
 from convoscope.filters._markov import BigramModel
+from convoscope.filters._result import (
+    DEFAULT_THRESHOLDS,
+    GibberishResult,
+    GibberishThresholds,
+    LanguageChoice,
+    Note,
+    Reason,
+)
 
 if TYPE_CHECKING:
     from convoscope.filters._grader import addresses_grader, grader_signals

@@ -20,7 +20,7 @@ from typing import TextIO
 from pydantic import BaseModel, ConfigDict
 
 from convoscope.errors import LocatedError
-from convoscope.filters._filter import GibberishResult
+from convoscope.filters._result import GibberishResult
 from convoscope.items import open_text
 
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}

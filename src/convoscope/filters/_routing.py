@@ -1,7 +1,7 @@
 """Which rules judge an answer: the declared language against the script, short answers in other
 languages that the English rules would flag, Chinese or Japanese for Han text, acronyms.
 
-Split from ``_filter`` (which applies the rules) so that the routing can be read in one place.
+Split from ``_general`` (which applies the rules) so that the routing can be read in one place.
 """
 
 from __future__ import annotations
