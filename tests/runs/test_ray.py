@@ -179,6 +179,22 @@ def test_sigterm_on_a_ray_run_leaves_out_holding_what_the_store_holds(ray_addres
     every_item_once(tmp_path)
 
 
+
+def test_as_many_workers_as_the_cluster_has_cpus_leave_one_for_reading_and_the_run_ends(
+        ray_address, tmp_path, canned_proxy):
+    """``--workers 4`` on this 4-CPU cluster: each worker used to reserve a whole CPU, none was
+    left for the tasks that read and cut the items, and Ray waited for ever with no word
+    (found measuring ``--workers 2`` on a 2-CPU cluster). The workers now share three CPUs."""
+    address, _ = ray_address
+    write_inputs(tmp_path)
+    out = tmp_path / "verdicts.jsonl"
+    done = subprocess.run(_command(tmp_path, address, canned_proxy.base_url, "--workers", "4", "--out", str(out)),
+                          capture_output=True, text=True, timeout=PATIENT_S,
+                          env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert out_ids(out) == [f"i{i}" for i in range(N_ITEMS)]
+    every_item_once(tmp_path)
+
 RAY_DATASET_RUN = r'''
 import json, sys
 import ray

@@ -29,7 +29,7 @@ from convoscope.judges import Verdict
 from convoscope.runs._batchfn import BatchSettings, JudgeBatch, Rows, batch_settings, verdicts_from_table
 from convoscope.runs._engine import STOP_GRACE_S, Progress, Sink
 from convoscope.runs._options import EMBEDDED_DEFAULT, RunOptions
-from convoscope.runs._ray_nodes import check_nodes
+from convoscope.runs._ray_nodes import check_nodes, worker_cpus
 from convoscope.runs._repeats import ConsistencyTally
 from convoscope.runs._result import RunResult
 from convoscope.runs._summary import RunSummary
@@ -114,14 +114,19 @@ def verdicts_dataset(dataset: Any, settings: BatchSettings, *, workers: int | No
     dataset is cut into blocks of ``batch_size`` rows first (streaming), so that every worker
     gets work and a lost worker's blocks, judged again elsewhere, are small."""
     ray = connect()
+    cluster_cpus = float(ray.cluster_resources().get("CPU", 0))
     if workers is None:
-        cpus = int(ray.cluster_resources().get("CPU", 1) // max(cpus_per_worker, 0.01))
-        compute = ray.data.ActorPoolStrategy(min_size=1, max_size=max(1, cpus - 1))
+        cpus = int((cluster_cpus or 1) // max(cpus_per_worker, 0.01))
+        most = max(1, cpus - 1)
+        compute = ray.data.ActorPoolStrategy(min_size=1, max_size=most)
     else:
+        most = workers
         compute = ray.data.ActorPoolStrategy(size=workers)
     blocks = dataset.repartition(target_num_rows_per_block=batch_size)
     return blocks.map_batches(JudgeBatch, fn_constructor_kwargs={"settings": settings}, compute=compute,
-                               batch_size=batch_size, batch_format="pyarrow", num_cpus=cpus_per_worker)
+                               batch_size=batch_size, batch_format="pyarrow",
+                               num_cpus=worker_cpus(cluster_cpus, most, cpus_per_worker))
+
 
 
 def judge_dataset(

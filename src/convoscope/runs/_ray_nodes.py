@@ -51,6 +51,17 @@ def check_nodes(ray: Any) -> None:
                               + f" (install convoscope=={__version__} with the same extras on every node)")
 
 
+def worker_cpus(cluster_cpus: float, workers: int, cpus_per_worker: float) -> float:
+    """The CPUs each of ``workers`` actors reserves: ``cpus_per_worker``, unless together they
+    would take every CPU the cluster has now and leave none for the tasks that read and cut the
+    items; Ray Data then waited for ever (``--workers 2`` on a 2-CPU cluster hung with no word).
+    Such workers share all the CPUs but one instead: a judge's worker mostly waits on its calls.
+    A cluster with no CPUs yet (an autoscaler's head) is left to Ray."""
+    if cluster_cpus <= 0 or workers * cpus_per_worker <= cluster_cpus - 1:
+        return cpus_per_worker
+    return max(0.0, cluster_cpus - 1) / workers
+
+
 def _last_line(error: BaseException) -> str:
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     return lines[-1] if lines else type(error).__name__
