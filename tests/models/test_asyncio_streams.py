@@ -326,3 +326,13 @@ def test_a_sender_used_again_under_a_new_event_loop_opens_new_connections():
     finally:
         stop.set()
         thread.join(10)
+
+
+async def test_a_header_that_cannot_be_sent_is_a_failure_not_a_crash():
+    async with Server(answer_each) as server:
+        client = CoreSender(server.url, {"Authorization": "Bearer k\r\nX-Injected: 1"}, timeout=5.0,
+                            tls=__import__("ssl").SSLContext(__import__("ssl").PROTOCOL_TLS_CLIENT))
+        with pytest.raises(SendFailed, match="LocalProtocolError"):
+            await client.post("/chat/completions", {"n": 1})
+        await client.aclose()
+    assert server.connections == 0

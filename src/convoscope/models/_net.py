@@ -331,7 +331,10 @@ class Pool:
         sized = [(b"Host", host), *headers]
         if content is not None:
             sized.append((b"Content-Length", b"%d" % len(content)))
-        request = h11.Request(method=method, target=target, headers=sized)
+        try:
+            request = h11.Request(method=method, target=target, headers=sized)
+        except h11.LocalProtocolError as error:  # a header h11 will not send (a line break in a key)
+            raise SendFailed(f"LocalProtocolError: {error}") from None
         connection = self._reused(origin) or await self._connected(origin, timeouts.connect)
         self._busy.add(connection)
         try:
