@@ -188,12 +188,13 @@ def test_as_many_workers_as_the_cluster_has_cpus_leave_one_for_reading_and_the_r
     address, _ = ray_address
     write_inputs(tmp_path)
     out = tmp_path / "verdicts.jsonl"
-    done = subprocess.run(_command(tmp_path, address, canned_proxy.base_url, "--workers", "4", "--out", str(out)),
-                          capture_output=True, text=True, timeout=PATIENT_S,
+    command = _command(tmp_path, address, canned_proxy.base_url, "--workers", "4", "--out", str(out))
+    done = subprocess.run(command, capture_output=True, text=True, timeout=PATIENT_S,
                           env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
     assert done.returncode == 0, done.stderr[-3000:]
     assert out_ids(out) == [f"i{i}" for i in range(N_ITEMS)]
     every_item_once(tmp_path)
+
 
 RAY_DATASET_RUN = r'''
 import json, sys
