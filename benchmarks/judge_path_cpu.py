@@ -3,7 +3,7 @@
 Runs the judge path of ``convoscope judge`` (response cache, OpenAI-compatible backend, rubric
 judge, the engine's ``judge_task``) for N planned tasks against a fake sender that answers at once
 with the mock's canned chat answer, so what is timed is everything a call costs the event loop
-beside httpcore: the in-flight slot, the retry policy's deadline, the body, parsing the answer,
+beside HTTP: the in-flight slot, the retry policy's deadline, the body, parsing the answer,
 the ``Generation`` and ``Verdict`` models, the cache's hand-over. Thread CPU, so other processes'
 load changes the figure less than wall time would (not nothing: caches, frequency).
 

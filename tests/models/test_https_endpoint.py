@@ -1,4 +1,4 @@
-"""An https endpoint through the default sender (httpcore's pools used directly): a real TLS
+"""An https endpoint through the default sender (h11 on its own asyncio connections): a real TLS
 server on 127.0.0.1 with a certificate made for the test. The CA named by SSL_CERT_FILE is
 trusted, as httpx trusts it; without it the call fails closed, and nothing is answered."""
 
