@@ -130,7 +130,7 @@ if len(sys.argv) > 5:  # convoscope's own pools: the file models/_net.py, loaded
         def __init__(self, **_options):
             import ssl
             self.pool = net.Pool(ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT), keepalive_expiry=5.0, max_idle=64)
-            self.timeouts = net.Timeouts(10.0, 600.0, 600.0)
+            self.timeouts = net.Timeouts.of(600.0)
 
         async def request(self, method, url, headers, content, extensions):
             return Reply(await self.pool.request(method.encode(), url, headers, content, self.timeouts))

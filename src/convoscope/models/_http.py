@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from convoscope.models._net import Pool, SendFailed, SendTimeout, Timeouts
+from convoscope.models._net import CONNECT_S, Pool, SendFailed, SendTimeout, Timeouts
 
 if TYPE_CHECKING:
     import httpx
@@ -109,7 +109,7 @@ class CoreSender:
         self._headers = [(b"Content-Type", b"application/json"), (b"Accept", b"application/json"),
                          (b"User-Agent", f"convoscope/{__version__}".encode()),
                          *((name.encode(), value.encode()) for name, value in headers.items())]
-        self._timeouts = Timeouts(min(10.0, timeout), timeout, timeout)
+        self._timeouts = Timeouts.of(timeout)
         self._pools = [Pool(tls, keepalive_expiry=KEEPALIVE_S, max_idle=_KEEPALIVE_PER_SHARD)
                        for _ in range(POOL_SHARDS)]
         self._turn = itertools.count()
@@ -126,7 +126,7 @@ class CoreSender:
         seconds = min(timeout, self._timeout)
         status, raw, content = await pool.request(
             method.encode(), url, headers, None if body is None else encode(body),
-            Timeouts(min(10.0, seconds), seconds, seconds))
+            Timeouts.of(seconds))
         return Reply(status, content, raw)
 
     async def post(self, path: str, body: Any, content: bytes | None = None) -> Reply:
@@ -151,7 +151,7 @@ class HttpxSender:
 
         self._clients = [httpx.AsyncClient(
             base_url=base_url, headers=dict(headers), transport=transport, verify=tls,
-            timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)),
+            timeout=httpx.Timeout(timeout, connect=min(CONNECT_S, timeout)),
             limits=httpx.Limits(max_connections=None, max_keepalive_connections=_KEEPALIVE_PER_SHARD))
             for _ in range(POOL_SHARDS)]
         self._turn = itertools.count()

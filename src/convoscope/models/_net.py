@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 import h11
@@ -58,12 +58,20 @@ class SendFailed(Exception):
         self.no_connection = no_connection
 
 
+CONNECT_S = 10.0  # the most a connection (TLS handshake included) may take, whatever the timeout
+
+
 class Timeouts(NamedTuple):
     """Seconds allowed to connect (TLS handshake included), to send, and for each read."""
 
     connect: float | None
     write: float | None
     read: float | None
+
+    @classmethod
+    def of(cls, seconds: float) -> Timeouts:
+        """``seconds`` to send and for each read; to connect, at most :data:`CONNECT_S`."""
+        return cls(min(CONNECT_S, seconds), seconds, seconds)
 
 
 def _expire(waiter: asyncio.Future[None]) -> None:
@@ -210,9 +218,6 @@ class Stream:
     def is_readable(self) -> bool:
         """Whether the server closed this idle connection or wrote to it (it is then not reused)."""
         return bool(self._received.buffer) or self._received.ended
-
-    def get_extra_info(self, info: str) -> Any:
-        return self._transport.get_extra_info(info)
 
     async def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str,
                         timeout: float | None) -> Stream:

@@ -128,7 +128,6 @@ def verdicts_dataset(dataset: Any, settings: BatchSettings, *, workers: int | No
                                num_cpus=worker_cpus(cluster_cpus, most, cpus_per_worker))
 
 
-
 def judge_dataset(
     dataset: Any,
     criteria: Sequence[Criterion],
