@@ -342,3 +342,55 @@ def test_a_file_judged_on_ray_is_cut_into_blocks_as_it_is_read_and_the_nodes_are
     assert sum(reported["sizes"]) == 24 and len(reported["sizes"]) >= 4  # blocks of about 4 items
     assert max(reported["sizes"]) <= 8
     every_item_once(tmp_path, 24)
+
+
+RAY_BLOCKS = r'''
+import csv, json, sys
+import pyarrow as pa, pyarrow.parquet as pq
+import ray
+from convoscope.runs import connect, items_dataset
+
+address, folder = sys.argv[1], sys.argv[2]
+connect(address)
+rows = [{"id": f"i{i}", "response": f"Answer {i}: " + "more trains, " * (i % 5)} for i in range(60)]
+with open(f"{folder}/items.csv", "w", newline="") as handle:
+    writer = csv.DictWriter(handle, ["id", "response"])
+    writer.writeheader()
+    writer.writerows(rows)
+with open(f"{folder}/items.tsv", "w", newline="") as handle:
+    writer = csv.DictWriter(handle, ["id", "response"], delimiter="\t")
+    writer.writeheader()
+    writer.writerows(rows)
+with open(f"{folder}/items.jsonl", "w") as handle:
+    handle.writelines(json.dumps(row) + "\n" for row in rows)
+pq.write_table(pa.Table.from_pylist(rows), f"{folder}/items.parquet", row_group_size=60)
+size = ray.data.DataContext.get_current().target_max_block_size
+found = {}
+for name in ("items.jsonl", "items.csv", "items.tsv", "items.parquet"):
+    dataset, _ = items_dataset(f"{folder}/{name}", rows_per_block=6)
+    found[name] = [block.num_rows for block in dataset.iter_batches(batch_size=None, batch_format="pyarrow")]
+limited, _ = items_dataset(f"{folder}/items.csv", rows_per_block=6, limit=20)
+found["limit"] = [block.num_rows for block in limited.iter_batches(batch_size=None, batch_format="pyarrow")]
+kept = ray.data.DataContext.get_current().target_max_block_size == size
+print(json.dumps({"blocks": found, "context kept": kept}))
+'''
+
+
+def test_every_kind_of_items_file_is_read_in_blocks_of_about_a_chunk_and_the_callers_context_is_kept(
+        ray_address, tmp_path):
+    """JSON lines, CSV, TSV (a row's bytes from the first rows, the header left out) and Parquet
+    (from its metadata) come in blocks of about the rows asked (6 here; a block of twice or half
+    that is harmless), every row once; the block size set for the reader is put back, so the
+    caller's own Datasets are cut as before."""
+    address, _ = ray_address
+    script = tmp_path / "ray_blocks.py"
+    script.write_text(RAY_BLOCKS)
+    done = subprocess.run([sys.executable, str(script), address, str(tmp_path)], capture_output=True,
+                          text=True, timeout=PATIENT_S, env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    reported = json.loads(done.stdout.strip().splitlines()[-1])
+    assert reported["context kept"]
+    for name, sizes in reported["blocks"].items():
+        assert sum(sizes) == (20 if name == "limit" else 60), (name, sizes)
+        assert len(sizes) >= (3 if name == "limit" else 5), (name, sizes)  # one block before
+        assert max(sizes) <= 12, (name, sizes)
