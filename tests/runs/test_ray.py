@@ -196,6 +196,17 @@ def test_as_many_workers_as_the_cluster_has_cpus_leave_one_for_reading_and_the_r
     every_item_once(tmp_path)
 
 
+def _script_report(tmp_path, source, *args):
+    """Run ``source`` as a script with ``args`` (a driver process of its own) and read the JSON
+    object it prints last."""
+    script = tmp_path / "driver.py"
+    script.write_text(source)
+    done = subprocess.run([sys.executable, str(script), *map(str, args)], capture_output=True, text=True,
+                          timeout=PATIENT_S, env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 RAY_DATASET_RUN = r'''
 import json, sys
 import ray
@@ -223,13 +234,7 @@ def test_the_python_entry_judges_a_ray_dataset_and_the_local_engine_finds_its_ta
 
     address, _ = ray_address
     write_inputs(tmp_path)
-    script = tmp_path / "ray_dataset_run.py"
-    script.write_text(RAY_DATASET_RUN)
-    done = subprocess.run([sys.executable, str(script), address, str(tmp_path), canned_proxy.base_url,
-                           str(PATIENT_S)], capture_output=True, text=True, timeout=PATIENT_S,
-                          env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
-    assert done.returncode == 0, done.stderr[-3000:]
-    reported = json.loads(done.stdout.strip().splitlines()[-1])
+    reported = _script_report(tmp_path, RAY_DATASET_RUN, address, tmp_path, canned_proxy.base_url, PATIENT_S)
     assert reported == {"verdicts": N_ITEMS, "items": sorted(f"i{i}" for i in range(N_ITEMS))}
     every_item_once(tmp_path)
     assert len(scoring(canned_proxy)) == N_ITEMS
@@ -329,13 +334,7 @@ def test_a_file_judged_on_ray_is_cut_into_blocks_as_it_is_read_and_the_nodes_are
     answered while the file is being set up."""
     address, _ = ray_address
     write_inputs(tmp_path, 24)
-    script = tmp_path / "ray_file_run.py"
-    script.write_text(RAY_FILE_RUN)
-    done = subprocess.run([sys.executable, str(script), address, str(tmp_path), canned_proxy.base_url,
-                           str(PATIENT_S)], capture_output=True, text=True, timeout=PATIENT_S,
-                          env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
-    assert done.returncode == 0, done.stderr[-3000:]
-    reported = json.loads(done.stdout.strip().splitlines()[-1])
+    reported = _script_report(tmp_path, RAY_FILE_RUN, address, tmp_path, canned_proxy.base_url, PATIENT_S)
     assert reported["verdicts"] == 24
     # before: ["items read", "nodes asked", "repartitioned", "batches of 4 rows"]
     assert reported["events"] == ["nodes asked", "items read", "batches of None rows"]
@@ -383,12 +382,7 @@ def test_every_kind_of_items_file_is_read_in_blocks_of_about_a_chunk_and_the_cal
     that is harmless), every row once; the block size set for the reader is put back, so the
     caller's own Datasets are cut as before."""
     address, _ = ray_address
-    script = tmp_path / "ray_blocks.py"
-    script.write_text(RAY_BLOCKS)
-    done = subprocess.run([sys.executable, str(script), address, str(tmp_path)], capture_output=True,
-                          text=True, timeout=PATIENT_S, env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
-    assert done.returncode == 0, done.stderr[-3000:]
-    reported = json.loads(done.stdout.strip().splitlines()[-1])
+    reported = _script_report(tmp_path, RAY_BLOCKS, address, tmp_path)
     assert reported["context kept"]
     for name, sizes in reported["blocks"].items():
         assert sum(sizes) == (20 if name == "limit" else 60), (name, sizes)
