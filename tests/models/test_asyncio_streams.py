@@ -13,6 +13,7 @@ import json
 
 import anyio
 import pytest
+from loop_faults import cancel_as_it_completes
 
 from convoscope.models._http import POOL_SHARDS, CoreSender, SendFailed, SendTimeout
 from convoscope.models._net import Pool, Timeouts
@@ -336,3 +337,26 @@ async def test_a_header_that_cannot_be_sent_is_a_failure_not_a_crash():
             await client.post("/chat/completions", {"n": 1})
         await client.aclose()
     assert server.connections == 0
+
+
+async def test_a_call_cancelled_just_as_its_connection_opens_is_cancelled_not_sent():
+    # Before: asyncio.wait_for on Python 3.11 returned the new connection and dropped the
+    # cancellation (CPython gh-86296), so the call went on to wait for an answer: a run stopped
+    # by a duplicate id waited out the 180 s deadline of a call the server held, then stored it.
+    async def holding(reader, writer):
+        await _read_request(reader)
+        await asyncio.sleep(30)  # never answers
+
+    async with Server(holding) as server:
+        client = pool()
+        victims = cancel_as_it_completes(asyncio.get_running_loop(), "create_connection")
+        call = asyncio.ensure_future(client.request(b"POST", server.url + "/x", JSON, b"{}", TIMEOUTS))
+        victims.append(call)
+        try:
+            async with asyncio.timeout(10):  # only reached when the cancellation was lost
+                with pytest.raises(asyncio.CancelledError):
+                    await call
+        finally:
+            del asyncio.get_running_loop().create_connection  # the loop's own method again
+            await client.aclose()
+    assert call.cancelled()

@@ -4,6 +4,7 @@ trusted, as httpx trusts it; without it the call fails closed, and nothing is an
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import ssl
@@ -13,9 +14,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from faultproxy import canned_answer
+from loop_faults import cancel_as_it_completes
 
 from convoscope.models import GenerateRequest, ModelError, OpenAIModel
 from convoscope.models._http import CoreSender
+from convoscope.models._net import Pool, Timeouts
 
 
 class _Canned(BaseHTTPRequestHandler):
@@ -82,3 +85,23 @@ async def test_an_https_endpoint_with_an_unknown_ca_fails_closed(https_server, m
             await model.generate(GenerateRequest(prompt="p"))
     finally:
         await model.aclose()
+
+
+async def test_a_call_cancelled_just_as_its_tls_handshake_ends_is_cancelled(https_server):
+    # Before: asyncio.wait_for around the handshake returned the TLS transport and dropped the
+    # cancellation (CPython gh-86296 on Python 3.11): the call was sent and answered anyway.
+    url, cert = https_server
+    client = Pool(ssl.create_default_context(cafile=str(cert)), keepalive_expiry=5.0, max_idle=4)
+    loop = asyncio.get_running_loop()
+    victims = cancel_as_it_completes(loop, "start_tls")
+    headers = [(b"Content-Type", b"application/json")]
+    call = asyncio.ensure_future(client.request(b"POST", url + "/chat/completions", headers, b"{}",
+                                                Timeouts(5.0, 5.0, 5.0)))
+    victims.append(call)
+    try:
+        with pytest.raises(asyncio.CancelledError):
+            await call
+    finally:
+        del loop.start_tls
+        await client.aclose()
+    assert call.cancelled()

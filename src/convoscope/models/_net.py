@@ -223,9 +223,9 @@ class Stream:
                         timeout: float | None) -> Stream:
         loop = asyncio.get_running_loop()
         try:
-            transport = await asyncio.wait_for(
-                loop.start_tls(self._transport, self._received, ssl_context,
-                               server_hostname=server_hostname), timeout)
+            async with asyncio.timeout(timeout):  # not wait_for: see connect
+                transport = await loop.start_tls(self._transport, self._received, ssl_context,
+                                                 server_hostname=server_hostname)
         except TimeoutError:
             self._transport.close()
             raise SendTimeout("ConnectTimeout: no TLS handshake within the connect timeout") from None
@@ -239,10 +239,13 @@ class Stream:
 
 
 async def connect(host: str, port: int, timeout: float | None) -> Stream:
-    """A TCP connection to ``host``:``port``."""
+    """A TCP connection to ``host``:``port``. Within ``asyncio.timeout``, not ``asyncio.wait_for``:
+    on Python 3.11 a call cancelled just as its connection opened got the connection from wait_for
+    and lost the cancellation (CPython gh-86296), so a stopped run waited for that call's answer."""
     loop = asyncio.get_running_loop()
     try:
-        transport, received = await asyncio.wait_for(loop.create_connection(_Received, host, port), timeout)
+        async with asyncio.timeout(timeout):
+            transport, received = await loop.create_connection(_Received, host, port)
     except TimeoutError:
         raise SendTimeout(f"ConnectTimeout: no connection to {host}:{port} within the timeout") from None
     except OSError as error:
