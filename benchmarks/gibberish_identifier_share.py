@@ -5,7 +5,7 @@ Run by hand; figures depend on the machine and its load.
     python3 benchmarks/gibberish_identifier_share.py answers.txt --repeats 4
 
 Three variants of the command run turn about, each in a fresh process (CPU: user + system of
-that process, start-up included):
+that process, start-up included, as ``gibberish_speed.child_cost`` measures it):
 
 - ``en``: ``--lang en``, the English rules without asking which language a line is in;
 - ``auto``: the default ``--lang auto``, as shipped;
@@ -30,8 +30,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gibberish_speed import child_cost  # noqa: E402 (the headline benchmark's CPU of a child)
+
 VARIANT = """
-import contextlib, io, json, os, sys
+import contextlib, io, json, sys
 variant, answers, out, asked_file = sys.argv[1:5]
 from convoscope.filters import _resources
 asked = []
@@ -49,16 +52,14 @@ elif asked_file != "-":
 from convoscope.cli import main
 sys.argv = ["convoscope", "gibberish", answers, "--out", out,
             "--lang", "en" if variant == "en" else "auto"]
-with contextlib.redirect_stdout(io.StringIO()):
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
     try:
         main()
     except SystemExit:
         pass
-times = os.times()
 if asked:
     with open(asked_file, "w", encoding="utf-8") as handle:
         json.dump(list(dict.fromkeys(asked)), handle)
-print(times.user + times.system)
 """
 
 SCORE = """
@@ -93,11 +94,12 @@ def main() -> None:
     variants = ["en", "auto", "auto, no identifier"]
     with tempfile.TemporaryDirectory() as folder:
         out, asked = Path(folder, "flags.jsonl"), Path(folder, "asked.json")
+        bytecode = Path(folder, "bytecode")  # compiled once, as an installed package has it
 
         def run(variant: str, note: bool = False) -> float:
             command = [sys.executable, "-c", VARIANT, variant, str(args.answers), str(out),
                        str(asked) if note else "-"]
-            return float(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+            return child_cost(command, bytecode=bytecode)[0]
 
         run("auto", note=True)  # untimed: what is kept per machine is then there
         costs: dict[str, list[float]] = {variant: [] for variant in variants}
